@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The subcommands and what they share: opening, warnings, exit codes. */
+#ifndef CMD_CMD_H
+#define CMD_CMD_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "../core/fs.h"
+
+/* Exit status, documented in xfsdefrag(8). */
+enum {
+	EXIT_OK = 0,
+	EXIT_ERROR = 1,		/* operational: not found, I/O, not XFS... */
+	EXIT_USAGE = 2,
+	EXIT_CORRUPT = 3,	/* the filesystem is damaged */
+	EXIT_REFUSED = 4,	/* a writer refused to touch the filesystem */
+};
+
+struct cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *usage;
+	const char *summary;
+};
+
+int cmd_info(int argc, char **argv);
+int cmd_bmap(int argc, char **argv);
+
+extern const char *progname;
+
+/* Print "xfsdefrag: msg" to stderr. */
+void cmd_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Print the error held in e and return the exit code for its errno. */
+int cmd_fail(const struct err *e);
+int cmd_exit_code(int err);
+/* Print a subcommand's usage line to stderr and return EXIT_USAGE. */
+int cmd_usage(const char *name);
+
+/*
+ * Open IMAGE read-only and warn (stderr) about what makes its contents
+ * doubtful: mounted, dirty log, pending unlinked inodes.
+ */
+int cmd_open_ro(const char *path, struct fs **fs, struct err *e);
+
+/*
+ * Write s to f, escaping control characters (and invalid UTF-8) as \xNN
+ * so a file name cannot drive the terminal.
+ */
+void cmd_put_escaped(FILE *f, const char *s);
+/* Does stdout go to a terminal? */
+bool cmd_stdout_tty(void);
+
+#endif

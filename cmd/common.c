@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "cmd.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+void cmd_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", progname);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int cmd_exit_code(int err)
+{
+	if (err == -EFSCORRUPTED || err == -EFSBADCRC)
+		return EXIT_CORRUPT;
+	return err ? EXIT_ERROR : EXIT_OK;
+}
+
+int cmd_fail(const struct err *e)
+{
+	cmd_error("%s", e->msg[0] ? e->msg : strerror(-e->code));
+	return cmd_exit_code(e->code);
+}
+
+int cmd_open_ro(const char *path, struct fs **fsp, struct err *e)
+{
+	struct fs *fs;
+	int ret;
+
+	ret = fs_open(path, 0, fsp, e);
+	if (ret)
+		return ret;
+	fs = *fsp;
+	if (fs->mounted)
+		cmd_error("warning: %s is mounted%s%s; what is read may be "
+			  "stale", path, fs->mountpoint[0] ? " on " : "",
+			  fs->mountpoint);
+	if (fs->log_state == FS_LOG_DIRTY)
+		cmd_error("warning: %s: the log is dirty (%s); metadata may be "
+			  "out of date until it is mounted or repaired", path,
+			  fs->log_detail);
+	else if (fs->log_state == FS_LOG_UNKNOWN)
+		cmd_error("warning: %s: cannot tell whether the log is clean "
+			  "(%s)", path, fs->log_detail);
+	ret = fs_unlinked_pending(fs, e);
+	if (ret < 0) {
+		fs_close(fs);
+		*fsp = NULL;
+		return ret;
+	}
+	if (ret > 0)
+		cmd_error("warning: %s: unlinked inodes are pending (not "
+			  "cleanly unmounted)", path);
+	return 0;
+}
+
+bool cmd_stdout_tty(void)
+{
+	return isatty(STDOUT_FILENO) == 1;
+}
+
+/* Length of the valid UTF-8 sequence at s, or 0 if invalid. */
+static size_t utf8_len(const unsigned char *s)
+{
+	size_t n, i;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	for (i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	/* C1 controls (U+0080..U+009F) act on terminals too */
+	if (n == 2 && s[0] == 0xc2 && s[1] < 0xa0)
+		return 0;
+	return n;
+}
+
+void cmd_put_escaped(FILE *f, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	while (*s) {
+		size_t n = utf8_len(s);
+
+		if (n == 1 && *s >= 0x20 && *s != 0x7f && *s != '\\') {
+			fputc(*s, f);
+		} else if (n == 1 && *s == '\\') {
+			fputs("\\\\", f);
+		} else if (n > 1) {
+			fwrite(s, 1, n, f);
+			s += n;
+			continue;
+		} else {
+			fprintf(f, "\\x%02x", *s);
+		}
+		s++;
+	}
+}

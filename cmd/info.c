@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * xfsdefrag info IMAGE: the geometry block exactly as xfs_info prints it
+ * for an unmounted filesystem (libfrog's report format), then what
+ * xfs_info leaves out: UUID, label, named feature bits, log state.
+ */
+#include "cmd.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <uuid/uuid.h>
+
+static void print_geometry(const struct fs *fs, const char *name)
+{
+	const struct od_sb *sb = &fs->sb;
+	int attr = od_sb_has_attr2(sb) ? 2 : (od_sb_has_attr(sb) ? 1 : 0);
+	unsigned logsectsize = od_sb_has_sector(sb) ? sb->logsectsize : 512;
+
+	printf("meta-data=%-22s isize=%-6d agcount=%u, agsize=%u blks\n",
+	       name, sb->inodesize, sb->agcount, sb->agblocks);
+	printf("         =%-22s sectsz=%-5u attr=%u, projid32bit=%u\n",
+	       "", sb->sectsize, attr, od_sb_has_projid32(sb));
+	printf("         =%-22s crc=%-8u finobt=%u, sparse=%u, rmapbt=%u\n",
+	       "", od_sb_is_v5(sb), od_sb_has_finobt(sb), od_sb_has_sparse(sb),
+	       od_sb_has_rmapbt(sb));
+	printf("         =%-22s reflink=%-4u bigtime=%u inobtcount=%u "
+	       "nrext64=%u\n", "", od_sb_has_reflink(sb), od_sb_has_bigtime(sb),
+	       od_sb_has_inobtcnt(sb), od_sb_has_nrext64(sb));
+	printf("data     =%-22s bsize=%-6u blocks=%llu, imaxpct=%u\n",
+	       "", sb->blocksize, (unsigned long long)sb->dblocks,
+	       sb->imax_pct);
+	printf("         =%-22s sunit=%-6u swidth=%u blks\n", "", sb->unit,
+	       sb->width);
+	printf("naming   =version %-14u bsize=%-6u ascii-ci=%d, ftype=%d\n",
+	       2u, fs->geo.dirblksize, od_sb_has_asciici(sb),
+	       od_sb_has_ftype(sb));
+	printf("log      =%-22s bsize=%-6d blocks=%u, version=%d\n",
+	       sb->logstart ? "internal log" : "external", (int)sb->blocksize,
+	       sb->logblocks, od_sb_has_logv2(sb) ? 2 : 1);
+	printf("         =%-22s sectsz=%-5u sunit=%d blks, lazy-count=%d\n",
+	       "", logsectsize, (int)(sb->logsunit / sb->blocksize),
+	       od_sb_has_lazysbcount(sb));
+	printf("realtime =%-22s extsz=%-6d blocks=%lld, rtextents=%lld\n",
+	       sb->rblocks ? "external" : "none",
+	       (int)(sb->rextsize * sb->blocksize), (long long)sb->rblocks,
+	       (long long)sb->rextents);
+}
+
+static void print_bits(const char *label, uint32_t word,
+		       const char *(*name)(uint32_t))
+{
+	uint32_t bit;
+	bool first = true;
+
+	printf("%-9s=", label);
+	for (bit = 1; bit; bit <<= 1) {
+		const char *n;
+
+		if (!(word & bit))
+			continue;
+		n = name(bit);
+		if (n)
+			printf("%s%s", first ? "" : ",", n);
+		else
+			printf("%sunknown(0x%x)", first ? "" : ",", bit);
+		first = false;
+	}
+	printf("%s\n", first ? "none" : "");
+}
+
+static const char *version_name(uint32_t bit)
+{
+	return od_sb_version_name((uint16_t)bit);
+}
+
+int cmd_info(int argc, char **argv)
+{
+	const char *state[] = { "clean", "dirty", "external (not checked)",
+				"unknown" };
+	struct err e = { 0 };
+	struct fs *fs = NULL;
+	char uuid[37];
+	int ret;
+
+	if (argc == 2 && strcmp(argv[1], "--help") == 0) {
+		cmd_usage("info");
+		return EXIT_OK;
+	}
+	if (argc != 2)
+		return cmd_usage("info");
+	ret = cmd_open_ro(argv[1], &fs, &e);
+	if (ret)
+		return cmd_fail(&e);
+
+	print_geometry(fs, argv[1]);
+	uuid_unparse(fs->sb.uuid, uuid);
+	printf("uuid     =%s\n", uuid);
+	printf("label    =\"");
+	cmd_put_escaped(stdout, fs->sb.fname);
+	printf("\"\n");
+	printf("version  =%u (%s)\n", fs->sb.versionnum & OD_SB_VERSION_NUMBITS,
+	       od_sb_is_v5(&fs->sb) ? "v5, metadata crcs" : "v4");
+	print_bits("vbits", fs->sb.versionnum & ~OD_SB_VERSION_NUMBITS,
+		   version_name);
+	if (od_sb_has_morebits(&fs->sb))
+		print_bits("features2", fs->sb.features2,
+			   od_sb_features2_name);
+	if (od_sb_is_v5(&fs->sb)) {
+		print_bits("ro_compat", fs->sb.features_ro_compat,
+			   od_sb_ro_compat_name);
+		print_bits("incompat", fs->sb.features_incompat,
+			   od_sb_incompat_name);
+		print_bits("log_incompat", fs->sb.features_log_incompat,
+			   od_sb_log_incompat_name);
+	}
+	printf("log      =%s\n", state[fs->log_state]);
+	printf("inodes   =%llu allocated, %llu free\n",
+	       (unsigned long long)fs->sb.icount,
+	       (unsigned long long)fs->sb.ifree);
+	printf("free     =%llu blocks\n", (unsigned long long)fs->sb.fdblocks);
+	fs_close(fs);
+	return EXIT_OK;
+}

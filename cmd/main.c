@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Command dispatch: one table, shared checks, the final stdout check. */
+#include "cmd.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+const char *progname = "xfsdefrag";
+
+static const struct cmd commands[] = {
+	{ "info", cmd_info, "info IMAGE",
+	  "show geometry and features (like xfs_info)" },
+	{ "bmap", cmd_bmap,
+	  "bmap [-a] [-l] [-p] [-v[v]] [-n N] IMAGE PATH... | -i INO...",
+	  "list a file's extents exactly as xfs_bmap does" },
+};
+
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "usage: %s COMMAND [OPTIONS] IMAGE ...\n\n", progname);
+	fprintf(f, "Reads an unmounted XFS filesystem (image file or block "
+		"device).\n\ncommands:\n");
+	for (i = 0; i < NCOMMANDS; i++)
+		fprintf(f, "  %-8s %s\n", commands[i].name,
+			commands[i].summary);
+	fprintf(f, "\n'%s COMMAND --help' shows a command's options; "
+		"see xfsdefrag(8).\n", progname);
+}
+
+int cmd_usage(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NCOMMANDS; i++)
+		if (strcmp(commands[i].name, name) == 0)
+			fprintf(stderr, "usage: %s %s\n", progname,
+				commands[i].usage);
+	return EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+	int ret;
+
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+	    strcmp(argv[1], "help") == 0) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
+		printf("%s version %s\n", progname, XFSDEFRAG_VERSION);
+		return EXIT_OK;
+	}
+	for (i = 0; i < NCOMMANDS; i++) {
+		if (strcmp(argv[1], commands[i].name) != 0)
+			continue;
+		ret = commands[i].fn(argc - 1, argv + 1);
+		/* output that could not be written is a failure */
+		if (fflush(stdout) != 0 || ferror(stdout)) {
+			if (errno != EPIPE)
+				cmd_error("error writing output: %s",
+					  strerror(errno));
+			if (ret == EXIT_OK)
+				ret = EXIT_ERROR;
+		}
+		return ret;
+	}
+	cmd_error("unknown command '%s'", argv[1]);
+	usage(stderr);
+	return EXIT_USAGE;
+}

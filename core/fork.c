@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "fork.h"
+#include "btwalk.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* xfs_format.h: XFS_MAX_FILEOFF, the 54-bit file offset space */
+#define MAX_FILEOFF	((1ull << 54) - 1)
+
+void extmap_free(struct extmap *m)
+{
+	free(m->v);
+	m->v = NULL;
+	m->n = m->cap = 0;
+	m->btblocks = 0;
+}
+
+struct fork_ctx {
+	struct fs *fs;
+	const struct inode *ip;
+	int whichfork;
+	struct extmap *m;
+	uint64_t limit;		/* records the inode says there are */
+	int (*blk)(void *, uint64_t, unsigned, struct err *);
+	void *priv;
+	bool realtime;		/* data fork of a realtime file: rt blocks */
+};
+
+static const char *fork_name(int whichfork)
+{
+	return whichfork == FORK_DATA ? "data" : "attr";
+}
+
+/* xfs_bmap_validate_extent: nonzero length, inside the fs, no overlap. */
+static int fork_add(struct fork_ctx *c, const struct od_irec *r,
+		    struct err *e)
+{
+	struct extmap *m = c->m;
+	unsigned long long ino = (unsigned long long)c->ip->di.ino;
+
+	if (m->n >= c->limit)
+		return err_set(e, -EFSCORRUPTED, "inode %llu: %s fork has more "
+			       "extent records than the %llu it claims", ino,
+			       fork_name(c->whichfork),
+			       (unsigned long long)c->limit);
+	if (r->blockcount == 0)
+		return err_set(e, -EFSCORRUPTED, "inode %llu: %s fork extent "
+			       "%zu has zero length", ino,
+			       fork_name(c->whichfork), m->n);
+	if (c->realtime ? r->startblock + r->blockcount > c->fs->sb.rblocks :
+	    !od_fsb_valid(&c->fs->geo, r->startblock, r->blockcount))
+		return err_set(e, -EFSCORRUPTED, "inode %llu: %s fork extent "
+			       "%zu (block 0x%llx, %u blocks) is outside the "
+			       "filesystem", ino, fork_name(c->whichfork), m->n,
+			       (unsigned long long)r->startblock,
+			       r->blockcount);
+	if (r->startoff + r->blockcount > MAX_FILEOFF)
+		return err_set(e, -EFSCORRUPTED, "inode %llu: %s fork extent "
+			       "%zu ends past the largest file offset", ino,
+			       fork_name(c->whichfork), m->n);
+	if (m->n) {
+		const struct od_irec *p = &m->v[m->n - 1];
+
+		if (r->startoff < p->startoff + p->blockcount)
+			return err_set(e, -EFSCORRUPTED, "inode %llu: %s fork "
+				       "extents %zu and %zu overlap or are out "
+				       "of order", ino,
+				       fork_name(c->whichfork), m->n - 1, m->n);
+	}
+	if (m->n == m->cap) {
+		size_t cap = m->cap ? m->cap * 2 : 16;
+		struct od_irec *v = realloc(m->v, cap * sizeof(*v));
+
+		if (!v)
+			return err_set(e, -ENOMEM, "out of memory");
+		m->v = v;
+		m->cap = cap;
+	}
+	m->v[m->n++] = *r;
+	return 0;
+}
+
+static int bmbt_rec(void *priv, const uint8_t *rec, struct err *e)
+{
+	struct od_irec r;
+
+	od_bmbt_rec_unpack(rec, &r);
+	return fork_add(priv, &r, e);
+}
+
+static int bmbt_block(void *priv, uint64_t fsbno, unsigned level,
+		      struct err *e)
+{
+	struct fork_ctx *c = priv;
+
+	c->m->btblocks++;
+	return c->blk ? c->blk(c->priv, fsbno, level, e) : 0;
+}
+
+static int fork_btree(struct fork_ctx *c, const uint8_t *fork, uint32_t len,
+		      struct err *e)
+{
+	unsigned long long ino = (unsigned long long)c->ip->di.ino;
+	uint64_t ptrs[256];
+	struct od_bmdr root;
+	struct btwalk w = { 0 };
+	const char *field;
+	char what[64];
+	enum od_err oe;
+	uint32_t i;
+
+	snprintf(what, sizeof(what), "inode %llu %s fork bmbt", ino,
+		 fork_name(c->whichfork));
+	oe = od_bmdr_decode(fork, len, &root, &field);
+	if (oe)
+		return err_od(e, oe, field, what);
+	if (root.numrecs > sizeof(ptrs) / sizeof(ptrs[0]))
+		return err_set(e, -EFSCORRUPTED, "%s: root too large", what);
+	for (i = 0; i < root.numrecs; i++)
+		ptrs[i] = od_bmdr_ptr(fork, &root, i);
+	w.fs = c->fs;
+	w.type = OD_BT_BMAP;
+	w.owner = c->ip->di.ino;
+	w.what = what;
+	w.rec = bmbt_rec;
+	w.block = bmbt_block;
+	w.priv = c;
+	return btwalk_from_ptrs(&w, ptrs, root.numrecs, root.level - 1u, e);
+}
+
+int fork_map(struct fs *fs, const struct inode *ip, int whichfork,
+	     struct extmap *m,
+	     int (*blk)(void *priv, uint64_t fsbno, unsigned level,
+			struct err *e),
+	     void *priv, struct err *e)
+{
+	struct fork_ctx c = { fs, ip, whichfork, m, 0, blk, priv,
+			      whichfork == FORK_DATA &&
+			      (ip->di.flags & OD_DIFLAG_REALTIME) };
+	int fmt = inode_fork_format(ip, whichfork);
+	const uint8_t *fork;
+	uint32_t len, i;
+	int ret = 0;
+
+	m->n = 0;
+	m->btblocks = 0;
+	c.limit = inode_fork_nextents(ip, whichfork);
+	fork = inode_fork(ip, whichfork, &len);
+	switch (fmt) {
+	case OD_FMT_EXTENTS:
+		/* od_inode_decode checked nextents * 16 fits the fork */
+		for (i = 0; i < c.limit && !ret; i++) {
+			struct od_irec r;
+
+			od_bmbt_rec_unpack(fork + 16 * (size_t)i, &r);
+			ret = fork_add(&c, &r, e);
+		}
+		break;
+	case OD_FMT_BTREE:
+		ret = fork_btree(&c, fork, len, e);
+		if (!ret && m->n != c.limit)
+			ret = err_set(e, -EFSCORRUPTED, "inode %llu: %s fork "
+				      "bmbt holds %zu records, inode says "
+				      "%llu", (unsigned long long)ip->di.ino,
+				      fork_name(whichfork), m->n,
+				      (unsigned long long)c.limit);
+		break;
+	default:
+		break;	/* local, device, or no fork: nothing mapped */
+	}
+	return ret;
+}

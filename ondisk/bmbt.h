@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * File extent records (xfs_format.h: xfs_bmbt_rec, 128 bits packed) and the
+ * bmap btree root that lives in an inode fork (struct xfs_bmdr_block).
+ */
+#ifndef OD_BMBT_H
+#define OD_BMBT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+
+#define OD_BMBT_REC_LEN		16
+#define OD_BMDR_HDR_LEN		4
+#define OD_MAX_EXTLEN		((1u << 21) - 1)
+
+/* One unpacked extent (struct xfs_bmbt_irec). */
+struct od_irec {
+	uint64_t startoff;	/* file offset, fs blocks (54 bits) */
+	uint64_t startblock;	/* packed fsbno (52 bits) */
+	uint32_t blockcount;	/* 21 bits */
+	bool unwritten;		/* bit 127 */
+};
+
+/* Unpack the 16-byte record at p: flag:1 startoff:54 startblock:52 count:21. */
+void od_bmbt_rec_unpack(const uint8_t *p, struct od_irec *r);
+void od_bmbt_rec_pack(const struct od_irec *r, uint8_t *p);
+
+/* In-inode bmap btree root: level, numrecs, then keys and pointers. */
+struct od_bmdr {
+	uint16_t level;
+	uint16_t numrecs;
+	uint32_t maxrecs;	/* slots, from the fork size */
+};
+
+enum od_err od_bmdr_decode(const uint8_t *fork, size_t len,
+			   struct od_bmdr *root, const char **field);
+/* Key (startoff) and child pointer (fsbno) of slot i of the root. */
+uint64_t od_bmdr_key(const uint8_t *fork, uint32_t i);
+uint64_t od_bmdr_ptr(const uint8_t *fork, const struct od_bmdr *root,
+		     uint32_t i);
+
+#endif

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef OD_CRC32C_H
+#define OD_CRC32C_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Raw CRC-32C update (no pre/post inversion). */
+uint32_t od_crc32c(uint32_t crc, const void *buf, size_t len);
+
+/* XFS checksum of buf[0..len) with the 4-byte field at crc_off zeroed. */
+uint32_t od_cksum(const uint8_t *buf, size_t len, size_t crc_off);
+/* Does the stored checksum at crc_off match?  False if crc_off is out of range. */
+bool od_cksum_ok(const uint8_t *buf, size_t len, size_t crc_off);
+/* Compute and store the checksum at crc_off. */
+void od_cksum_set(uint8_t *buf, size_t len, size_t crc_off);
+
+#endif

@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "inode.h"
+#include "be.h"
+#include "crc32c.h"
+
+#include <string.h>
+
+/* xfs_format.h: bigtime counts nanoseconds from the old epoch, -2^31 s. */
+#define BIGTIME_EPOCH_OFFSET	2147483648ll
+
+static struct od_time decode_time(const uint8_t *p, bool bigtime)
+{
+	struct od_time t;
+
+	if (bigtime) {
+		uint64_t ns = od_get_be64(p);
+
+		t.sec = (int64_t)(ns / 1000000000ull) - BIGTIME_EPOCH_OFFSET;
+		t.nsec = (uint32_t)(ns % 1000000000ull);
+	} else {
+		t.sec = (int32_t)od_get_be32(p);
+		t.nsec = od_get_be32(p + 4);
+	}
+	return t;
+}
+
+bool od_inode_has_magic(const uint8_t *buf, size_t len)
+{
+	return len >= 2 && od_get_be16(buf) == OD_DINODE_MAGIC;
+}
+
+#define BAD(name)	do { *field = name; return OD_EFIELD; } while (0)
+
+static bool fork_fmt_ok(uint16_t mode, uint8_t fmt, uint64_t size)
+{
+	switch (mode & 0170000) {
+	case 0020000: case 0060000: case 0010000: case 0140000:
+		return fmt == OD_FMT_DEV;
+	case 0100000:
+		return fmt == OD_FMT_EXTENTS || fmt == OD_FMT_BTREE;
+	case 0040000:
+	case 0120000:
+		/* a remote symlink or a non-inline directory is never local */
+		(void)size;
+		return fmt == OD_FMT_LOCAL || fmt == OD_FMT_EXTENTS ||
+		       fmt == OD_FMT_BTREE;
+	case 0:
+		return true;	/* free inode: nothing to check */
+	}
+	return false;
+}
+
+enum od_err od_inode_decode(const uint8_t *buf, size_t len,
+			    const struct od_geo *g, uint64_t ino,
+			    struct od_inode *ip, const char **field)
+{
+	uint32_t lit;
+	bool bigtime;
+
+	memset(ip, 0, sizeof(*ip));
+	ip->ino = ino;
+	*field = "magic";
+	if (len < g->inodesize)
+		return OD_ESHORT;
+	if (od_get_be16(buf) != OD_DINODE_MAGIC)
+		return OD_EMAGIC;
+	ip->version = buf[4];
+	if (g->v5) {
+		*field = "crc";
+		if (ip->version != 3)
+			BAD("version");
+		if (!od_cksum_ok(buf, g->inodesize, OD_DINODE_CRC_OFF))
+			return OD_ECRC;
+		if (memcmp(buf + 160, g->uuid, 16) != 0)
+			BAD("uuid");
+		ip->di_ino = od_get_be64(buf + 152);
+		if (ip->di_ino != ino)
+			BAD("ino");
+	} else if (ip->version != 1 && ip->version != 2) {
+		BAD("version");
+	}
+	ip->mode = od_get_be16(buf + 2);
+	ip->format = buf[5];
+	ip->uid = od_get_be32(buf + 8);
+	ip->gid = od_get_be32(buf + 12);
+	if (ip->version == 1) {
+		ip->nlink = od_get_be16(buf + 6);
+	} else {
+		ip->nlink = od_get_be32(buf + 16);
+		ip->projid = (uint32_t)od_get_be16(buf + 22) << 16 |
+			     od_get_be16(buf + 20);
+	}
+	ip->flags2 = ip->version == 3 ? od_get_be64(buf + 120) : 0;
+	bigtime = (ip->flags2 & OD_DIFLAG2_BIGTIME) != 0;
+	ip->atime = decode_time(buf + 32, bigtime);
+	ip->mtime = decode_time(buf + 40, bigtime);
+	ip->ctime = decode_time(buf + 48, bigtime);
+	ip->size = od_get_be64(buf + 56);
+	ip->nblocks = od_get_be64(buf + 64);
+	ip->extsize = od_get_be32(buf + 72);
+	if (ip->flags2 & OD_DIFLAG2_NREXT64) {
+		ip->nextents = od_get_be64(buf + 24);
+		ip->anextents = od_get_be32(buf + 76);
+	} else {
+		ip->nextents = od_get_be32(buf + 76);
+		ip->anextents = od_get_be16(buf + 80);
+	}
+	ip->forkoff = buf[82];
+	ip->aformat = buf[83];
+	ip->flags = od_get_be16(buf + 90);
+	ip->gen = od_get_be32(buf + 92);
+	ip->next_unlinked = od_get_be32(buf + 96);
+	if (ip->version == 3) {
+		ip->changecount = od_get_be64(buf + 104);
+		ip->lsn = od_get_be64(buf + 112);
+		ip->cowextsize = od_get_be32(buf + 128);
+		ip->crtime = decode_time(buf + 144, bigtime);
+	}
+
+	if ((ip->flags2 & OD_DIFLAG2_NREXT64) && !g->nrext64)
+		BAD("flags2");
+	if ((ip->flags2 & OD_DIFLAG2_BIGTIME) && !g->bigtime)
+		BAD("flags2");
+	if ((int64_t)ip->size < 0)
+		BAD("size");
+	if (ip->mode == 0)
+		return OD_OK;	/* a free slot in an allocated chunk */
+	if (!fork_fmt_ok(ip->mode, ip->format, ip->size))
+		BAD("format");
+
+	lit = g->inodesize - (ip->version == 3 ? OD_DINODE_V3_CORE :
+						 OD_DINODE_V2_CORE);
+	ip->dfork_off = ip->version == 3 ? OD_DINODE_V3_CORE :
+					   OD_DINODE_V2_CORE;
+	if (ip->forkoff) {
+		if ((uint32_t)ip->forkoff * 8 >= lit)
+			BAD("forkoff");
+		ip->dfork_len = (uint32_t)ip->forkoff * 8;
+		ip->afork_off = ip->dfork_off + ip->dfork_len;
+		ip->afork_len = lit - ip->dfork_len;
+		if (ip->aformat != OD_FMT_LOCAL &&
+		    ip->aformat != OD_FMT_EXTENTS &&
+		    ip->aformat != OD_FMT_BTREE)
+			BAD("aformat");
+	} else {
+		ip->dfork_len = lit;
+		/* without a fork, only "extents, 0 records" is valid */
+		if (ip->anextents != 0)
+			BAD("anextents");
+	}
+	if (ip->format == OD_FMT_EXTENTS &&
+	    ip->nextents * 16 > ip->dfork_len)
+		BAD("nextents");
+	if (ip->format == OD_FMT_LOCAL && ip->size > ip->dfork_len)
+		BAD("size");
+	if (ip->forkoff && ip->aformat == OD_FMT_EXTENTS &&
+	    (uint64_t)ip->anextents * 16 > ip->afork_len)
+		BAD("anextents");
+	if (ip->nblocks > g->dblocks)
+		BAD("nblocks");
+	return OD_OK;
+}
+
+#undef BAD
+
+const uint8_t *od_inode_fork(const struct od_inode *ip, const uint8_t *buf,
+			     int whichfork, uint32_t *len)
+{
+	if (whichfork == 0) {
+		*len = ip->dfork_len;
+		return buf + ip->dfork_off;
+	}
+	*len = ip->afork_len;
+	return ip->afork_len ? buf + ip->afork_off : NULL;
+}

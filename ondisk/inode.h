@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The on-disk inode (xfs_format.h: struct xfs_dinode), versions 1-3, and
+ * the placement of its data and attribute forks in the literal area.
+ */
+#ifndef OD_INODE_H
+#define OD_INODE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "geo.h"
+
+#define OD_DINODE_MAGIC		0x494e	/* "IN" */
+#define OD_DINODE_CRC_OFF	100
+
+enum od_fork_fmt {
+	OD_FMT_DEV = 0, OD_FMT_LOCAL = 1, OD_FMT_EXTENTS = 2, OD_FMT_BTREE = 3,
+	OD_FMT_UUID = 4, OD_FMT_META_BTREE = 5,
+};
+
+/* di_flags */
+#define OD_DIFLAG_REALTIME	(1u << 0)
+#define OD_DIFLAG_PREALLOC	(1u << 1)
+#define OD_DIFLAG_APPEND	(1u << 4)
+#define OD_DIFLAG_EXTSIZE	(1u << 11)
+#define OD_DIFLAG_EXTSZINHERIT	(1u << 12)
+/* di_flags2 */
+#define OD_DIFLAG2_REFLINK	(1ull << 1)
+#define OD_DIFLAG2_COWEXTSIZE	(1ull << 2)
+#define OD_DIFLAG2_BIGTIME	(1ull << 3)
+#define OD_DIFLAG2_NREXT64	(1ull << 4)
+
+/* A decoded timestamp: seconds since the Unix epoch, nanoseconds. */
+struct od_time {
+	int64_t sec;
+	uint32_t nsec;
+};
+
+struct od_inode {
+	uint64_t ino;		/* the number we read it as */
+	uint16_t mode;
+	uint8_t version;
+	uint8_t format;		/* data fork format */
+	uint8_t aformat;
+	uint8_t forkoff;	/* attr fork offset, 8-byte units; 0 = none */
+	uint32_t uid, gid, nlink, projid;
+	struct od_time atime, mtime, ctime, crtime;
+	uint64_t size;
+	uint64_t nblocks;
+	uint32_t extsize, cowextsize;
+	uint64_t nextents;	/* data fork records */
+	uint32_t anextents;	/* attr fork records */
+	uint16_t flags;
+	uint64_t flags2;
+	uint32_t gen;
+	uint32_t next_unlinked;
+	uint64_t changecount;
+	uint64_t lsn;
+	uint64_t di_ino;	/* v3: stored inode number */
+	/* where the forks live inside the inode buffer */
+	uint32_t dfork_off, dfork_len;
+	uint32_t afork_off, afork_len;	/* len 0: no attr fork */
+};
+
+/*
+ * Decode one inode of g->inodesize bytes read as number ino.  Verifies
+ * magic, version for the fs, CRC/uuid/di_ino (v3), the fork formats
+ * against the file type, and that forkoff and extent counts fit.
+ */
+enum od_err od_inode_decode(const uint8_t *buf, size_t len,
+			    const struct od_geo *g, uint64_t ino,
+			    struct od_inode *ip, const char **field);
+
+/* Quick test of the magic, for scanning free slots. */
+bool od_inode_has_magic(const uint8_t *buf, size_t len);
+
+static inline bool od_mode_isreg(uint16_t m) { return (m & 0170000) == 0100000; }
+static inline bool od_mode_isdir(uint16_t m) { return (m & 0170000) == 0040000; }
+static inline bool od_mode_islnk(uint16_t m) { return (m & 0170000) == 0120000; }
+
+/* Data fork for fork 0, attr fork for fork 1 (pointer and length). */
+const uint8_t *od_inode_fork(const struct od_inode *ip, const uint8_t *buf,
+			     int whichfork, uint32_t *len);
+
+#endif
