@@ -1,0 +1,307 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Unit tests of the ondisk decoders: known answers, every truncation
+ * length, corrupted fields and flipped CRCs, encode/decode round trips.
+ */
+#include "t.h"
+#include "../../ondisk/ag.h"
+#include "../../ondisk/be.h"
+#include "../../ondisk/bmbt.h"
+#include "../../ondisk/btree.h"
+#include "../../ondisk/crc32c.h"
+#include "../../ondisk/dahash.h"
+#include "../../ondisk/dir2.h"
+#include "../../ondisk/inode.h"
+#include "../../ondisk/sb.h"
+
+#include <string.h>
+
+static void test_crc(struct t_state *ts)
+{
+	/* RFC 3720 B.4: CRC-32C of 32 zero bytes is 0x8a9136aa */
+	uint8_t z[32] = { 0 }, buf[64];
+	uint32_t c = ~od_crc32c(0xffffffffu, z, sizeof(z));
+	size_t i;
+
+	T_CHECK(ts, c == 0x8a9136aau);
+	c = ~od_crc32c(0xffffffffu, "123456789", 9);
+	T_CHECK(ts, c == 0xe3069283u);
+	for (i = 0; i < sizeof(buf); i++)
+		buf[i] = (uint8_t)(i * 7);
+	od_cksum_set(buf, sizeof(buf), 8);
+	T_CHECK(ts, od_cksum_ok(buf, sizeof(buf), 8));
+	buf[20] ^= 1;
+	T_CHECK(ts, !od_cksum_ok(buf, sizeof(buf), 8));
+	T_CHECK(ts, !od_cksum_ok(buf, 10, 8));	/* field past the end */
+}
+
+static void test_bmbt_rec(struct t_state *ts)
+{
+	struct od_irec in = { (1ull << 54) - 2, (1ull << 52) - 3, 0x1fffff,
+			      true }, out;
+	uint8_t p[16];
+
+	od_bmbt_rec_pack(&in, p);
+	od_bmbt_rec_unpack(p, &out);
+	T_CHECK(ts, out.startoff == in.startoff);
+	T_CHECK(ts, out.startblock == in.startblock);
+	T_CHECK(ts, out.blockcount == in.blockcount);
+	T_CHECK(ts, out.unwritten);
+	/* a record from a real image: offset 0, block 12, 1 block */
+	memset(p, 0, sizeof(p));
+	od_put_be64(p + 8, (12ull << 21) | 1);
+	od_bmbt_rec_unpack(p, &out);
+	T_CHECK(ts, out.startoff == 0 && out.startblock == 12 &&
+		    out.blockcount == 1 && !out.unwritten);
+}
+
+static void test_hash(struct t_state *ts)
+{
+	/* values from xfs_db "hash" on these names */
+	T_CHECK(ts, od_da_hashname((const uint8_t *)".", 1) == 0x2e);
+	T_CHECK(ts, od_da_hashname((const uint8_t *)"..", 2) == 0x172e);
+	T_CHECK(ts, od_da_hashname((const uint8_t *)"a", 1) == 0x61);
+	T_CHECK(ts, od_da_hashname_ci((const uint8_t *)"ABC", 3) ==
+		    od_da_hashname_ci((const uint8_t *)"abc", 3));
+}
+
+/* A minimal valid v5 superblock sector. */
+static void make_sb(uint8_t *buf, size_t len)
+{
+	struct od_sb sb;
+
+	memset(&sb, 0, sizeof(sb));
+	memset(buf, 0, len);
+	sb.magicnum = OD_SB_MAGIC;
+	sb.blocksize = 4096;
+	sb.blocklog = 12;
+	sb.sectsize = 512;
+	sb.sectlog = 9;
+	sb.inodesize = 512;
+	sb.inodelog = 9;
+	sb.inopblock = 8;
+	sb.inopblog = 3;
+	sb.agblocks = 32768;
+	sb.agblklog = 15;
+	sb.agcount = 4;
+	sb.dblocks = 131072;
+	sb.logstart = 65542;
+	sb.logblocks = 16384;
+	sb.rootino = 128;
+	sb.versionnum = 0xb4a5;
+	sb.imax_pct = 25;
+	sb.inoalignmt = 4;
+	sb.features2 = 0x18a;
+	sb.features_incompat = OD_INCOMPAT_FTYPE | OD_INCOMPAT_SPINODES;
+	od_sb_encode(&sb, buf, len);
+}
+
+static void test_sb(struct t_state *ts)
+{
+	static const struct { size_t off; uint8_t val; const char *field; }
+	bad[] = {
+		{ 6, 0x20, "blocksize" },	/* 0x1000 -> 0x2000, not 1 << blocklog */
+		{ 88 + 3, 9, "agcount" },
+		{ 102 + 1, 0x01, "sectsize" },
+		{ 104 + 1, 0x03, "inodesize" },
+		{ 124, 20, "agblocks" },
+		{ 127, 200, "imax_pct" },
+	};
+	uint8_t buf[512], tmp[512];
+	const char *field;
+	struct od_sb sb;
+	size_t len, i;
+
+	make_sb(buf, sizeof(buf));
+	T_CHECK(ts, od_sb_decode(buf, sizeof(buf), &sb) == OD_OK);
+	T_CHECK(ts, od_sb_validate(&sb, &field) == OD_OK);
+	T_CHECK(ts, od_sb_is_v5(&sb) && sb.agcount == 4 && sb.rootino == 128);
+	T_CHECK(ts, od_cksum_ok(buf, sizeof(buf), OD_SB_CRC_OFF));
+	/* every truncation is refused, never read past */
+	for (len = 0; len < OD_SB_V5_LEN; len++)
+		T_CHECK(ts, od_sb_decode(buf, len, &sb) == OD_ESHORT);
+	/* round trip */
+	T_CHECK(ts, od_sb_decode(buf, sizeof(buf), &sb) == OD_OK);
+	memset(tmp, 0, sizeof(tmp));
+	T_CHECK(ts, od_sb_encode(&sb, tmp, sizeof(tmp)) == OD_OK);
+	T_CHECK(ts, memcmp(buf, tmp, sizeof(buf)) == 0);
+	/* wrong magic */
+	memcpy(tmp, buf, sizeof(buf));
+	tmp[0] = 'Y';
+	T_CHECK(ts, od_sb_decode(tmp, sizeof(tmp), &sb) == OD_EMAGIC);
+	/* each corrupted field is named */
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memcpy(tmp, buf, sizeof(buf));
+		tmp[bad[i].off] = bad[i].val;
+		T_CHECK(ts, od_sb_decode(tmp, sizeof(tmp), &sb) == OD_OK);
+		field = NULL;
+		T_CHECK(ts, od_sb_validate(&sb, &field) == OD_EFIELD);
+		T_CHECK(ts, field && strcmp(field, bad[i].field) == 0);
+		if (!field || strcmp(field, bad[i].field) != 0)
+			fprintf(stderr, "  offset %zu: got %s, want %s\n",
+				bad[i].off, field ? field : "(none)",
+				bad[i].field);
+	}
+}
+
+static void test_geo(struct t_state *ts)
+{
+	uint8_t buf[512];
+	struct od_sb sb;
+	struct od_geo g;
+
+	make_sb(buf, sizeof(buf));
+	od_sb_decode(buf, sizeof(buf), &sb);
+	od_geo_init(&g, &sb);
+	T_CHECK(ts, g.agino_log == 18 && g.dirblksize == 4096);
+	T_CHECK(ts, g.blocks_per_cluster == 4 && g.inodes_per_cluster == 32);
+	T_CHECK(ts, od_fsb_daddr(&g, od_agb_fsb(&g, 1, 10)) ==
+		    (32768ull + 10) * 8);
+	T_CHECK(ts, od_ino_agno(&g, (1ull << 18) | 77) == 1);
+	T_CHECK(ts, od_fsb_valid(&g, od_agb_fsb(&g, 3, 32767), 1));
+	T_CHECK(ts, !od_fsb_valid(&g, od_agb_fsb(&g, 3, 32767), 2));
+	T_CHECK(ts, !od_fsb_valid(&g, od_agb_fsb(&g, 4, 0), 1));
+	T_CHECK(ts, !od_agb_valid(&g, 0, 32768, 1));
+	T_CHECK(ts, od_ino_valid(&g, 128) && !od_ino_valid(&g, 4ull << 18));
+}
+
+static void test_agf(struct t_state *ts)
+{
+	uint8_t buf[512], tmp[512];
+	struct od_agf agf, out;
+	const char *field;
+	struct od_sb sb;
+	struct od_geo g;
+
+	make_sb(buf, sizeof(buf));
+	od_sb_decode(buf, sizeof(buf), &sb);
+	od_geo_init(&g, &sb);
+	memset(&agf, 0, sizeof(agf));
+	agf.magicnum = OD_AGF_MAGIC;
+	agf.versionnum = 1;
+	agf.seqno = 2;
+	agf.length = 32768;
+	agf.roots[0] = 1; agf.roots[1] = 2; agf.levels[0] = agf.levels[1] = 1;
+	agf.fllast = 3; agf.flcount = 4; agf.freeblks = 100; agf.longest = 90;
+	agf.refcount_root = 0;
+	memcpy(agf.uuid, g.uuid, 16);
+	memset(buf, 0, sizeof(buf));
+	od_agf_encode(&agf, &g, buf, sizeof(buf));
+	T_CHECK(ts, od_agf_decode(buf, sizeof(buf), &g, 2, &out, &field) ==
+		    OD_OK);
+	T_CHECK(ts, out.freeblks == 100 && out.flcount == 4);
+	T_CHECK(ts, od_agf_decode(buf, sizeof(buf), &g, 1, &out, &field) ==
+		    OD_EFIELD && strcmp(field, "seqno") == 0);
+	memcpy(tmp, buf, sizeof(buf));
+	tmp[100] ^= 0xff;	/* spare area: only the CRC notices */
+	T_CHECK(ts, od_agf_decode(tmp, sizeof(tmp), &g, 2, &out, &field) ==
+		    OD_ECRC);
+	memcpy(tmp, buf, sizeof(buf));
+	tmp[0] = 0;
+	T_CHECK(ts, od_agf_decode(tmp, sizeof(tmp), &g, 2, &out, &field) ==
+		    OD_EMAGIC);
+	T_CHECK(ts, od_agf_decode(buf, 100, &g, 2, &out, &field) ==
+		    OD_ESHORT);
+	agf.longest = 101;	/* longer than all free space */
+	od_agf_encode(&agf, &g, buf, sizeof(buf));
+	T_CHECK(ts, od_agf_decode(buf, sizeof(buf), &g, 2, &out, &field) ==
+		    OD_EFIELD && strcmp(field, "longest") == 0);
+}
+
+static void test_dir2(struct t_state *ts)
+{
+	/* shortform: count 2, i8count 0, parent 128, "ab"->131, "c"->132 */
+	static const uint8_t sf[] = {
+		2, 0, 0, 0, 0, 128,
+		2, 0, 0x30, 'a', 'b', 1, 0, 0, 0, 131,
+		1, 0, 0x40, 'c', 2, 0, 0, 0, 132,
+	};
+	struct od_dir2_sf hdr;
+	struct od_dirent de;
+	const char *field;
+	uint32_t pos;
+	size_t len;
+
+	T_CHECK(ts, od_dir2_sf_hdr(sf, sizeof(sf), &hdr, &field) == OD_OK);
+	T_CHECK(ts, hdr.count == 2 && hdr.parent == 128 && hdr.hdr_len == 6);
+	pos = hdr.hdr_len;
+	T_CHECK(ts, od_dir2_sf_entry(sf, sizeof(sf), &hdr, true, &pos, &de,
+				     &field) == OD_OK);
+	T_CHECK(ts, de.namelen == 2 && de.ino == 131 && de.ftype == 1);
+	T_CHECK(ts, od_dir2_sf_entry(sf, sizeof(sf), &hdr, true, &pos, &de,
+				     &field) == OD_OK);
+	T_CHECK(ts, de.namelen == 1 && de.ino == 132 && de.ftype == 2);
+	T_CHECK(ts, pos == sizeof(sf));
+	/* every truncation of the second entry is caught */
+	for (len = 16; len < sizeof(sf); len++) {
+		pos = 16;
+		T_CHECK(ts, od_dir2_sf_entry(sf, len, &hdr, true, &pos, &de,
+					     &field) == OD_ESHORT);
+	}
+	T_CHECK(ts, od_dir2_data_entsize(true, 1) == 16);
+	T_CHECK(ts, od_dir2_data_entsize(false, 5) == 16);
+	T_CHECK(ts, od_dir2_data_entsize(true, 6) == 24);
+}
+
+static void test_inode(struct t_state *ts)
+{
+	uint8_t sbuf[512], ib[512];
+	struct od_inode ip;
+	const char *field;
+	struct od_sb sb;
+	struct od_geo g;
+
+	make_sb(sbuf, sizeof(sbuf));
+	od_sb_decode(sbuf, sizeof(sbuf), &sb);
+	od_geo_init(&g, &sb);
+	memset(ib, 0, sizeof(ib));
+	od_put_be16(ib, OD_DINODE_MAGIC);
+	od_put_be16(ib + 2, 0100644);
+	ib[4] = 3;
+	ib[5] = OD_FMT_EXTENTS;
+	od_put_be64(ib + 56, 4096);		/* size */
+	od_put_be32(ib + 76, 1);		/* nextents */
+	ib[83] = OD_FMT_EXTENTS;
+	od_put_be64(ib + 152, 131);		/* di_ino */
+	memcpy(ib + 160, g.uuid, 16);
+	od_cksum_set(ib, sizeof(ib), OD_DINODE_CRC_OFF);
+	T_CHECK(ts, od_inode_decode(ib, sizeof(ib), &g, 131, &ip, &field) ==
+		    OD_OK);
+	T_CHECK(ts, ip.size == 4096 && ip.nextents == 1 &&
+		    ip.dfork_off == 176 && ip.dfork_len == 336);
+	/* read as another number: di_ino disagrees */
+	T_CHECK(ts, od_inode_decode(ib, sizeof(ib), &g, 132, &ip, &field) ==
+		    OD_EFIELD && strcmp(field, "ino") == 0);
+	T_CHECK(ts, od_inode_decode(ib, 511, &g, 131, &ip, &field) ==
+		    OD_ESHORT);
+	/* more extents than the fork can hold */
+	od_put_be32(ib + 76, 22);
+	od_cksum_set(ib, sizeof(ib), OD_DINODE_CRC_OFF);
+	T_CHECK(ts, od_inode_decode(ib, sizeof(ib), &g, 131, &ip, &field) ==
+		    OD_EFIELD && strcmp(field, "nextents") == 0);
+	/* attr fork offset past the literal area */
+	od_put_be32(ib + 76, 1);
+	ib[82] = 50;
+	od_cksum_set(ib, sizeof(ib), OD_DINODE_CRC_OFF);
+	T_CHECK(ts, od_inode_decode(ib, sizeof(ib), &g, 131, &ip, &field) ==
+		    OD_EFIELD && strcmp(field, "forkoff") == 0);
+	ib[82] = 0;
+	ib[200] ^= 1;	/* no cksum update: CRC error */
+	T_CHECK(ts, od_inode_decode(ib, sizeof(ib), &g, 131, &ip, &field) ==
+		    OD_ECRC);
+}
+
+int main(void)
+{
+	struct t_state ts = { 0 };
+
+	test_crc(&ts);
+	test_bmbt_rec(&ts);
+	test_hash(&ts);
+	test_sb(&ts);
+	test_geo(&ts);
+	test_agf(&ts);
+	test_dir2(&ts);
+	test_inode(&ts);
+	return t_done(&ts, "test_ondisk");
+}
