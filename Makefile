@@ -20,7 +20,7 @@ PKGS    := blkid uuid ncursesw
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS))
 PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS))
 ALL_CFLAGS  = $(WARN) $(DEFS) $(PKG_CFLAGS) $(CFLAGS) -MMD -MP
-LIBS        = $(PKG_LIBS) -lpthread
+LIBS        = $(PKG_LIBS) -lpthread -lm
 
 ONDISK_SRC := $(wildcard ondisk/*.c)
 CORE_SRC   := $(wildcard core/*.c)

@@ -26,6 +26,7 @@ struct cmd {
 
 int cmd_info(int argc, char **argv);
 int cmd_bmap(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 extern const char *progname;
 

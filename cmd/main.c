@@ -15,6 +15,9 @@ static const struct cmd commands[] = {
 	{ "bmap", cmd_bmap,
 	  "bmap [-a] [-l] [-p] [-v[v]] [-n N] IMAGE PATH... | -i INO...",
 	  "list a file's extents exactly as xfs_bmap does" },
+	{ "report", cmd_report,
+	  "report [--json] [-a AGNO] [--top N] [-j THREADS] IMAGE",
+	  "fragmentation, free space, inode-to-data distance, locality" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -125,7 +125,15 @@ static int walk_block(struct btwalk *w, uint64_t ptr, unsigned level,
 				 od_get_be64(w->buf[level] + off) :
 				 od_get_be32(w->buf[level] + off);
 
-		ret = walk_block(w, child, level - 1, false, e);
+		if (level == 1 && w->skip_leaves) {
+			ret = check_ptr(w, child, e);
+			if (!ret && w->block)
+				ret = w->block(w->priv, ptr_to_fsb(w, child),
+					       0, e);
+			w->nblocks++;
+		} else {
+			ret = walk_block(w, child, level - 1, false, e);
+		}
 		if (ret)
 			return ret;
 	}

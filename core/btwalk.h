@@ -22,6 +22,8 @@ struct btwalk {
 	int (*block)(void *priv, uint64_t fsbno, unsigned level,
 		     struct err *e);
 	void *priv;
+	/* only note leaf addresses (block callback), do not read leaves */
+	bool skip_leaves;
 	/* private */
 	struct od_btkey last;
 	bool have_last;

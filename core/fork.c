@@ -32,42 +32,50 @@ static const char *fork_name(int whichfork)
 	return whichfork == FORK_DATA ? "data" : "attr";
 }
 
-/* xfs_bmap_validate_extent: nonzero length, inside the fs, no overlap. */
-static int fork_add(struct fork_ctx *c, const struct od_irec *r,
-		    struct err *e)
+int fork_check_rec(struct fs *fs, uint64_t ino, int whichfork, bool realtime,
+		   const struct od_irec *prev, const struct od_irec *r,
+		   size_t idx, struct err *e)
 {
-	struct extmap *m = c->m;
-	unsigned long long ino = (unsigned long long)c->ip->di.ino;
+	unsigned long long i = (unsigned long long)ino;
 
-	if (m->n >= c->limit)
-		return err_set(e, -EFSCORRUPTED, "inode %llu: %s fork has more "
-			       "extent records than the %llu it claims", ino,
-			       fork_name(c->whichfork),
-			       (unsigned long long)c->limit);
 	if (r->blockcount == 0)
 		return err_set(e, -EFSCORRUPTED, "inode %llu: %s fork extent "
-			       "%zu has zero length", ino,
-			       fork_name(c->whichfork), m->n);
-	if (c->realtime ? r->startblock + r->blockcount > c->fs->sb.rblocks :
-	    !od_fsb_valid(&c->fs->geo, r->startblock, r->blockcount))
+			       "%zu has zero length", i, fork_name(whichfork),
+			       idx);
+	if (realtime ? r->startblock + r->blockcount > fs->sb.rblocks :
+	    !od_fsb_valid(&fs->geo, r->startblock, r->blockcount))
 		return err_set(e, -EFSCORRUPTED, "inode %llu: %s fork extent "
 			       "%zu (block 0x%llx, %u blocks) is outside the "
-			       "filesystem", ino, fork_name(c->whichfork), m->n,
+			       "filesystem", i, fork_name(whichfork), idx,
 			       (unsigned long long)r->startblock,
 			       r->blockcount);
 	if (r->startoff + r->blockcount > MAX_FILEOFF)
 		return err_set(e, -EFSCORRUPTED, "inode %llu: %s fork extent "
-			       "%zu ends past the largest file offset", ino,
-			       fork_name(c->whichfork), m->n);
-	if (m->n) {
-		const struct od_irec *p = &m->v[m->n - 1];
+			       "%zu ends past the largest file offset", i,
+			       fork_name(whichfork), idx);
+	if (prev && r->startoff < prev->startoff + prev->blockcount)
+		return err_set(e, -EFSCORRUPTED, "inode %llu: %s fork extents "
+			       "%zu and %zu overlap or are out of order", i,
+			       fork_name(whichfork), idx - 1, idx);
+	return 0;
+}
 
-		if (r->startoff < p->startoff + p->blockcount)
-			return err_set(e, -EFSCORRUPTED, "inode %llu: %s fork "
-				       "extents %zu and %zu overlap or are out "
-				       "of order", ino,
-				       fork_name(c->whichfork), m->n - 1, m->n);
-	}
+static int fork_add(struct fork_ctx *c, const struct od_irec *r,
+		    struct err *e)
+{
+	struct extmap *m = c->m;
+	int ret;
+
+	if (m->n >= c->limit)
+		return err_set(e, -EFSCORRUPTED, "inode %llu: %s fork has more "
+			       "extent records than the %llu it claims",
+			       (unsigned long long)c->ip->di.ino,
+			       fork_name(c->whichfork),
+			       (unsigned long long)c->limit);
+	ret = fork_check_rec(c->fs, c->ip->di.ino, c->whichfork, c->realtime,
+			     m->n ? &m->v[m->n - 1] : NULL, r, m->n, e);
+	if (ret)
+		return ret;
 	if (m->n == m->cap) {
 		size_t cap = m->cap ? m->cap * 2 : 16;
 		struct od_irec *v = realloc(m->v, cap * sizeof(*v));

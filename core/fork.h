@@ -28,4 +28,14 @@ int fork_map(struct fs *fs, const struct inode *ip, int whichfork,
 			struct err *e),
 	     void *priv, struct err *e);
 
+/*
+ * xfs_bmap_validate_extent and ordering: record idx of a fork must have a
+ * length, lie inside the device (rt blocks for realtime data forks),
+ * stay below the largest file offset and start after prev (NULL for the
+ * first).  0 or -EFSCORRUPTED with a message.
+ */
+int fork_check_rec(struct fs *fs, uint64_t ino, int whichfork, bool realtime,
+		   const struct od_irec *prev, const struct od_irec *r,
+		   size_t idx, struct err *e);
+
 #endif

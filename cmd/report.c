@@ -1,0 +1,493 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * xfsdefrag report: one scan, then what is wrong and where.  The
+ * fragmentation and free-space sections print xfs_db's own lines (frag,
+ * freesp -s) byte for byte, so scripts written for xfs_db keep working;
+ * the rest is ours.  --json gives the same figures in one schema,
+ * documented in xfsdefrag(8).
+ */
+#include "cmd.h"
+#include "json.h"
+#include "../core/report.h"
+#include "../core/scan.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct rctx {
+	const char *image;
+	struct fs *fs;
+	struct model *m;
+	struct report r;
+	bool tty;
+};
+
+static void progress(void *priv, const struct scan_progress *p)
+{
+	const struct rctx *c = priv;
+	uint64_t done = __atomic_load_n(&p->inodes_done, __ATOMIC_RELAXED);
+
+	(void)c;
+	fprintf(stderr, "\rscanning: %llu of ~%llu inodes, %u of %u AGs done",
+		(unsigned long long)done,
+		(unsigned long long)p->inodes_total,
+		__atomic_load_n(&p->ags_done, __ATOMIC_RELAXED),
+		c->fs->geo.agcount);
+}
+
+static double pctof(uint64_t part, uint64_t whole)
+{
+	return whole ? (double)part * 100.0 / (double)whole : 0.0;
+}
+
+static void put_path(const char *path, uint64_t ino)
+{
+	if (path)
+		cmd_put_escaped(stdout, path);
+	else
+		printf("(inode %llu)", (unsigned long long)ino);
+}
+
+static const char *bucket_label(unsigned b, char *buf, size_t len)
+{
+	uint64_t lo = b == 0 ? 1 : (1ull << (b - 1)) + 1, hi = 1ull << b;
+
+	if (b + 1 == RPT_EXT_BUCKETS)
+		snprintf(buf, len, "%llu+", (unsigned long long)lo);
+	else if (lo == hi)
+		snprintf(buf, len, "%llu", (unsigned long long)lo);
+	else
+		snprintf(buf, len, "%llu-%llu", (unsigned long long)lo,
+			 (unsigned long long)hi);
+	return buf;
+}
+
+/* xfs_db's three frag lines, including its arithmetic quirks. */
+static void print_frag_xfsdb(const struct report *r)
+{
+	double answer;
+
+	if (r->frag_actual)
+		answer = (double)(r->frag_actual - r->frag_ideal) * 100.0 /
+			 (double)r->frag_actual;
+	else
+		answer = 0.0;
+	printf("actual %llu, ideal %llu, fragmentation factor %.2f%%\n",
+	       (unsigned long long)r->frag_actual,
+	       (unsigned long long)r->frag_ideal, answer);
+	printf("Note, this number is largely meaningless.\n");
+	answer = (double)r->frag_actual / (double)r->frag_ideal;
+	printf("Files on this filesystem average %.2f extents per file\n",
+	       answer);
+}
+
+/* xfs_db freesp -s, column for column. */
+static void print_freesp_xfsdb(const struct rpt_freesp *f)
+{
+	uint32_t i;
+
+	printf("%7s %7s %7s %7s %6s\n", "from", "to", "extents", "blocks",
+	       "pct");
+	for (i = 0; i < f->nbins; i++)
+		if (f->bin[i].count)
+			printf("%7u %7u %7lld %7lld %6.2f\n", f->bin[i].low,
+			       f->bin[i].high, (long long)f->bin[i].count,
+			       (long long)f->bin[i].blocks,
+			       (double)f->bin[i].blocks * 100.0 /
+			       (double)f->blocks);
+	printf("total free extents %lld\n", (long long)f->extents);
+	printf("total free blocks %lld\n", (long long)f->blocks);
+	printf("average free extent size %g\n",
+	       (double)f->blocks / (double)f->extents);
+}
+
+static void print_text(struct rctx *c)
+{
+	const struct report *r = &c->r;
+	const struct fs *fs = c->fs;
+	uint64_t bs = fs->geo.blocksize;
+	char buf[32];
+	unsigned i;
+	uint32_t a;
+
+	printf("xfsdefrag report: ");
+	cmd_put_escaped(stdout, c->image);
+	printf(" (%u AGs of %u blocks of %llu bytes, %llu inodes", fs->geo.agcount,
+	       fs->geo.agblocks, (unsigned long long)bs,
+	       (unsigned long long)c->m->ninodes);
+	if (r->agsel >= 0)
+		printf("; AG %d only", r->agsel);
+	printf(")\n\n");
+
+	printf("== Fragmentation (xfs_db frag)\n");
+	print_frag_xfsdb(r);
+	printf("regular files: %llu, %llu with data; %llu (%.1f%%) in more "
+	       "than one extent, holding %.1f%% of file bytes\n",
+	       (unsigned long long)r->files,
+	       (unsigned long long)r->files_data,
+	       (unsigned long long)r->files_multi,
+	       pctof(r->files_multi, r->files_data),
+	       pctof(r->bytes_multi, r->bytes));
+	printf("extents per file:");
+	for (i = 0; i < RPT_EXT_BUCKETS; i++)
+		if (r->ext_hist[i])
+			printf("  %s: %llu", bucket_label(i, buf, sizeof(buf)),
+			       (unsigned long long)r->ext_hist[i]);
+	printf("\n");
+	if (r->ntop_frag) {
+		printf("most fragmented files:\n%10s %14s  %s\n", "extents",
+		       "bytes", "path");
+		for (i = 0; i < r->ntop_frag; i++) {
+			printf("%10llu %14llu  ",
+			       (unsigned long long)r->top_frag[i].value,
+			       (unsigned long long)r->top_frag[i].value2);
+			put_path(r->top_frag[i].path, r->top_frag[i].ino);
+			printf("\n");
+		}
+	}
+
+	printf("\n== Free space (xfs_db freesp -s)\n");
+	print_freesp_xfsdb(&r->freesp);
+
+	printf("\n== Inode-to-data distance (blocks, files with data)\n");
+	printf("to first data block: median %llu, p90 %llu, p99 %llu, max %llu "
+	       "(%llu files)\n", (unsigned long long)r->dist_first.median,
+	       (unsigned long long)r->dist_first.p90,
+	       (unsigned long long)r->dist_first.p99,
+	       (unsigned long long)r->dist_first.max,
+	       (unsigned long long)r->dist_first.n);
+	printf("to centre of data:   median %llu, p90 %llu, p99 %llu, max %llu\n",
+	       (unsigned long long)r->dist_centre.median,
+	       (unsigned long long)r->dist_centre.p90,
+	       (unsigned long long)r->dist_centre.p99,
+	       (unsigned long long)r->dist_centre.max);
+	printf("first data block in another AG than the inode: %llu files "
+	       "(%.1f%%)\n", (unsigned long long)r->dist_first.cross_ag,
+	       pctof(r->dist_first.cross_ag, r->dist_first.n));
+	if (r->ntop_dist) {
+		printf("farthest files:\n%10s %7s  %s\n", "blocks", "data-ag",
+		       "path");
+		for (i = 0; i < r->ntop_dist; i++) {
+			printf("%10llu %7llu  ",
+			       (unsigned long long)r->top_dist[i].value,
+			       (unsigned long long)r->top_dist[i].value2);
+			put_path(r->top_dist[i].path, r->top_dist[i].ino);
+			printf("\n");
+		}
+	}
+
+	printf("\n== Directory locality\n");
+	printf("directories: %llu with %llu entries; %llu (%.1f%%) have "
+	       "children in more than one AG; median of the mean child "
+	       "distance: %llu blocks\n", (unsigned long long)r->dirs,
+	       (unsigned long long)r->dir_children,
+	       (unsigned long long)r->dirs_multi_ag,
+	       pctof(r->dirs_multi_ag, r->dirs),
+	       (unsigned long long)r->dir_median_mean);
+	if (r->ntop_dirs) {
+		printf("most scattered directories:\n%5s %10s  %s\n", "AGs",
+		       "mean-dist", "path");
+		for (i = 0; i < r->ntop_dirs; i++) {
+			printf("%5llu %10llu  ",
+			       (unsigned long long)r->top_dirs[i].value,
+			       (unsigned long long)r->top_dirs[i].value2);
+			put_path(r->top_dirs[i].path, r->top_dirs[i].ino);
+			printf("\n");
+		}
+	}
+
+	printf("\n== Allocation order (first data block rising with inode "
+	       "number)\n");
+	printf("%.1f%% of %llu consecutive file pairs rise front to back\n",
+	       pctof(r->order_rising, r->order_pairs),
+	       (unsigned long long)r->order_pairs);
+
+	printf("\n== Per AG\n");
+	printf("%4s %9s %9s %7s %15s %11s %11s %9s %6s %9s %6s\n", "AG",
+	       "inodes", "ifree", "chunks", "chunk-blocks", "data-blks",
+	       "free-blks", "longest", "lng%", "med-dist", "rise%");
+	for (a = 0; a < r->nag; a++) {
+		const struct rpt_ag *g = &r->ag[a];
+		char span[32];
+
+		if (r->agsel >= 0 && a != (uint32_t)r->agsel)
+			continue;
+		snprintf(span, sizeof(span), "%u-%u", g->chunk_lo, g->chunk_hi);
+		printf("%4u %9llu %9llu %7llu %15s %11llu %11llu %9u %6.1f "
+		       "%9llu %6.1f\n", g->agno,
+		       (unsigned long long)g->inodes_used,
+		       (unsigned long long)g->inodes_free,
+		       (unsigned long long)g->chunks, g->chunks ? span : "-",
+		       (unsigned long long)g->data_blocks,
+		       (unsigned long long)g->free_blocks, g->longest,
+		       pctof(g->longest, g->free_blocks),
+		       (unsigned long long)g->median_dist,
+		       pctof(g->order_rising, g->order_pairs));
+	}
+	if (r->damaged_ags) {
+		printf("\n== Damage\n");
+		for (a = 0; a < r->nag; a++) {
+			if (!r->ag[a].damage)
+				continue;
+			printf("AG %u: %u item(s) skipped; first: ", a,
+			       r->ag[a].ndamaged);
+			cmd_put_escaped(stdout, r->ag[a].damage);
+			printf("\n");
+		}
+	}
+}
+
+static void json_items(struct json *j, const char *key,
+		       const struct rpt_item *it, unsigned n, const char *k1,
+		       const char *k2)
+{
+	unsigned i;
+
+	json_arr_begin(j, key);
+	for (i = 0; i < n; i++) {
+		json_obj_begin(j, NULL);
+		json_str(j, "path", it[i].path);
+		json_u64(j, "ino", it[i].ino);
+		json_u64(j, k1, it[i].value);
+		json_u64(j, k2, it[i].value2);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+}
+
+static void json_dist(struct json *j, const char *key,
+		      const struct rpt_dist *d)
+{
+	json_obj_begin(j, key);
+	json_u64(j, "median", d->median);
+	json_u64(j, "p90", d->p90);
+	json_u64(j, "p99", d->p99);
+	json_u64(j, "max", d->max);
+	json_obj_end(j);
+}
+
+static void print_json(struct rctx *c)
+{
+	const struct report *r = &c->r;
+	const struct fs *fs = c->fs;
+	struct json j;
+	char buf[32];
+	unsigned i;
+	uint32_t a;
+
+	json_init(&j, stdout);
+	json_obj_begin(&j, NULL);
+	json_u64(&j, "schema_version", 1);
+	json_str(&j, "image", c->image);
+	if (r->agsel >= 0)
+		json_u64(&j, "ag", (uint64_t)r->agsel);
+	else
+		json_null(&j, "ag");
+	json_obj_begin(&j, "geometry");
+	json_u64(&j, "blocksize", fs->geo.blocksize);
+	json_u64(&j, "agcount", fs->geo.agcount);
+	json_u64(&j, "agblocks", fs->geo.agblocks);
+	json_u64(&j, "dblocks", fs->geo.dblocks);
+	json_u64(&j, "inodesize", fs->geo.inodesize);
+	json_obj_end(&j);
+	json_obj_begin(&j, "scan");
+	json_u64(&j, "inodes", c->m->ninodes);
+	json_u64(&j, "threads", c->m->threads);
+	json_f2(&j, "seconds", (double)c->m->scan_ns / 1e9);
+	json_obj_end(&j);
+
+	json_obj_begin(&j, "fragmentation");
+	json_u64(&j, "actual", r->frag_actual);
+	json_u64(&j, "ideal", r->frag_ideal);
+	json_f2(&j, "factor_pct", r->frag_actual ?
+		(double)(r->frag_actual - r->frag_ideal) * 100.0 /
+		(double)r->frag_actual : 0.0);
+	json_u64(&j, "files", r->files);
+	json_u64(&j, "files_with_data", r->files_data);
+	json_u64(&j, "files_multi_extent", r->files_multi);
+	json_u64(&j, "bytes", r->bytes);
+	json_u64(&j, "bytes_multi_extent", r->bytes_multi);
+	json_u64(&j, "data_extents", r->data_extents);
+	json_arr_begin(&j, "extents_histogram");
+	for (i = 0; i < RPT_EXT_BUCKETS; i++) {
+		json_obj_begin(&j, NULL);
+		json_str(&j, "extents", bucket_label(i, buf, sizeof(buf)));
+		json_u64(&j, "files", r->ext_hist[i]);
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+	json_items(&j, "worst", r->top_frag, r->ntop_frag, "extents", "bytes");
+	json_obj_end(&j);
+
+	json_obj_begin(&j, "free_space");
+	json_arr_begin(&j, "histogram");
+	for (i = 0; i < r->freesp.nbins; i++) {
+		if (!r->freesp.bin[i].count)
+			continue;
+		json_obj_begin(&j, NULL);
+		json_u64(&j, "from", r->freesp.bin[i].low);
+		json_u64(&j, "to", r->freesp.bin[i].high);
+		json_u64(&j, "extents", r->freesp.bin[i].count);
+		json_u64(&j, "blocks", r->freesp.bin[i].blocks);
+		json_f2(&j, "pct", pctof(r->freesp.bin[i].blocks,
+					 r->freesp.blocks));
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+	json_u64(&j, "extents", r->freesp.extents);
+	json_u64(&j, "blocks", r->freesp.blocks);
+	json_obj_end(&j);
+
+	json_obj_begin(&j, "inode_data_distance");
+	json_u64(&j, "files", r->dist_first.n);
+	json_dist(&j, "to_first_block", &r->dist_first);
+	json_dist(&j, "to_data_centre", &r->dist_centre);
+	json_u64(&j, "cross_ag", r->dist_first.cross_ag);
+	json_f2(&j, "cross_ag_pct", pctof(r->dist_first.cross_ag,
+					  r->dist_first.n));
+	json_items(&j, "worst", r->top_dist, r->ntop_dist, "blocks",
+		   "data_ag");
+	json_obj_end(&j);
+
+	json_obj_begin(&j, "directory_locality");
+	json_u64(&j, "directories", r->dirs);
+	json_u64(&j, "entries", r->dir_children);
+	json_u64(&j, "multi_ag", r->dirs_multi_ag);
+	json_u64(&j, "median_mean_distance", r->dir_median_mean);
+	json_items(&j, "worst", r->top_dirs, r->ntop_dirs, "ags",
+		   "mean_distance");
+	json_obj_end(&j);
+
+	json_obj_begin(&j, "allocation_order");
+	json_u64(&j, "pairs", r->order_pairs);
+	json_u64(&j, "rising", r->order_rising);
+	json_f2(&j, "rising_pct", pctof(r->order_rising, r->order_pairs));
+	json_obj_end(&j);
+
+	json_arr_begin(&j, "ags");
+	for (a = 0; a < r->nag; a++) {
+		const struct rpt_ag *g = &r->ag[a];
+
+		if (r->agsel >= 0 && a != (uint32_t)r->agsel)
+			continue;
+		json_obj_begin(&j, NULL);
+		json_u64(&j, "ag", g->agno);
+		json_u64(&j, "blocks", g->blocks);
+		json_u64(&j, "inodes_used", g->inodes_used);
+		json_u64(&j, "inodes_free", g->inodes_free);
+		json_u64(&j, "chunks", g->chunks);
+		json_u64(&j, "chunk_first_block", g->chunk_lo);
+		json_u64(&j, "chunk_end_block", g->chunk_hi);
+		json_u64(&j, "data_blocks", g->data_blocks);
+		json_u64(&j, "free_blocks", g->free_blocks);
+		json_u64(&j, "free_extents", g->nfree);
+		json_u64(&j, "longest_free", g->longest);
+		json_f2(&j, "longest_free_pct", pctof(g->longest,
+						      g->free_blocks));
+		json_u64(&j, "median_distance", g->median_dist);
+		json_u64(&j, "order_pairs", g->order_pairs);
+		json_f2(&j, "order_rising_pct", pctof(g->order_rising,
+						      g->order_pairs));
+		json_str(&j, "damage", g->damage);
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+	json_u64(&j, "damaged_ags", r->damaged_ags);
+	json_obj_end(&j);
+	json_end(&j);
+}
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'J' },
+		{ "top", required_argument, NULL, 'T' },
+		{ "threads", required_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct scan_opts so = { 0 };
+	struct rctx c = { 0 };
+	struct err e = { 0 };
+	bool json = false;
+	long agsel = -1, top = 10, threads = 0;
+	char *end;
+	int opt, ret, status = EXIT_OK;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "+a:j:", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'J': json = true; break;
+		case 'a':
+			agsel = strtol(optarg, &end, 10);
+			if (*end || agsel < 0)
+				return cmd_usage("report");
+			break;
+		case 'T':
+			top = strtol(optarg, &end, 10);
+			if (*end || top < 0 || top > 100000)
+				return cmd_usage("report");
+			break;
+		case 'j':
+			threads = strtol(optarg, &end, 10);
+			if (*end || threads < 0 || threads > 1024)
+				return cmd_usage("report");
+			break;
+		case 'h':
+			cmd_usage("report");
+			return EXIT_OK;
+		default:
+			return cmd_usage("report");
+		}
+	}
+	if (argc - optind != 1)
+		return cmd_usage("report");
+	c.image = argv[optind];
+	if (cmd_open_ro(c.image, &c.fs, &e))
+		return cmd_fail(&e);
+	if (agsel >= (long)c.fs->geo.agcount) {
+		cmd_error("AG %ld does not exist (agcount %u)", agsel,
+			  c.fs->geo.agcount);
+		fs_close(c.fs);
+		return EXIT_USAGE;
+	}
+	c.tty = isatty(STDERR_FILENO) == 1;
+	so.threads = (unsigned)threads;
+	so.dirs = true;
+	if (c.tty) {
+		so.progress = progress;
+		so.priv = &c;
+	}
+	ret = scan_fs(c.fs, &so, &c.m, &e);
+	if (c.tty)
+		fprintf(stderr, "\r\033[K");
+	if (ret && !c.m) {
+		status = cmd_fail(&e);
+		goto out;
+	}
+	if (ret) {
+		/* a damaged AG: report what was read, name it, fail at the end */
+		cmd_error("%s", e.msg);
+		status = EXIT_CORRUPT;
+		err_clear(&e);
+	}
+	if (report_build(c.m, (int)agsel, (unsigned)top, &c.r, &e) ||
+	    report_paths(c.m, &c.r, &e)) {
+		status = cmd_fail(&e);
+		goto out;
+	}
+	if (json)
+		print_json(&c);
+	else
+		print_text(&c);
+	if (c.r.damaged_ags)
+		status = EXIT_CORRUPT;
+out:
+	report_free(&c.r);
+	model_free(c.m);
+	fs_close(c.fs);
+	return status;
+}

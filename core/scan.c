@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The scan driver: a pool of threads taking AGs in turn. */
+#include "scan.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+struct pool {
+	struct fs *fs;
+	struct model *m;
+	const struct scan_opts *o;
+	struct scan_progress p;
+	uint32_t next_ag;	/* taken atomically */
+	uint32_t running;	/* workers still going */
+};
+
+static void *worker(void *arg)
+{
+	struct pool *pl = arg;
+
+	for (;;) {
+		uint32_t agno = __atomic_fetch_add(&pl->next_ag, 1,
+						   __ATOMIC_RELAXED);
+
+		if (agno >= pl->m->agcount)
+			break;
+		scan_ag(pl->fs, &pl->m->ag[agno], pl->o, &pl->p);
+	}
+	__atomic_sub_fetch(&pl->running, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int scan_fs(struct fs *fs, const struct scan_opts *o, struct model **out,
+	    struct err *e)
+{
+	struct pool pl;
+	struct model *m;
+	pthread_t *tids;
+	unsigned n, i;
+	uint64_t t0 = now_ns();
+	int ret = 0;
+
+	*out = NULL;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return err_set(e, -ENOMEM, "out of memory");
+	m->fs = fs;
+	m->agcount = fs->geo.agcount;
+	m->ag = calloc(m->agcount, sizeof(*m->ag));
+	if (!m->ag) {
+		free(m);
+		return err_set(e, -ENOMEM, "out of memory");
+	}
+	for (i = 0; i < m->agcount; i++)
+		m->ag[i].agno = i;
+
+	n = o->threads;
+	if (n == 0) {
+		long c = sysconf(_SC_NPROCESSORS_ONLN);
+
+		n = c > 0 ? (unsigned)c : 1;
+	}
+	if (n > m->agcount)
+		n = m->agcount;
+	m->threads = n;
+	memset(&pl, 0, sizeof(pl));
+	pl.fs = fs;
+	pl.m = m;
+	pl.o = o;
+	pl.p.inodes_total = fs->sb.icount - fs->sb.ifree;
+	pl.running = n;
+	tids = calloc(n, sizeof(*tids));
+	if (!tids) {
+		model_free(m);
+		return err_set(e, -ENOMEM, "out of memory");
+	}
+	/*
+	 * With a progress callback this thread only reports; otherwise it
+	 * is one of the workers.
+	 */
+	for (i = o->progress ? 0 : 1; i < n; i++) {
+		if (pthread_create(&tids[i], NULL, worker, &pl) != 0) {
+			__atomic_sub_fetch(&pl.running, 1, __ATOMIC_RELAXED);
+			tids[i] = 0;
+		}
+	}
+	if (o->progress) {
+		while (__atomic_load_n(&pl.running, __ATOMIC_ACQUIRE)) {
+			struct timespec ts = { 0, 100000000 };
+
+			o->progress(o->priv, &pl.p);
+			nanosleep(&ts, NULL);
+		}
+		o->progress(o->priv, &pl.p);
+	} else {
+		worker(&pl);
+	}
+	for (i = 0; i < n; i++)
+		if (tids[i])
+			pthread_join(tids[i], NULL);
+	free(tids);
+
+	for (i = 0; i < m->agcount; i++) {
+		m->ninodes += m->ag[i].nino;
+		if (m->ag[i].err && !ret) {
+			ret = err_set(e, m->ag[i].err == -ENOMEM ? -ENOMEM :
+				      -EFSCORRUPTED, "%s", m->ag[i].errmsg);
+		}
+	}
+	m->scan_ns = now_ns() - t0;
+	*out = m;
+	return ret;
+}

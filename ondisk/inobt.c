@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "inobt.h"
+#include "be.h"
+
+#define BAD(name)	do { *field = name; return OD_EFIELD; } while (0)
+
+enum od_err od_inobt_rec_decode(const uint8_t *p, const struct od_geo *g,
+				uint32_t agno, struct od_inobt_rec *r,
+				const char **field)
+{
+	uint32_t aginos = od_ag_blocks(g, agno) << g->inopblog, i, present = 0;
+	unsigned freecnt = 0;
+
+	r->startino = od_get_be32(p);
+	r->free = od_get_be64(p + 8);
+	if (g->sparse) {
+		r->holemask = od_get_be16(p + 4);
+		r->count = p[6];
+		r->freecount = p[7];
+	} else {
+		uint32_t fc = od_get_be32(p + 4);
+
+		r->holemask = 0;
+		r->count = OD_INODES_PER_CHUNK;
+		r->freecount = fc > 255 ? 255 : (uint8_t)fc;
+	}
+	*field = NULL;
+	if (r->startino % OD_INODES_PER_CHUNK)
+		BAD("startino");
+	if (r->startino >= aginos ||
+	    aginos - r->startino < OD_INODES_PER_CHUNK)
+		BAD("startino");
+	for (i = 0; i < OD_INODES_PER_CHUNK; i++) {
+		if (od_inobt_present(r, i)) {
+			present++;
+			if (r->free & (1ull << i))
+				freecnt++;
+		}
+	}
+	if (present != r->count)
+		BAD("count");
+	if (freecnt != r->freecount)
+		BAD("freecount");
+	return OD_OK;
+}
+
+void od_alloc_rec_decode(const uint8_t *p, struct od_alloc_rec *r)
+{
+	r->startblock = od_get_be32(p);
+	r->blockcount = od_get_be32(p + 4);
+}
