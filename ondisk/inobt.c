@@ -25,8 +25,7 @@ enum od_err od_inobt_rec_decode(const uint8_t *p, const struct od_geo *g,
 		r->freecount = fc > 255 ? 255 : (uint8_t)fc;
 	}
 	*field = NULL;
-	if (r->startino % OD_INODES_PER_CHUNK)
-		BAD("startino");
+	/* chunks need not be 64-aligned (v4 without inode alignment) */
 	if (r->startino >= aginos ||
 	    aginos - r->startino < OD_INODES_PER_CHUNK)
 		BAD("startino");
