@@ -30,7 +30,7 @@ int cmd_report(int argc, char **argv);
 
 extern const char *progname;
 
-/* Print "xfsdefrag: msg" to stderr. */
+/* Print "xfsdefrag: msg" to stderr, control characters escaped. */
 void cmd_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Print the error held in e and return the exit code for its errno. */
 int cmd_fail(const struct err *e);
@@ -39,8 +39,9 @@ int cmd_exit_code(int err);
 int cmd_usage(const char *name);
 
 /*
- * Open IMAGE read-only and warn (stderr) about what makes its contents
- * doubtful: mounted, dirty log, pending unlinked inodes.
+ * Open IMAGE read-only, verify every AG's headers, and warn (stderr)
+ * about what makes its contents doubtful: mounted, dirty log, pending
+ * unlinked inodes.
  */
 int cmd_open_ro(const char *path, struct fs **fs, struct err *e);
 

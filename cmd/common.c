@@ -7,14 +7,17 @@
 #include <string.h>
 #include <unistd.h>
 
+/* One line, whatever a name quoted in the message contains. */
 void cmd_error(const char *fmt, ...)
 {
+	char msg[1024];
 	va_list ap;
 
-	fprintf(stderr, "%s: ", progname);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	fprintf(stderr, "%s: ", progname);
+	cmd_put_escaped(stderr, msg);
 	fputc('\n', stderr);
 }
 
@@ -51,7 +54,9 @@ int cmd_open_ro(const char *path, struct fs **fsp, struct err *e)
 	else if (fs->log_state == FS_LOG_UNKNOWN)
 		cmd_error("warning: %s: cannot tell whether the log is clean "
 			  "(%s)", path, fs->log_detail);
-	ret = fs_unlinked_pending(fs, e);
+	ret = fs_check_ag_headers(fs, e);
+	if (ret == 0)
+		ret = fs_unlinked_pending(fs, e);
 	if (ret < 0) {
 		fs_close(fs);
 		*fsp = NULL;

@@ -12,6 +12,7 @@
 #include "../core/scan.h"
 
 #include <getopt.h>
+#include <time.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,22 @@ static void progress(void *priv, const struct scan_progress *p)
 		(unsigned long long)p->inodes_total,
 		__atomic_load_n(&p->ags_done, __ATOMIC_RELAXED),
 		c->fs->geo.agcount);
+}
+
+/* XFSDEFRAG_TIMING=1: phase times on stderr, for benchmarking. */
+static void phase(const char *name)
+{
+	static struct timespec last;
+	struct timespec now;
+
+	if (!getenv("XFSDEFRAG_TIMING"))
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (name && last.tv_sec)
+		fprintf(stderr, "timing: %-8s %8.1f ms\n", name,
+			(double)(now.tv_sec - last.tv_sec) * 1e3 +
+			(double)(now.tv_nsec - last.tv_nsec) / 1e6);
+	last = now;
 }
 
 static double pctof(uint64_t part, uint64_t whole)
@@ -461,7 +478,9 @@ int cmd_report(int argc, char **argv)
 		so.progress = progress;
 		so.priv = &c;
 	}
+	phase(NULL);
 	ret = scan_fs(c.fs, &so, &c.m, &e);
+	phase("scan");
 	if (c.tty)
 		fprintf(stderr, "\r\033[K");
 	if (ret && !c.m) {
@@ -474,17 +493,23 @@ int cmd_report(int argc, char **argv)
 		status = EXIT_CORRUPT;
 		err_clear(&e);
 	}
-	if (report_build(c.m, (int)agsel, (unsigned)top, &c.r, &e) ||
-	    report_paths(c.m, &c.r, &e)) {
+	if (report_build(c.m, (int)agsel, (unsigned)top, &c.r, &e)) {
 		status = cmd_fail(&e);
 		goto out;
 	}
+	phase("analyse");
+	if (report_paths(c.m, &c.r, &e)) {
+		status = cmd_fail(&e);
+		goto out;
+	}
+	phase("paths");
 	if (json)
 		print_json(&c);
 	else
 		print_text(&c);
 	if (c.r.damaged_ags)
 		status = EXIT_CORRUPT;
+	phase("print");
 out:
 	report_free(&c.r);
 	model_free(c.m);

@@ -9,6 +9,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+/*
+ * No superblock magic: a damaged XFS filesystem if an AGF follows where
+ * the first AG's would be (one sector in, for any sector size), else not
+ * XFS at all.
+ */
+static int sb_bad_magic(struct fs *fs, uint32_t magic, struct err *e)
+{
+	uint8_t m[4];
+	uint32_t sect;
+
+	for (sect = 512; sect <= 32768; sect <<= 1)
+		if (img_pread(fs->img, m, 4, sect) == 0 &&
+		    od_get_be32(m) == OD_AGF_MAGIC)
+			return err_set(e, -EFSCORRUPTED, "superblock (sector "
+				       "0): bad magic number 0x%08x (an XFS "
+				       "AGF follows it: damaged)", magic);
+	return err_set(e, -EMEDIUMTYPE, "%s: not an XFS filesystem (no "
+		       "superblock magic: 0x%08x)", fs->path, magic);
+}
+
 static int fs_load_sb(struct fs *fs, struct err *e)
 {
 	uint8_t buf[32768];
@@ -26,9 +46,7 @@ static int fs_load_sb(struct fs *fs, struct err *e)
 		return err_set(e, ret, "superblock: read failed: %s",
 			       strerror(-ret));
 	if (od_get_be32(buf) != OD_SB_MAGIC)
-		return err_set(e, -EFSCORRUPTED, "superblock (sector 0): bad "
-			       "magic number 0x%08x, not an XFS filesystem",
-			       od_get_be32(buf));
+		return sb_bad_magic(fs, od_get_be32(buf), e);
 	/* the sector size is in the first 512 bytes; CRC covers all of it */
 	sectsize = od_get_be16(buf + 102);
 	if (sectsize < 512 || sectsize > sizeof(buf) ||
@@ -268,6 +286,27 @@ int fs_read_agfl(struct fs *fs, uint32_t agno, const struct od_agf *agf,
 	}
 	*n = agf->flcount;
 	return 0;
+}
+
+int fs_check_ag_headers(struct fs *fs, struct err *e)
+{
+	struct od_agf agf;
+	struct od_agi agi;
+	uint32_t agno, n, *slots;
+	int ret = 0;
+
+	slots = malloc(od_agfl_size(&fs->geo) * sizeof(*slots));
+	if (!slots)
+		return err_set(e, -ENOMEM, "out of memory");
+	for (agno = 0; agno < fs->geo.agcount && !ret; agno++) {
+		ret = fs_read_agf(fs, agno, &agf, e);
+		if (!ret)
+			ret = fs_read_agfl(fs, agno, &agf, slots, &n, e);
+		if (!ret)
+			ret = fs_read_agi(fs, agno, &agi, e);
+	}
+	free(slots);
+	return ret;
 }
 
 int fs_unlinked_pending(struct fs *fs, struct err *e)

@@ -64,6 +64,9 @@ int fs_read_agi(struct fs *fs, uint32_t agno, struct od_agi *agi,
 int fs_read_agfl(struct fs *fs, uint32_t agno, const struct od_agf *agf,
 		 uint32_t *slots, uint32_t *n, struct err *e);
 
+/* Read and verify the AGF, AGFL and AGI of every AG. */
+int fs_check_ag_headers(struct fs *fs, struct err *e);
+
 /* Does any AGI have a non-empty unlinked bucket?  1 yes, 0 no, <0 error. */
 int fs_unlinked_pending(struct fs *fs, struct err *e);
 

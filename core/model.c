@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "model.h"
+#include "bigmem.h"
 
 #include <stdlib.h>
 
@@ -46,14 +47,14 @@ void model_free(struct model *m)
 	for (i = 0; i < m->agcount; i++) {
 		struct m_ag *ag = &m->ag[i];
 
-		free(ag->ino);
-		free(ag->ext);
-		free(ag->chunk);
-		free(ag->freesp);
+		bigmem_free(ag->ino, ag->cap_ino, sizeof(*ag->ino));
+		bigmem_free(ag->ext, ag->cap_ext, sizeof(*ag->ext));
+		bigmem_free(ag->chunk, ag->cap_chunk, sizeof(*ag->chunk));
+		bigmem_free(ag->freesp, ag->cap_free, sizeof(*ag->freesp));
 		free(ag->agfl);
-		free(ag->meta);
-		free(ag->dir);
-		free(ag->link);
+		bigmem_free(ag->meta, ag->cap_meta, sizeof(*ag->meta));
+		bigmem_free(ag->dir, ag->cap_dir, sizeof(*ag->dir));
+		bigmem_free(ag->link, ag->cap_link, sizeof(*ag->link));
 	}
 	free(m->ag);
 	free(m);

@@ -92,10 +92,10 @@ struct m_ag {
 	char errmsg[512];
 	uint32_t ndamaged;	/* inodes or structures skipped */
 
-	struct m_ino *ino;	size_t nino;
+	struct m_ino *ino;	size_t nino, cap_ino;
 	struct m_ext *ext;	size_t next, cap_ext;
-	struct od_inobt_rec *chunk; size_t nchunk;
-	struct m_free *freesp;	size_t nfree;	/* by-block btree, by agbno */
+	struct od_inobt_rec *chunk; size_t nchunk, cap_chunk;
+	struct m_free *freesp;	size_t nfree, cap_free;	/* bnobt, by agbno */
 	uint32_t *agfl;		uint32_t nagfl;
 	struct m_meta_blk *meta; size_t nmeta, cap_meta;
 	struct m_dir *dir;	size_t ndir, cap_dir;

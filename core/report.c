@@ -1,80 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "report.h"
 #include "model_paths.h"
+#include "par.h"
+#include "sort.h"
 #include "../ondisk/inode.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 /* ---- small helpers ---- */
-
-static void swap64(uint64_t *a, uint64_t *b)
-{
-	uint64_t t = *a;
-
-	*a = *b;
-	*b = t;
-}
-
-/* k-th smallest of v[0..n) (quickselect, reorders v). */
-static uint64_t select_k(uint64_t *v, size_t n, size_t k)
-{
-	size_t lo = 0, hi = n - 1;
-
-	while (lo < hi) {
-		uint64_t pivot = v[lo + (hi - lo) / 2];
-		size_t i = lo, j = hi;
-
-		while (i <= j) {
-			while (v[i] < pivot)
-				i++;
-			while (v[j] > pivot)
-				j--;
-			if (i <= j) {
-				swap64(&v[i], &v[j]);
-				i++;
-				if (j == 0)
-					break;
-				j--;
-			}
-		}
-		if (k <= j)
-			hi = j;
-		else if (k >= i)
-			lo = i;
-		else
-			return v[k];
-	}
-	return v[k];
-}
-
-/* Nearest-rank percentile p (0..100) of v[0..n). */
-static uint64_t pct(uint64_t *v, size_t n, unsigned p)
-{
-	size_t k;
-
-	if (!n)
-		return 0;
-	k = (size_t)(((unsigned __int128)n * p + 99) / 100);
-	k = k ? k - 1 : 0;
-	return select_k(v, n, k);
-}
-
-static void dist_fill(struct rpt_dist *d, uint64_t *v, size_t n)
-{
-	size_t i;
-
-	d->n = n;
-	if (!n)
-		return;
-	d->median = pct(v, n, 50);
-	d->p90 = pct(v, n, 90);
-	d->p99 = pct(v, n, 99);
-	d->max = v[0];
-	for (i = 1; i < n; i++)
-		if (v[i] > d->max)
-			d->max = v[i];
-}
 
 /* Keep the n largest items by (value, then lower ino). */
 static void top_add(struct rpt_item *t, unsigned *n, unsigned cap,
@@ -163,34 +97,34 @@ void report_freesp(const struct model *m, int agsel, struct rpt_freesp *f)
 	}
 }
 
-/* ---- per-inode passes ---- */
+/* ---- per-AG passes, run in parallel, then merged ---- */
 
-struct acc {
-	struct report *r;
+/* What one AG contributes; merged into struct report afterwards. */
+struct part {
 	const struct model *m;
-	uint64_t *dist_first, *dist_centre;
-	size_t ndist, capdist;
-	uint64_t *dirmean;
-	size_t ndirmean;
+	const struct report *r;	/* selection and top count only */
+	uint32_t agno;
+	int err;
+	uint64_t frag_actual, frag_ideal;
+	uint64_t files, files_data, files_multi, bytes, bytes_multi;
+	uint64_t data_extents, ext_hist[RPT_EXT_BUCKETS];
+	uint64_t cross_ag, order_pairs, order_rising;
+	uint64_t *dfirst, *dcentre;	/* sorted after the pass */
+	size_t nd;
+	uint64_t dirs, dirs_multi_ag, dir_children;
+	uint64_t *dirmean;		/* sorted after the pass */
+	size_t ndm;
+	uint64_t *data_blocks;		/* per AG where the blocks lie */
+	struct rpt_item *top_frag, *top_dist, *top_dirs;
+	unsigned ntop_frag, ntop_dist, ntop_dirs;
 };
 
-/* xfs_db frag: which forks count, and actual/ideal record runs. */
-static void frag_fork(struct report *r, const struct m_ag *ag,
-		      const struct m_ino *mi, uint32_t first, uint32_t n)
+static uint64_t absdiff(uint64_t a, uint64_t b)
 {
-	struct od_irec cur, prev;
-	uint32_t i;
-
-	for (i = 0; i < n; i++) {
-		m_ext_get(&ag->ext[first + i], &cur);
-		r->frag_actual++;
-		if (i == 0 || cur.startoff != prev.startoff + prev.blockcount)
-			r->frag_ideal++;
-		prev = cur;
-	}
-	(void)mi;
+	return a > b ? a - b : b - a;
 }
 
+/* xfs_db frag: data forks of directories, files and symlinks count. */
 static bool frag_data_counts(const struct m_ino *mi)
 {
 	uint16_t t = mi->mode & 0170000;
@@ -198,164 +132,211 @@ static bool frag_data_counts(const struct m_ino *mi)
 	return t == 0040000 || t == 0100000 || t == 0120000;
 }
 
-static int push_dist(struct acc *a, uint64_t first, uint64_t centre)
+/* actual: records; ideal: runs of records contiguous in file offset. */
+static void frag_fork(struct part *p, const struct od_irec *x, uint32_t n)
 {
-	if (a->ndist == a->capdist) {
-		size_t cap = a->capdist ? a->capdist * 2 : 1024;
-		uint64_t *f = realloc(a->dist_first, cap * sizeof(*f));
-		uint64_t *c;
+	uint32_t i;
 
-		if (!f)
-			return -ENOMEM;
-		a->dist_first = f;
-		c = realloc(a->dist_centre, cap * sizeof(*c));
-		if (!c)
-			return -ENOMEM;
-		a->dist_centre = c;
-		a->capdist = cap;
+	p->frag_actual += n;
+	for (i = 0; i < n; i++)
+		if (i == 0 || x[i].startoff != x[i - 1].startoff +
+						x[i - 1].blockcount)
+			p->frag_ideal++;
+}
+
+static void part_inode(struct part *p, const struct m_ag *ag,
+		       const struct m_ino *mi, struct od_irec *x,
+		       uint64_t *prev_first, bool *have_prev)
+{
+	const struct od_geo *g = &p->m->fs->geo;
+	uint32_t k, n = mi->nde + mi->nae;
+	uint64_t ilin, flin, blocks = 0;
+	double wsum = 0;
+
+	for (k = 0; k < n; k++) {
+		m_ext_get(&ag->ext[mi->ext + k], &x[k]);
+		if (k < mi->nde && (mi->flags & MI_REALTIME))
+			continue;
+		p->data_blocks[od_fsb_agno(g, x[k].startblock)] +=
+			x[k].blockcount;
 	}
-	a->dist_first[a->ndist] = first;
-	a->dist_centre[a->ndist] = centre;
-	a->ndist++;
-	return 0;
-}
-
-static uint64_t absdiff(uint64_t a, uint64_t b)
-{
-	return a > b ? a - b : b - a;
-}
-
-/* Blocks of file data, directories and attributes, where they lie. */
-static void data_blocks(const struct model *m, struct report *r)
-{
-	const struct od_geo *g = &m->fs->geo;
-	uint32_t a;
-	size_t i, k;
-
-	for (a = 0; a < m->agcount; a++) {
-		const struct m_ag *ag = &m->ag[a];
-
-		for (i = 0; i < ag->nino; i++) {
-			const struct m_ino *mi = &ag->ino[i];
-
-			for (k = 0; k < (size_t)mi->nde + mi->nae; k++) {
-				struct od_irec x;
-				uint32_t agno;
-
-				if (k < mi->nde && (mi->flags & MI_REALTIME))
-					continue;
-				m_ext_get(&ag->ext[mi->ext + k], &x);
-				agno = od_fsb_agno(g, x.startblock);
-				if (agno < r->nag)
-					r->ag[agno].data_blocks += x.blockcount;
-			}
-		}
+	if (frag_data_counts(mi) && mi->nde)
+		frag_fork(p, x, mi->nde);
+	if (!(mi->flags & MI_NOATTR) && mi->nae)
+		frag_fork(p, x + mi->nde, mi->nae);
+	if (!od_mode_isreg(mi->mode))
+		return;
+	p->files++;
+	p->bytes += mi->size;
+	if (!mi->nde)
+		return;
+	p->files_data++;
+	p->data_extents += mi->nde;
+	p->ext_hist[ext_bucket(mi->nde)]++;
+	if (mi->nde > 1) {
+		p->files_multi++;
+		p->bytes_multi += mi->size;
 	}
+	top_add(p->top_frag, &p->ntop_frag, p->r->top, mi->ino, mi->nde,
+		mi->size);
+	if (mi->flags & MI_REALTIME)
+		return;
+	ilin = model_ino_lin(p->m->fs, mi->ino);
+	flin = od_fsb_lin(g, x[0].startblock);
+	for (k = 0; k < mi->nde; k++) {
+		wsum += (double)x[k].blockcount *
+			((double)od_fsb_lin(g, x[k].startblock) +
+			 (double)x[k].blockcount / 2.0);
+		blocks += x[k].blockcount;
+	}
+	p->dfirst[p->nd] = absdiff(flin, ilin);
+	p->dcentre[p->nd] = absdiff((uint64_t)(wsum / (double)blocks), ilin);
+	p->nd++;
+	if (od_fsb_agno(g, x[0].startblock) != ag->agno)
+		p->cross_ag++;
+	top_add(p->top_dist, &p->ntop_dist, p->r->top, mi->ino,
+		absdiff(flin, ilin), od_fsb_agno(g, x[0].startblock));
+	/* allocation order: does data rise with inode number? */
+	if (*have_prev) {
+		p->order_pairs++;
+		if (flin > *prev_first)
+			p->order_rising++;
+	}
+	*prev_first = flin;
+	*have_prev = true;
 }
 
-static int scan_files(struct acc *a, const struct m_ag *ag,
-		      struct rpt_ag *ra)
+static void part_run(void *priv, unsigned i)
 {
-	const struct od_geo *g = &a->m->fs->geo;
-	struct report *r = a->r;
-	size_t i, agdist0 = a->ndist;
+	struct part *p = (struct part *)priv + i;
+	const struct m_ag *ag = &p->m->ag[p->agno];
+	struct od_irec small[64], *x = small;
+	size_t cap = 64, k;
 	uint64_t prev_first = 0;
 	bool have_prev = false;
 
-	for (i = 0; i < ag->nino; i++) {
-		const struct m_ino *mi = &ag->ino[i];
-		struct od_irec x;
-		uint64_t ilin, flin, blocks = 0;
-		double wsum = 0;
-		uint32_t k;
+	if (p->r->agsel >= 0 && p->agno != (uint32_t)p->r->agsel)
+		return;
+	p->dfirst = malloc((ag->nino ? ag->nino : 1) * sizeof(*p->dfirst));
+	p->dcentre = malloc((ag->nino ? ag->nino : 1) * sizeof(*p->dcentre));
+	p->dirmean = malloc((ag->ndir ? ag->ndir : 1) * sizeof(*p->dirmean));
+	if (!p->dfirst || !p->dcentre || !p->dirmean)
+		goto nomem;
+	for (k = 0; k < ag->nino; k++) {
+		const struct m_ino *mi = &ag->ino[k];
 
-		if (frag_data_counts(mi) && mi->nde)
-			frag_fork(r, ag, mi, mi->ext, mi->nde);
-		if (!(mi->flags & MI_NOATTR) && mi->nae)
-			frag_fork(r, ag, mi, mi->ext + mi->nde, mi->nae);
-		if (!od_mode_isreg(mi->mode))
-			continue;
-		r->files++;
-		r->bytes += mi->size;
-		if (!mi->nde)
-			continue;
-		r->files_data++;
-		r->data_extents += mi->nde;
-		r->ext_hist[ext_bucket(mi->nde)]++;
-		if (mi->nde > 1) {
-			r->files_multi++;
-			r->bytes_multi += mi->size;
+		if ((size_t)mi->nde + mi->nae > cap) {
+			struct od_irec *nx;
+
+			cap = (size_t)mi->nde + mi->nae;
+			nx = malloc(cap * sizeof(*nx));
+			if (!nx)
+				goto nomem;
+			if (x != small)
+				free(x);
+			x = nx;
 		}
-		top_add(r->top_frag, &r->ntop_frag, r->top, mi->ino, mi->nde,
-			mi->size);
-		if (mi->flags & MI_REALTIME)
-			continue;
-		ilin = model_ino_lin(a->m->fs, mi->ino);
-		m_ext_get(&ag->ext[mi->ext], &x);
-		flin = od_fsb_lin(g, x.startblock);
-		for (k = 0; k < mi->nde; k++) {
-			m_ext_get(&ag->ext[mi->ext + k], &x);
-			wsum += (double)x.blockcount *
-				((double)od_fsb_lin(g, x.startblock) +
-				 (double)x.blockcount / 2.0);
-			blocks += x.blockcount;
-		}
-		if (push_dist(a, absdiff(flin, ilin),
-			      absdiff((uint64_t)(wsum / (double)blocks), ilin)))
-			return -ENOMEM;
-		m_ext_get(&ag->ext[mi->ext], &x);
-		if (od_fsb_agno(g, x.startblock) != ag->agno)
-			r->dist_first.cross_ag++;
-		top_add(r->top_dist, &r->ntop_dist, r->top, mi->ino,
-			absdiff(flin, ilin), od_fsb_agno(g, x.startblock));
-		/* allocation order: does data rise with inode number? */
-		if (have_prev) {
-			ra->order_pairs++;
-			if (flin > prev_first)
-				ra->order_rising++;
-		}
-		prev_first = flin;
-		have_prev = true;
+		part_inode(p, ag, mi, x, &prev_first, &have_prev);
 	}
-	if (a->ndist > agdist0) {
-		/* median of this AG's files; copy: quickselect reorders */
-		size_t n = a->ndist - agdist0;
-		uint64_t *tmp = malloc(n * sizeof(*tmp));
-
-		if (!tmp)
-			return -ENOMEM;
-		memcpy(tmp, a->dist_first + agdist0, n * sizeof(*tmp));
-		ra->median_dist = pct(tmp, n, 50);
-		free(tmp);
-	}
-	r->order_pairs += ra->order_pairs;
-	r->order_rising += ra->order_rising;
-	return 0;
-}
-
-static int scan_dirs(struct acc *a, const struct m_ag *ag)
-{
-	struct report *r = a->r;
-	size_t i;
-
-	for (i = 0; i < ag->ndir; i++) {
-		const struct m_dir *d = &ag->dir[i];
+	for (k = 0; k < ag->ndir; k++) {
+		const struct m_dir *d = &ag->dir[k];
 		uint64_t mean;
 
-		r->dirs++;
-		r->dir_children += d->nchildren;
+		p->dirs++;
+		p->dir_children += d->nchildren;
 		if (d->nags > 1)
-			r->dirs_multi_ag++;
+			p->dirs_multi_ag++;
 		if (!d->nchildren)
 			continue;
 		mean = d->sum_dist / d->nchildren;
-		a->dirmean[a->ndirmean++] = mean;
+		p->dirmean[p->ndm++] = mean;
 		/* rank by AGs spanned first, then by mean distance */
-		top_add(r->top_dirs, &r->ntop_dirs, r->top, d->ino,
+		top_add(p->top_dirs, &p->ntop_dirs, p->r->top, d->ino,
 			(uint64_t)d->nags << 40 | (mean & ((1ull << 40) - 1)),
 			mean);
 	}
-	return 0;
+	if (sort_u64(p->dfirst, p->nd) || sort_u64(p->dcentre, p->nd) ||
+	    sort_u64(p->dirmean, p->ndm))
+		goto nomem;
+	if (x != small)
+		free(x);
+	return;
+nomem:
+	if (x != small)
+		free(x);
+	p->err = -ENOMEM;
+}
+
+/* Elements <= v in a sorted array. */
+static size_t count_le(const uint64_t *v, size_t n, uint64_t val)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid] <= val)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * Nearest-rank percentile over the union of sorted arrays: the smallest
+ * value with at least k of them at or below it.
+ */
+static uint64_t union_pct(uint64_t *const *arr, const size_t *len,
+			  unsigned narr, unsigned pctile)
+{
+	uint64_t total = 0, k, lo = 0, hi = 0;
+	unsigned a;
+
+	for (a = 0; a < narr; a++) {
+		total += len[a];
+		if (len[a] && arr[a][len[a] - 1] > hi)
+			hi = arr[a][len[a] - 1];
+	}
+	if (!total)
+		return 0;
+	k = (uint64_t)(((unsigned __int128)total * pctile + 99) / 100);
+	if (!k)
+		k = 1;
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2, c = 0;
+
+		for (a = 0; a < narr; a++)
+			c += count_le(arr[a], len[a], mid);
+		if (c >= k)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+static void dist_merge(struct rpt_dist *d, uint64_t *const *arr,
+		       const size_t *len, unsigned narr)
+{
+	unsigned a;
+
+	d->n = 0;
+	for (a = 0; a < narr; a++)
+		d->n += len[a];
+	d->median = union_pct(arr, len, narr, 50);
+	d->p90 = union_pct(arr, len, narr, 90);
+	d->p99 = union_pct(arr, len, narr, 99);
+	d->max = union_pct(arr, len, narr, 100);
+}
+
+static void top_merge(struct rpt_item *dst, unsigned *n, unsigned cap,
+		      const struct rpt_item *src, unsigned nsrc)
+{
+	unsigned i;
+
+	for (i = 0; i < nsrc; i++)
+		top_add(dst, n, cap, src[i].ino, src[i].value, src[i].value2);
 }
 
 static void ag_table(const struct model *m, const struct m_ag *ag,
@@ -392,63 +373,120 @@ static void ag_table(const struct model *m, const struct m_ag *ag,
 int report_build(const struct model *m, int agsel, unsigned top,
 		 struct report *r, struct err *e)
 {
-	struct acc a;
-	uint64_t ndirs = 0;
-	uint32_t i;
+	uint32_t n = m->agcount, a, b;
+	struct part *parts;
+	uint64_t **arr1 = NULL, **arr2 = NULL, **arr3 = NULL;
+	size_t *len1 = NULL, *len3 = NULL;
 	int ret = 0;
 
 	memset(r, 0, sizeof(*r));
-	memset(&a, 0, sizeof(a));
-	a.r = r;
-	a.m = m;
 	r->agsel = agsel;
 	r->top = top;
-	r->nag = m->agcount;
-	r->ag = calloc(m->agcount, sizeof(*r->ag));
+	r->nag = n;
+	r->ag = calloc(n, sizeof(*r->ag));
 	r->top_frag = calloc(top ? top : 1, sizeof(*r->top_frag));
 	r->top_dist = calloc(top ? top : 1, sizeof(*r->top_dist));
 	r->top_dirs = calloc(top ? top : 1, sizeof(*r->top_dirs));
-	for (i = 0; i < m->agcount; i++)
-		ndirs += m->ag[i].ndir;
-	a.dirmean = malloc((ndirs ? ndirs : 1) * sizeof(*a.dirmean));
+	parts = calloc(n, sizeof(*parts));
+	arr1 = calloc(n, sizeof(*arr1));
+	arr2 = calloc(n, sizeof(*arr2));
+	arr3 = calloc(n, sizeof(*arr3));
+	len1 = calloc(n, sizeof(*len1));
+	len3 = calloc(n, sizeof(*len3));
 	if (!r->ag || !r->top_frag || !r->top_dist || !r->top_dirs ||
-	    !a.dirmean) {
+	    !parts || !arr1 || !arr2 || !arr3 || !len1 || !len3) {
 		ret = err_set(e, -ENOMEM, "out of memory");
 		goto out;
 	}
-	for (i = 0; i < m->agcount; i++) {
-		const struct m_ag *ag = &m->ag[i];
+	for (a = 0; a < n; a++) {
+		struct part *p = &parts[a];
 
-		ag_table(m, ag, &r->ag[i]);
-		if (ag->err) {
-			r->damaged_ags++;
-			r->damaged_items += ag->ndamaged;
-		}
-		if (agsel >= 0 && i != (uint32_t)agsel)
-			continue;
-		ret = scan_files(&a, ag, &r->ag[i]);
-		if (!ret)
-			ret = scan_dirs(&a, ag);
-		if (ret) {
-			ret = err_set(e, ret, "out of memory");
+		p->m = m;
+		p->r = r;
+		p->agno = a;
+		p->data_blocks = calloc(n, sizeof(*p->data_blocks));
+		p->top_frag = calloc(top ? top : 1, sizeof(*p->top_frag));
+		p->top_dist = calloc(top ? top : 1, sizeof(*p->top_dist));
+		p->top_dirs = calloc(top ? top : 1, sizeof(*p->top_dirs));
+		if (!p->data_blocks || !p->top_frag || !p->top_dist ||
+		    !p->top_dirs) {
+			ret = err_set(e, -ENOMEM, "out of memory");
 			goto out;
 		}
 	}
-	data_blocks(m, r);
-	dist_fill(&r->dist_first, a.dist_first, a.ndist);
-	r->dist_centre.cross_ag = 0;
-	dist_fill(&r->dist_centre, a.dist_centre, a.ndist);
-	r->dir_median_mean = pct(a.dirmean, a.ndirmean, 50);
+	par_for(n, m->threads, part_run, parts);
+
+	for (a = 0; a < n; a++) {
+		struct part *p = &parts[a];
+		unsigned k;
+
+		if (p->err) {
+			ret = err_set(e, p->err, "out of memory");
+			goto out;
+		}
+		ag_table(m, &m->ag[a], &r->ag[a]);
+		if (m->ag[a].err) {
+			r->damaged_ags++;
+			r->damaged_items += m->ag[a].ndamaged;
+		}
+		for (b = 0; b < n; b++)
+			r->ag[b].data_blocks += p->data_blocks[b];
+		r->frag_actual += p->frag_actual;
+		r->frag_ideal += p->frag_ideal;
+		r->files += p->files;
+		r->files_data += p->files_data;
+		r->files_multi += p->files_multi;
+		r->bytes += p->bytes;
+		r->bytes_multi += p->bytes_multi;
+		r->data_extents += p->data_extents;
+		for (k = 0; k < RPT_EXT_BUCKETS; k++)
+			r->ext_hist[k] += p->ext_hist[k];
+		r->dist_first.cross_ag += p->cross_ag;
+		r->order_pairs += p->order_pairs;
+		r->order_rising += p->order_rising;
+		r->ag[a].order_pairs = p->order_pairs;
+		r->ag[a].order_rising = p->order_rising;
+		r->ag[a].median_dist = union_pct(&p->dfirst, &p->nd, 1, 50);
+		r->dirs += p->dirs;
+		r->dirs_multi_ag += p->dirs_multi_ag;
+		r->dir_children += p->dir_children;
+		top_merge(r->top_frag, &r->ntop_frag, top, p->top_frag,
+			  p->ntop_frag);
+		top_merge(r->top_dist, &r->ntop_dist, top, p->top_dist,
+			  p->ntop_dist);
+		top_merge(r->top_dirs, &r->ntop_dirs, top, p->top_dirs,
+			  p->ntop_dirs);
+		arr1[a] = p->dfirst;
+		arr2[a] = p->dcentre;
+		len1[a] = p->nd;
+		arr3[a] = p->dirmean;
+		len3[a] = p->ndm;
+	}
+	dist_merge(&r->dist_first, arr1, len1, n);
+	dist_merge(&r->dist_centre, arr2, len1, n);
+	r->dir_median_mean = union_pct(arr3, len3, n, 50);
 	report_freesp(m, agsel, &r->freesp);
 	qsort(r->top_frag, r->ntop_frag, sizeof(*r->top_frag), cmp_item);
 	qsort(r->top_dist, r->ntop_dist, sizeof(*r->top_dist), cmp_item);
 	qsort(r->top_dirs, r->ntop_dirs, sizeof(*r->top_dirs), cmp_item);
-	for (i = 0; i < r->ntop_dirs; i++)
-		r->top_dirs[i].value >>= 40;	/* back to AGs spanned */
+	for (a = 0; a < r->ntop_dirs; a++)
+		r->top_dirs[a].value >>= 40;	/* back to AGs spanned */
 out:
-	free(a.dist_first);
-	free(a.dist_centre);
-	free(a.dirmean);
+	for (a = 0; parts && a < n; a++) {
+		free(parts[a].dfirst);
+		free(parts[a].dcentre);
+		free(parts[a].dirmean);
+		free(parts[a].data_blocks);
+		free(parts[a].top_frag);
+		free(parts[a].top_dist);
+		free(parts[a].top_dirs);
+	}
+	free(parts);
+	free(arr1);
+	free(arr2);
+	free(arr3);
+	free(len1);
+	free(len3);
 	return ret;
 }
 

@@ -7,6 +7,7 @@
 #include "btwalk.h"
 #include "dir.h"
 #include "fork.h"
+#include "bigmem.h"
 #include "../ondisk/be.h"
 
 #include <stdio.h>
@@ -42,28 +43,12 @@ static void ag_damage(struct agscan *s, struct err *e)
 	err_clear(e);
 }
 
-static int grow(void **v, size_t *cap, size_t n, size_t size)
-{
-	size_t ncap;
-	void *nv;
-
-	if (n < *cap)
-		return 0;
-	ncap = *cap ? *cap + *cap / 2 : 64;
-	nv = realloc(*v, ncap * size);
-	if (!nv)
-		return -ENOMEM;
-	*v = nv;
-	*cap = ncap;
-	return 0;
-}
-
 static int add_meta(struct agscan *s, uint32_t agbno, enum m_meta kind,
 		    uint64_t owner)
 {
 	struct m_ag *ag = s->ag;
 
-	if (grow((void **)&ag->meta, &ag->cap_meta, ag->nmeta,
+	if (bigmem_grow((void **)&ag->meta, &ag->cap_meta, ag->nmeta,
 		 sizeof(*ag->meta)))
 		return -ENOMEM;
 	ag->meta[ag->nmeta].agbno = agbno;
@@ -129,7 +114,6 @@ static int walk_tree(struct agscan *s, enum od_bt_type t, uint32_t root,
 struct free_ctx {
 	struct meta_ctx mc;	/* first: meta_block sees it as its priv */
 	struct agscan *s;
-	size_t cap;
 };
 
 static int free_rec(void *priv, const uint8_t *rec, struct err *e)
@@ -148,7 +132,7 @@ static int free_rec(void *priv, const uint8_t *rec, struct err *e)
 	    ag->freesp[ag->nfree - 1].len > r.startblock)
 		return err_set(e, -EFSCORRUPTED, "ag %u bnobt: free extents "
 			       "overlap at block %u", ag->agno, r.startblock);
-	if (grow((void **)&ag->freesp, &fc->cap, ag->nfree,
+	if (bigmem_grow((void **)&ag->freesp, &ag->cap_free, ag->nfree,
 		 sizeof(*ag->freesp)))
 		return err_set(e, -ENOMEM, "out of memory");
 	ag->freesp[ag->nfree].agbno = r.startblock;
@@ -160,7 +144,6 @@ static int free_rec(void *priv, const uint8_t *rec, struct err *e)
 struct chunk_ctx {
 	struct meta_ctx mc;	/* first, see free_ctx */
 	struct agscan *s;
-	size_t cap;
 };
 
 static int chunk_rec(void *priv, const uint8_t *rec, struct err *e)
@@ -178,7 +161,7 @@ static int chunk_rec(void *priv, const uint8_t *rec, struct err *e)
 			 ag->nchunk);
 		return err_od(e, oe, field, what);
 	}
-	if (grow((void **)&ag->chunk, &cc->cap, ag->nchunk,
+	if (bigmem_grow((void **)&ag->chunk, &ag->cap_chunk, ag->nchunk,
 		 sizeof(*ag->chunk)))
 		return err_set(e, -ENOMEM, "out of memory");
 	ag->chunk[ag->nchunk++] = r;
@@ -191,7 +174,7 @@ static int push_ext(struct agscan *s, const struct od_irec *r)
 
 	if (ag->next >= UINT32_MAX)
 		return -EOVERFLOW;
-	if (grow((void **)&ag->ext, &ag->cap_ext, ag->next, sizeof(*ag->ext)))
+	if (bigmem_grow((void **)&ag->ext, &ag->cap_ext, ag->next, sizeof(*ag->ext)))
 		return -ENOMEM;
 	od_bmbt_rec_pack(r, ag->ext[ag->next++].rec);
 	return 0;
@@ -281,7 +264,7 @@ static int dir_entry(void *priv, const uint8_t *name, size_t namelen,
 		s->ag_seen[agno] = s->stamp;
 		ds->md->nags++;
 	}
-	if (grow((void **)&ag->link, &ag->cap_link, ag->nlink,
+	if (bigmem_grow((void **)&ag->link, &ag->cap_link, ag->nlink,
 		 sizeof(*ag->link)))
 		return err_set(e, -ENOMEM, "out of memory");
 	ag->link[ag->nlink].parent = ds->md->ino;
@@ -303,7 +286,7 @@ static int scan_dir(struct agscan *s, const struct od_inode *di,
 	ret = dir_open_inode(s->fs, &s->tmp, &d, &s->e);
 	if (ret)
 		return ret;
-	if (grow((void **)&ag->dir, &ag->cap_dir, ag->ndir, sizeof(*ag->dir))) {
+	if (bigmem_grow((void **)&ag->dir, &ag->cap_dir, ag->ndir, sizeof(*ag->dir))) {
 		dir_close(&d);
 		return err_set(&s->e, -ENOMEM, "out of memory");
 	}
@@ -442,7 +425,17 @@ static int scan_chunks(struct agscan *s)
 	/* the inode array is sized from the chunks: it never grows */
 	for (ci = 0; ci < ag->nchunk; ci++)
 		n += ag->chunk[ci].count - ag->chunk[ci].freecount;
-	ag->ino = calloc(n ? n : 1, sizeof(*ag->ino));
+	ag->ino = bigmem_calloc(n, sizeof(*ag->ino));
+	ag->cap_ino = n;
+	/* most inodes have an extent and a link: start there, not at 64 */
+	if (!ag->ext) {
+		ag->ext = bigmem_calloc(n + 64, sizeof(*ag->ext));
+		ag->cap_ext = ag->ext ? n + 64 : 0;
+	}
+	if (!ag->link && s->o->dirs) {
+		ag->link = bigmem_calloc(n + 64, sizeof(*ag->link));
+		ag->cap_link = ag->link ? n + 64 : 0;
+	}
 	if (!ag->ino)
 		return err_set(&s->e, -ENOMEM, "out of memory");
 	snprintf(what, sizeof(what), "ag %u inode chunk", ag->agno);
@@ -538,7 +531,7 @@ int scan_ag(struct fs *fs, struct m_ag *ag, const struct scan_opts *o,
 		ag_damage(&s, &s.e);
 
 	if (ag->have_agf) {
-		struct free_ctx fc = { { &s, MM_BNOBT, ag->agno }, &s, 0 };
+		struct free_ctx fc = { { &s, MM_BNOBT, ag->agno }, &s };
 
 		if (fs_read_agfl(fs, ag->agno, &ag->agf, slots, &n, &s.e) == 0 &&
 		    n <= sizeof(slots) / sizeof(slots[0])) {
@@ -570,7 +563,7 @@ int scan_ag(struct fs *fs, struct m_ag *ag, const struct scan_opts *o,
 			ag_damage(&s, &s.e);
 	}
 	if (ag->have_agi) {
-		struct chunk_ctx cc = { { &s, MM_INOBT, ag->agno }, &s, 0 };
+		struct chunk_ctx cc = { { &s, MM_INOBT, ag->agno }, &s };
 
 		if (walk_tree(&s, OD_BT_INO, ag->agi.root, ag->agi.level,
 			      MM_INOBT, false, chunk_rec, &cc))

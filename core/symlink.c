@@ -14,7 +14,7 @@ int symlink_read(struct fs *fs, const struct inode *ip,
 	unsigned long long ino = (unsigned long long)ip->di.ino;
 	struct extmap m = { 0 };
 	uint8_t *buf = NULL;
-	char what[64];
+	char what[64], bwhat[96];
 	size_t i;
 	int ret = 0;
 
@@ -41,10 +41,13 @@ int symlink_read(struct fs *fs, const struct inode *ip,
 		const uint8_t *data = NULL;
 
 		if (r->blockcount > 4) {
-			ret = err_set(e, -EFSCORRUPTED, "%s: extent too long",
-				      what);
+			ret = err_set(e, -EFSCORRUPTED, "%s: extent %zu too "
+				      "long", what, i);
 			goto out;
 		}
+		snprintf(bwhat, sizeof(bwhat), "%s block 0x%llx (daddr "
+			 "0x%llx)", what, (unsigned long long)r->startblock,
+			 (unsigned long long)od_fsb_daddr(g, r->startblock));
 		free(buf);
 		buf = malloc(len);
 		if (!buf) {
@@ -52,7 +55,7 @@ int symlink_read(struct fs *fs, const struct inode *ip,
 			goto out;
 		}
 		ret = fs_read_fsb(fs, r->startblock, r->blockcount, buf, e,
-				  what);
+				  bwhat);
 		if (ret)
 			goto out;
 		if (g->v5) {
@@ -61,7 +64,7 @@ int symlink_read(struct fs *fs, const struct inode *ip,
 			enum od_err oe = od_symlink_hdr(buf, len, g, &h, &field);
 
 			if (oe) {
-				ret = err_od(e, oe, field, what);
+				ret = err_od(e, oe, field, bwhat);
 				goto out;
 			}
 			if (h.owner != ip->di.ino ||
@@ -69,7 +72,7 @@ int symlink_read(struct fs *fs, const struct inode *ip,
 			    h.offset != done) {
 				ret = err_set(e, -EFSCORRUPTED, "%s: remote "
 					      "block header does not match",
-					      what);
+					      bwhat);
 				goto out;
 			}
 			data = buf + OD_SYMLINK_HDR_LEN;

@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Sorting large arrays of integers (LSD radix: linear, no comparisons). */
+#ifndef CORE_SORT_H
+#define CORE_SORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Sort v[0..n) ascending; needs n words of scratch.  0 or -ENOMEM. */
+int sort_u64(uint64_t *v, size_t n);
+
+#endif
