@@ -6,6 +6,7 @@
  * than its first guess; we always print the whole map (or -n rows).
  */
 #include "cmd.h"
+#include "../core/bmapfmt.h"
 #include "../core/getbmap.h"
 #include "../core/path.h"
 
@@ -14,34 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* io/bmap.c: flag bits of the verbose FLAGS column */
-#define FLG_SHARED	0100000
-#define FLG_PRE		0010000
-#define FLG_BSU		0001000
-#define FLG_ESU		0000100
-#define FLG_BSW		0000010
-#define FLG_ESW		0000001
-#define NFLG		6
-#define MINRANGE_WIDTH	16
-#define MINAG_WIDTH	2
-#define MINTOT_WIDTH	5
-
 struct bmap_opts {
 	bool aflag, lflag, pflag, iflag, stats;
 	int vflag;
 	int nflag;
 };
-
-static int numlen(int64_t v)
-{
-	int n = 1;
-
-	while (v >= 10 || v <= -10) {
-		v /= 10;
-		n++;
-	}
-	return v < 0 ? n + 1 : n;
-}
 
 static void put_name(const char *name)
 {
@@ -51,144 +29,11 @@ static void put_name(const char *name)
 		fputs(name, stdout);
 }
 
-static void print_plain(const struct getbmap_row *v, size_t n, bool lflag)
+static void print_line(void *priv, const char *line)
 {
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		printf("\t%zu: [%" PRId64 "..%" PRId64 "]: ", i, v[i].offset,
-		       v[i].offset + v[i].length - 1);
-		if (v[i].block == -1)
-			printf("hole");
-		else
-			printf("%" PRId64 "..%" PRId64, v[i].block,
-			       v[i].block + v[i].length - 1);
-		if (lflag)
-			printf(" %" PRId64 " blocks\n", v[i].length);
-		else
-			printf("\n");
-	}
-}
-
-static void print_verbose(const struct fs *fs, const struct inode *ip,
-			  const struct getbmap_row *v, size_t n,
-			  const struct bmap_opts *o)
-{
-	/* io/bmap.c: realtime files have no AG columns */
-	bool is_rt = !o->aflag && (ip->di.flags & OD_DIFLAG_REALTIME);
-	int64_t bbperag = 0, sunit = 0, swidth = 0;
-	int foff_w = MINRANGE_WIDTH, boff_w = MINRANGE_WIDTH;
-	int aoff_w = MINRANGE_WIDTH, tot_w = MINTOT_WIDTH, agno_w;
-	char rbuf[64], bbuf[64], abuf[64];
-	int flg;
-	size_t i;
-
-	if (!is_rt) {
-		bbperag = (int64_t)fs->sb.agblocks * fs->sb.blocksize / 512;
-		sunit = (int64_t)fs->sb.unit * fs->sb.blocksize / 512;
-		swidth = (int64_t)fs->sb.width * fs->sb.blocksize / 512;
-	}
-	flg = (int)(sunit | o->pflag);
-	for (i = 0; i < n; i++) {
-		snprintf(rbuf, sizeof(rbuf), "[%" PRId64 "..%" PRId64 "]:",
-			 v[i].offset, v[i].offset + v[i].length - 1);
-		if (v[i].oflags & GETBMAP_OF_PREALLOC)
-			flg = 1;
-		if (v[i].block == -1) {
-			foff_w = foff_w > (int)strlen(rbuf) ? foff_w :
-							      (int)strlen(rbuf);
-			tot_w = tot_w > numlen(v[i].length) ? tot_w :
-							      numlen(v[i].length);
-			continue;
-		}
-		snprintf(bbuf, sizeof(bbuf), "%" PRId64 "..%" PRId64,
-			 v[i].block, v[i].block + v[i].length - 1);
-		if ((int)strlen(bbuf) > boff_w)
-			boff_w = (int)strlen(bbuf);
-		if (!is_rt) {
-			int64_t agno = v[i].block / bbperag;
-			int64_t agoff = v[i].block - agno * bbperag;
-
-			snprintf(abuf, sizeof(abuf), "(%" PRId64 "..%" PRId64 ")",
-				 agoff, agoff + v[i].length - 1);
-			if ((int)strlen(abuf) > aoff_w)
-				aoff_w = (int)strlen(abuf);
-		} else {
-			aoff_w = 0;
-		}
-		if ((int)strlen(rbuf) > foff_w)
-			foff_w = (int)strlen(rbuf);
-		if (numlen(v[i].length) > tot_w)
-			tot_w = numlen(v[i].length);
-	}
-	agno_w = is_rt ? 0 : (numlen(fs->sb.agcount) > MINAG_WIDTH ?
-			      numlen(fs->sb.agcount) : MINAG_WIDTH);
-	printf("%4s: %-*s %-*s %*s %-*s %*s%s\n", "EXT", foff_w, "FILE-OFFSET",
-	       boff_w, is_rt ? "RT-BLOCK-RANGE" : "BLOCK-RANGE", agno_w,
-	       is_rt ? "" : "AG", aoff_w, is_rt ? "" : "AG-OFFSET", tot_w,
-	       "TOTAL", flg ? " FLAGS" : "");
-	for (i = 0; i < n; i++) {
-		int64_t block = v[i].block;
-
-		flg = 0;
-		if (v[i].oflags & GETBMAP_OF_PREALLOC)
-			flg |= FLG_PRE;
-		if (v[i].oflags & GETBMAP_OF_SHARED)
-			flg |= FLG_SHARED;
-		/* holes (-1) get stripe flags too, exactly as xfs_bmap */
-		if (sunit) {
-			if (block % sunit != 0)
-				flg |= FLG_BSU;
-			if ((block + v[i].length) % sunit != 0)
-				flg |= FLG_ESU;
-			if (block % swidth != 0)
-				flg |= FLG_BSW;
-			if ((block + v[i].length) % swidth != 0)
-				flg |= FLG_ESW;
-		}
-		snprintf(rbuf, sizeof(rbuf), "[%" PRId64 "..%" PRId64 "]:",
-			 v[i].offset, v[i].offset + v[i].length - 1);
-		if (block == -1) {
-			printf("%4zu: %-*s %-*s %*s %-*s %*" PRId64 "\n", i,
-			       foff_w, rbuf, boff_w, "hole", agno_w, "",
-			       aoff_w, "", tot_w, v[i].length);
-			continue;
-		}
-		snprintf(bbuf, sizeof(bbuf), "%" PRId64 "..%" PRId64, block,
-			 block + v[i].length - 1);
-		printf("%4zu: %-*s %-*s", i, foff_w, rbuf, boff_w, bbuf);
-		if (!is_rt) {
-			int64_t agno = block / bbperag;
-			int64_t agoff = block - agno * bbperag;
-
-			snprintf(abuf, sizeof(abuf), "(%" PRId64 "..%" PRId64 ")",
-				 agoff, agoff + v[i].length - 1);
-			printf(" %*d %-*s", agno_w, (int)agno, aoff_w, abuf);
-		} else {
-			printf("  ");
-		}
-		printf(" %*" PRId64, tot_w, v[i].length);
-		if (flg == 0 && !o->pflag)
-			printf("\n");
-		else
-			printf(" %-*.*o\n", NFLG, NFLG, flg);
-	}
-	/* io/bmap.c tests the last row's flags here, a quirk we keep */
-	if ((flg || o->pflag) && o->vflag > 1) {
-		printf(" FLAG Values:\n");
-		printf("    %*.*o Shared extent\n", NFLG + 1, NFLG + 1,
-		       FLG_SHARED);
-		printf("    %*.*o Unwritten preallocated extent\n", NFLG + 1,
-		       NFLG + 1, FLG_PRE);
-		printf("    %*.*o Doesn't begin on stripe unit\n", NFLG + 1,
-		       NFLG + 1, FLG_BSU);
-		printf("    %*.*o Doesn't end   on stripe unit\n", NFLG + 1,
-		       NFLG + 1, FLG_ESU);
-		printf("    %*.*o Doesn't begin on stripe width\n", NFLG + 1,
-		       NFLG + 1, FLG_BSW);
-		printf("    %*.*o Doesn't end   on stripe width\n", NFLG + 1,
-		       NFLG + 1, FLG_ESW);
-	}
+	(void)priv;
+	fputs(line, stdout);
+	fputc('\n', stdout);
 }
 
 static int bmap_one(struct fs *fs, const char *arg, const struct bmap_opts *o,
@@ -232,10 +77,12 @@ static int bmap_one(struct fs *fs, const char *arg, const struct bmap_opts *o,
 	n = o->nflag && (size_t)o->nflag < gb.n ? (size_t)o->nflag : gb.n;
 	put_name(arg);
 	printf(":\n");
-	if (o->vflag)
-		print_verbose(fs, &ip, gb.v, n, o);
-	else
-		print_plain(gb.v, n, o->lflag);
+	{
+		struct bmapfmt_opts fo = { o->aflag, o->lflag, o->pflag,
+					   o->vflag };
+
+		bmapfmt(fs, &ip, gb.v, n, &fo, print_line, NULL);
+	}
 out:
 	getbmap_free(&gb);
 	return ret;
