@@ -118,9 +118,27 @@ int fs_open(const char *path, unsigned flags, struct fs **out, struct err *e)
 	int ret;
 
 	*out = NULL;
+	ret = img_open_file(path, (flags & FS_RDWR) ? IMG_RDWR : 0, &im);
+	if (ret == -ENOTBLK)
+		return err_set(e, ret, "%s: not a regular file or block device",
+			       path);
+	if (ret == -EBUSY)
+		return err_set(e, ret, "%s: device is busy (in use or "
+			       "mounted)", path);
+	if (ret)
+		return err_set(e, ret, "%s: %s", path, strerror(-ret));
+	/*
+	 * Without the XFS magic in sector 0, ask libblkid what it is, so the
+	 * user learns "ext4 filesystem, not XFS" rather than "bad magic".
+	 */
 	if (!(flags & FS_NOPROBE)) {
-		ret = probe_fstype(path, type, sizeof(type));
-		if (ret == 0 && type[0] && strcmp(type, "xfs") != 0) {
+		uint8_t magic[4] = { 0 };
+
+		if ((img_pread(im, magic, 4, 0) != 0 ||
+		     od_get_be32(magic) != OD_SB_MAGIC) &&
+		    probe_fstype(path, type, sizeof(type)) == 0 && type[0] &&
+		    strcmp(type, "xfs") != 0) {
+			img_close(im);
 			if (strcmp(type, "ambivalent") == 0)
 				return err_set(e, -EMEDIUMTYPE, "%s: more than "
 					       "one filesystem signature "
@@ -131,15 +149,6 @@ int fs_open(const char *path, unsigned flags, struct fs **out, struct err *e)
 		}
 		mounted = probe_mounted(path, mnt, sizeof(mnt));
 	}
-	ret = img_open_file(path, (flags & FS_RDWR) ? IMG_RDWR : 0, &im);
-	if (ret == -ENOTBLK)
-		return err_set(e, ret, "%s: not a regular file or block device",
-			       path);
-	if (ret == -EBUSY)
-		return err_set(e, ret, "%s: device is busy (in use or "
-			       "mounted)", path);
-	if (ret)
-		return err_set(e, ret, "%s: %s", path, strerror(-ret));
 	ret = fs_open_img(im, path, flags, out, e);
 	if (ret) {
 		img_close(im);
