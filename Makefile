@@ -95,3 +95,19 @@ clean:
 .PHONY: all asan check fuzz install clean
 
 -include $(shell find build -name '*.d' 2>/dev/null)
+
+# The main job on the bundled aged sample image: geometry, the report, and
+# the extent map of its most fragmented file.
+DEMO_IMG := build/demo/image
+$(DEMO_IMG): tests/fixtures/aged/image.zst
+	@mkdir -p $(dir $@)
+	zstd -dq --sparse -f -o $@ $<
+
+demo: xfsdefrag $(DEMO_IMG)
+	./xfsdefrag info $(DEMO_IMG)
+	@echo
+	./xfsdefrag report --top 5 $(DEMO_IMG)
+	@echo
+	./xfsdefrag bmap -v $(DEMO_IMG) appends/big | head -n 12
+
+.PHONY: demo
