@@ -73,15 +73,21 @@ check: xfsdefrag $(UNIT_BINS) asan
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		tests/run.sh --bin $(A)/xfsdefrag --unit $(A)/tests --asan
 
-# libFuzzer needs clang; FUZZ_TIME seconds per target.
+# libFuzzer needs clang; FUZZ_TIME seconds per target.  The inputs are
+# patches to small base images that mkfs.xfs makes (tests/fuzz/mkbase.sh);
+# the corpus grows in build/fuzz/corpus (see tests/fuzz/README.md).
 FUZZ_TIME ?= 60
 FUZZ_CC   ?= clang
 FUZZ_FLAGS := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -g -O1
-build/fuzz/fuzz_open: tests/fuzz/fuzz_open.c $(LIB_SRC) $(filter-out cmd/main.c,$(CMD_SRC))
+build/fuzz/fuzz_open: tests/fuzz/fuzz_open.c $(LIB_SRC)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(WARN) $(DEFS) $(PKG_CFLAGS) $(FUZZ_FLAGS) -o $@ $^ $(LIBS)
 
-fuzz: build/fuzz/fuzz_open
+build/fuzz/base/.stamp: tests/fuzz/mkbase.sh tests/badimg.sh tests/xfsedit.py
+	tests/fuzz/mkbase.sh build/fuzz/base
+	touch $@
+
+fuzz: build/fuzz/fuzz_open build/fuzz/base/.stamp
 	tests/fuzz/run.sh build/fuzz/fuzz_open $(FUZZ_TIME)
 
 install: xfsdefrag

@@ -18,6 +18,21 @@ static const struct cmd commands[] = {
 	{ "report", cmd_report,
 	  "report [--json] [-a AGNO] [--top N] [-j THREADS] IMAGE",
 	  "fragmentation, free space, inode-to-data distance, locality" },
+	{ "check", cmd_check, "check [-j THREADS] [-n MAXPRINT] IMAGE",
+	  "verify every structure and that every block is accounted for" },
+	{ "undo", cmd_undo, "undo [--check] [-v] FILE IMAGE",
+	  "roll a relocation run back from its undo file" },
+	/* test aid: no summary, so not listed (xfsdefrag(8), TEST AIDS) */
+	{ "debug-scribble", cmd_debug_scribble,
+	  "debug-scribble [--fault N] [--seed S] [--free-writes N] "
+	  "[--plan FILE] [--keep-sb] [--no-finish] JOURNAL IMAGE [PATH...]",
+	  NULL },
+	{ "tui", cmd_tui, "tui [--no-color] [--path PATH] IMAGE",
+	  "browse directories, extents and AG block maps (ncurses)" },
+	{ "plan", cmd_plan, "plan [--json] IMAGE",
+	  "what a relocation run would move, and the figures after it" },
+	{ "run", cmd_run, "run [--undo FILE] IMAGE",
+	  "relocate in place: contiguous files packed front to back" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -30,8 +45,9 @@ static void usage(FILE *f)
 	fprintf(f, "Reads an unmounted XFS filesystem (image file or block "
 		"device).\n\ncommands:\n");
 	for (i = 0; i < NCOMMANDS; i++)
-		fprintf(f, "  %-8s %s\n", commands[i].name,
-			commands[i].summary);
+		if (commands[i].summary)
+			fprintf(f, "  %-8s %s\n", commands[i].name,
+				commands[i].summary);
 	fprintf(f, "\n'%s COMMAND --help' shows a command's options; "
 		"see xfsdefrag(8).\n", progname);
 }

@@ -139,6 +139,14 @@ int dir_read_block(struct dir *d, uint64_t dablk, uint8_t *buf,
 	return 0;
 }
 
+void dir_block_name(const struct dir *d, const char *kind, uint64_t dablk,
+		    char *buf, size_t len)
+{
+	snprintf(buf, len, "directory %llu %s%sblock %llu (daddr 0x%llx)",
+		 (unsigned long long)d->ip.di.ino, kind, *kind ? " " : "",
+		 (unsigned long long)dablk, (unsigned long long)d->last_daddr);
+}
+
 int dir_check_self(struct dir *d, uint64_t dablk, uint64_t blkno,
 		   uint64_t owner, struct err *e)
 {

@@ -48,6 +48,12 @@ int dir_iterate(struct dir *d, dir_iter_fn fn, void *priv, struct err *e);
 /* Read directory block at fs-block offset dablk of the fork into buf. */
 int dir_read_block(struct dir *d, uint64_t dablk, uint8_t *buf,
 		   struct err *e);
+/*
+ * Name the directory block last read, for messages: "directory INO KIND
+ * block DABLK (daddr 0x...)" (KIND "data", "leaf", "node" or "").
+ */
+void dir_block_name(const struct dir *d, const char *kind, uint64_t dablk,
+		    char *buf, size_t len);
 /* Check a v5 block's self-describing blkno and owner after a read. */
 int dir_check_self(struct dir *d, uint64_t dablk, uint64_t blkno,
 		   uint64_t owner, struct err *e);

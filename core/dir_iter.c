@@ -48,15 +48,14 @@ static int iter_block(struct dir *d, uint64_t dablk, dir_iter_fn fn,
 	struct od_dir2_data_hdr hdr;
 	const char *field;
 	enum od_err oe;
-	char what[96];
+	char what[128];
 	uint32_t pos;
 	int ret;
 
-	snprintf(what, sizeof(what), "directory %llu data block %llu",
-		 (unsigned long long)d->ip.di.ino, (unsigned long long)dablk);
 	ret = dir_read_block(d, dablk, d->buf, e);
 	if (ret)
 		return ret;
+	dir_block_name(d, "data", dablk, what, sizeof(what));
 	oe = od_dir2_data_hdr(d->buf, g->dirblksize, g, &hdr, &field);
 	if (oe)
 		return err_od(e, oe, field, what);

@@ -21,6 +21,7 @@ struct lookup {
 	bool ci;
 	uint64_t ino;
 	uint64_t cached_db;	/* data block in buf2, or UINT64_MAX */
+	uint64_t cached_daddr;	/* and where it is */
 };
 
 static bool name_eq(const struct lookup *l, const uint8_t *n, size_t len)
@@ -93,13 +94,14 @@ static int check_dataptr(struct lookup *l, uint32_t addr, bool *found,
 	struct od_dirent de;
 	const char *field;
 	enum od_err oe;
-	char what[96];
+	char what[128];
 	bool unused;
 	int ret;
 
 	*found = false;
 	snprintf(what, sizeof(what), "directory %llu data block %llu",
-		 (unsigned long long)d->ip.di.ino, (unsigned long long)db);
+		 (unsigned long long)d->ip.di.ino,
+		 (unsigned long long)(db << g->dirblklog));
 	if (byte >= OD_DIR2_LEAF_OFFSET)
 		return err_set(e, -EFSCORRUPTED, "%s: hash entry points past "
 			       "the data space", what);
@@ -108,6 +110,8 @@ static int check_dataptr(struct lookup *l, uint32_t addr, bool *found,
 		ret = dir_read_block(d, db << g->dirblklog, d->buf2, e);
 		if (ret)
 			return ret;
+		dir_block_name(d, "data", db << g->dirblklog, what,
+			       sizeof(what));
 		oe = od_dir2_data_hdr(d->buf2, g->dirblksize, g, &hdr, &field);
 		if (oe)
 			return err_od(e, oe, field, what);
@@ -116,7 +120,12 @@ static int check_dataptr(struct lookup *l, uint32_t addr, bool *found,
 		if (ret)
 			return ret;
 		l->cached_db = db;
+		l->cached_daddr = d->last_daddr;
 	} else {
+		snprintf(what, sizeof(what), "directory %llu data block %llu "
+			 "(daddr 0x%llx)", (unsigned long long)d->ip.di.ino,
+			 (unsigned long long)(db << g->dirblklog),
+			 (unsigned long long)l->cached_daddr);
 		oe = od_dir2_data_hdr(d->buf2, g->dirblksize, g, &hdr, &field);
 		if (oe)
 			return err_od(e, oe, field, what);
@@ -192,16 +201,15 @@ static int lookup_block(struct lookup *l, struct err *e)
 	struct od_dir2_data_hdr hdr;
 	const char *field;
 	enum od_err oe;
-	char what[96];
+	char what[128];
 	bool found, more;
 	int ret;
 
-	snprintf(what, sizeof(what), "directory %llu block 0",
-		 (unsigned long long)d->ip.di.ino);
 	/* data and hash entries share the block: read it as the data cache */
 	ret = dir_read_block(d, 0, d->buf2, e);
 	if (ret)
 		return ret;
+	dir_block_name(d, "", 0, what, sizeof(what));
 	oe = od_dir2_data_hdr(d->buf2, g->dirblksize, g, &hdr, &field);
 	if (oe)
 		return err_od(e, oe, field, what);
@@ -212,6 +220,7 @@ static int lookup_block(struct lookup *l, struct err *e)
 	if (ret)
 		return ret;
 	l->cached_db = 0;
+	l->cached_daddr = d->last_daddr;
 	ret = scan_leaf_ents(l, d->buf2 + hdr.end, hdr.leaf_count, &found,
 			     &more, e);
 	if (ret)
@@ -227,14 +236,13 @@ static int read_leaf(struct lookup *l, uint64_t dablk,
 	const struct od_geo *g = &d->fs->geo;
 	const char *field;
 	enum od_err oe;
-	char what[96];
+	char what[128];
 	int ret;
 
-	snprintf(what, sizeof(what), "directory %llu leaf block %llu",
-		 (unsigned long long)d->ip.di.ino, (unsigned long long)dablk);
 	ret = dir_read_block(d, dablk, d->buf, e);
 	if (ret)
 		return ret;
+	dir_block_name(d, "leaf", dablk, what, sizeof(what));
 	oe = od_dir2_leaf_hdr(d->buf, g->dirblksize, g, lh, &field);
 	if (oe)
 		return err_od(e, oe, field, what);
@@ -295,7 +303,7 @@ static int lookup_node(struct lookup *l, struct err *e)
 	const struct od_geo *g = &d->fs->geo;
 	uint64_t dablk = OD_DIR2_LEAF_OFFSET >> g->blocklog;
 	unsigned expect = 0, depth;
-	char what[96];
+	char what[128];
 	int ret;
 
 	for (depth = 0; depth < OD_BTREE_MAXLEVELS_ANY; depth++) {
@@ -305,13 +313,13 @@ static int lookup_node(struct lookup *l, struct err *e)
 		enum od_err oe;
 		uint32_t lo, hi, hash, before;
 
-		snprintf(what, sizeof(what), "directory %llu node block %llu",
-			 (unsigned long long)d->ip.di.ino,
-			 (unsigned long long)dablk);
 		ret = dir_read_block(d, dablk, d->buf, e);
 		if (ret)
 			return ret;
 		oe = od_da_blkinfo(d->buf, g->dirblksize, g, &bi, &field);
+		/* blkinfo has the magic even when the CRC is wrong */
+		dir_block_name(d, od_da_is_node(g, bi.magic) ? "node" : "leaf",
+			       dablk, what, sizeof(what));
 		if (oe)
 			return err_od(e, oe, field, what);
 		if (!od_da_is_node(g, bi.magic)) {

@@ -334,3 +334,42 @@ int fs_unlinked_pending(struct fs *fs, struct err *e)
 	}
 	return 0;
 }
+
+static int fs_range_ok(struct fs *fs, uint64_t off, size_t len)
+{
+	uint64_t end = fs->geo.dblocks << fs->geo.blocklog;
+
+	return off <= end && len <= end - off;
+}
+
+int fs_pread(struct fs *fs, uint64_t off, void *buf, size_t len,
+	     struct err *e, const char *what)
+{
+	int ret;
+
+	if (!fs_range_ok(fs, off, len))
+		return err_set(e, -EFSCORRUPTED, "%s: byte 0x%llx (+%zu) is "
+			       "beyond the end of the filesystem", what,
+			       (unsigned long long)off, len);
+	ret = img_pread(fs->img, buf, len, off);
+	if (ret)
+		return err_set(e, ret, "%s: read at byte 0x%llx failed: %s",
+			       what, (unsigned long long)off, strerror(-ret));
+	return 0;
+}
+
+int fs_pwrite(struct fs *fs, uint64_t off, const void *buf, size_t len,
+	      struct err *e, const char *what)
+{
+	int ret;
+
+	if (!fs_range_ok(fs, off, len))
+		return err_set(e, -EINVAL, "%s: write at byte 0x%llx (+%zu) is "
+			       "beyond the end of the filesystem", what,
+			       (unsigned long long)off, len);
+	ret = img_pwrite(fs->img, buf, len, off);
+	if (ret)
+		return err_set(e, ret, "%s: write at byte 0x%llx failed: %s",
+			       what, (unsigned long long)off, strerror(-ret));
+	return 0;
+}

@@ -48,6 +48,13 @@ void fs_close(struct fs *fs);
 /* Read len bytes at 512-byte sector daddr; what names it in errors. */
 int fs_read_daddr(struct fs *fs, uint64_t daddr, void *buf, size_t len,
 		  struct err *e, const char *what);
+/* Byte-addressed read and write inside the filesystem (inodes need not
+ * start on a sector); writes go through every img layer. */
+int fs_pread(struct fs *fs, uint64_t off, void *buf, size_t len,
+	     struct err *e, const char *what);
+int fs_pwrite(struct fs *fs, uint64_t off, const void *buf, size_t len,
+	      struct err *e, const char *what);
+
 /* Read count blocks at agno/agbno, checking they lie inside the AG. */
 int fs_read_agb(struct fs *fs, uint32_t agno, uint32_t agbno, uint32_t count,
 		void *buf, struct err *e, const char *what);

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -109,6 +110,10 @@ int img_open_file(const char *path, unsigned flags, struct img **out)
 		st.st_size = (off_t)bytes;
 	} else if (!S_ISREG(st.st_mode)) {
 		ret = -ENOTBLK;
+		goto fail;
+	} else if ((flags & IMG_RDWR) && flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		/* one writer at a time on an image file, too */
+		ret = errno == EWOULDBLOCK ? -EBUSY : -errno;
 		goto fail;
 	}
 	fp = calloc(1, sizeof(*fp));

@@ -24,7 +24,7 @@
 #define MI_DAMAGED	0x08	/* could not be decoded fully */
 #define MI_NOATTR	0x80	/* (afmt unused) no attribute fork */
 
-/* One allocated inode: 32 bytes. */
+/* One allocated inode: 40 bytes. */
 struct m_ino {
 	uint64_t ino;
 	uint64_t size;
@@ -34,6 +34,10 @@ struct m_ino {
 	uint16_t mode;
 	uint8_t fmt;		/* data fork format (low 4) | attr format << 4 */
 	uint8_t flags;
+	uint32_t nlink;
+	uint8_t forkoff;	/* di_forkoff: attr fork at forkoff * 8 */
+	uint8_t version;	/* inode version: its core size */
+	uint16_t diflags;	/* di_flags */
 };
 
 static inline unsigned m_dfmt(const struct m_ino *i) { return i->fmt & 0xf; }

@@ -335,6 +335,10 @@ static void scan_inode(struct agscan *s, uint64_t ino, const uint8_t *raw)
 	mi->ino = ino;
 	mi->size = di.size;
 	mi->mode = di.mode;
+	mi->nlink = di.nlink;
+	mi->forkoff = di.forkoff;
+	mi->version = di.version;
+	mi->diflags = di.flags;
 	mi->fmt = (uint8_t)((di.format & 0xf) |
 			    ((di.forkoff ? di.aformat & 0xf : 0) << 4));
 	if (!di.forkoff)

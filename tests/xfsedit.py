@@ -7,15 +7,18 @@ fuzzer's seed images.  Only ever pointed at scratch copies.
     xfsedit.py IMG inooff INO               byte offset of an inode
     xfsedit.py IMG fsboff FSB               byte offset of a packed fsbno
     xfsedit.py IMG extents INO              "startoff startblock count" lines
-    xfsedit.py IMG poke OFF FMT VALUE       FMT: u8 be16 be32 be64 hex
-    xfsedit.py IMG crc KIND OFF             recompute a CRC
+                                            (extents or btree format)
+    xfsedit.py IMG poke OFF FMT VALUE       FMT: u8 be16 be32 be64 hex, or64
+                                            (bits or'ed into a be64)
+    xfsedit.py IMG crc KIND OFF             recompute a CRC (v4: no-op)
     xfsedit.py IMG badcrc KIND OFF          store a CRC that is off by one
-    xfsedit.py IMG inode-crc INO            recompute an inode's CRC (v5)
+    xfsedit.py IMG inode-crc INO            recompute an inode's CRC (v4: no-op)
     xfsedit.py IMG lastent OFF              last used entry of a dir data block
     xfsedit.py IMG fix-symlink INO          give a v5 remote symlink its header
     xfsedit.py IMG mkbtree INO              data fork -> 3-level bmbt; prints
                                             "N2 N1 L0 L1" block fsbnos
 
+Several commands may be given, separated by ';' words.
 KIND: sb agf agi agfl inode sblock lblock dir3data da3 symlink.  CRCs are
 CRC-32C, seed ~0, over the structure with the crc field zeroed, stored
 inverted little-endian (xfs_cksum.h).
@@ -116,11 +119,29 @@ class Img:
         return off, fmt, nextents, off + self.lit_off(), size
 
     def extents(self, ino):
-        off, fmt, n, foff, _ = self.dfork(ino)
-        if fmt != 2:
-            sys.exit('xfsedit: inode %d: data fork is not in extents format'
-                     % ino)
-        return [unpack_rec(self.read(foff + 16 * i, 16)) for i in range(n)]
+        off, fmt, n, foff, fsize = self.dfork(ino)
+        if fmt == 2:
+            return [unpack_rec(self.read(foff + 16 * i, 16))
+                    for i in range(n)]
+        if fmt != 3:
+            sys.exit('xfsedit: inode %d: data fork has no extents' % ino)
+        level, nrecs = struct.unpack('>HH', self.read(foff, 4))
+        maxrecs = (fsize - 4) // 16
+        ptrs = [struct.unpack('>Q', self.read(foff + 4 + 8 * maxrecs + 8 * i,
+                                              8))[0] for i in range(nrecs)]
+        return [r for p in ptrs for r in self.bmbt_recs(p)]
+
+    def bmbt_recs(self, fsb):
+        blk = self.read(self.fsb_off(fsb), self.bs)
+        hl = 72 if self.v5 else 24
+        level, nrecs = struct.unpack('>HH', blk[4:8])
+        if level == 0:
+            return [unpack_rec(blk[hl + 16 * i:hl + 16 * i + 16])
+                    for i in range(nrecs)]
+        maxrecs = (self.bs - hl) // 16
+        return [r for i in range(nrecs)
+                for r in self.bmbt_recs(struct.unpack_from(
+                    '>Q', blk, hl + 8 * maxrecs + 8 * i)[0])]
 
     # directories
     def lastent(self, off):
@@ -156,6 +177,8 @@ def pack_rec(startoff, startblock, count):
 def fix_symlink(im, ino):
     """mkfs.xfs 6.1 writes v5 remote symlink blocks without their header."""
     off, fmt, n, foff, _ = im.dfork(ino)
+    if fmt == 1:
+        return                          # inline (big inodes): no block
     size, = struct.unpack('>Q', im.read(off + 56, 8))
     (startoff, fsb, count), = im.extents(ino)
     target = im.read(im.fsb_off(fsb), size)
@@ -246,10 +269,22 @@ def mkbtree(im, ino):
 def main(argv):
     if len(argv) < 3:
         sys.exit(__doc__)
-    im, cmd, args = Img(argv[1]), argv[2], argv[3:]
+    im = Img(argv[1])
+    cmd = []
+    for a in argv[2:] + [';']:          # commands separated by ';' words
+        if a != ';':
+            cmd.append(a)
+        elif cmd:
+            run(im, cmd[0], cmd[1:])
+            cmd = []
+    im.f.close()
+
+
+def run(im, cmd, args):
     if cmd == 'geo':
         for k in ('bs', 'sectsize', 'agblocks', 'agcount', 'agblklog',
-                  'dblocks', 'inodesize', 'dirblksize', 'rootino'):
+                  'dblocks', 'inodesize', 'inopblog', 'dirblksize',
+                  'rootino'):
             print('%s=%d' % (k.upper(), getattr(im, k)))
         print('V5=%d' % im.v5)
     elif cmd == 'inooff':
@@ -263,12 +298,16 @@ def main(argv):
         off, fmt, val = int(args[0], 0), args[1], args[2]
         if fmt == 'hex':
             data = bytes.fromhex(val)
+        elif fmt == 'or64':
+            old, = struct.unpack('>Q', im.read(off, 8))
+            data = struct.pack('>Q', old | int(val, 0))
         else:
             data = struct.pack({'u8': '>B', 'be16': '>H', 'be32': '>I',
                                 'be64': '>Q'}[fmt], int(val, 0))
         im.write(off, data)
     elif cmd in ('crc', 'badcrc'):
-        im.cksum(args[0], int(args[1], 0), 1 if cmd == 'badcrc' else 0)
+        if im.v5:                       # v4: no CRCs, nothing to do
+            im.cksum(args[0], int(args[1], 0), 1 if cmd == 'badcrc' else 0)
     elif cmd == 'inode-crc':
         im.inode_crc(int(args[0], 0))
     elif cmd == 'lastent':
@@ -280,7 +319,6 @@ def main(argv):
         print(*mkbtree(im, int(args[0], 0)))
     else:
         sys.exit(__doc__)
-    im.f.close()
 
 
 if __name__ == '__main__':

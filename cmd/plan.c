@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * xfsdefrag plan: a dry run.  Scans, plans the relocation exactly as
+ * `run` would, and prints what would move and the figures predicted
+ * after it, next to today's.  Writes nothing.
+ */
+#include "cmd.h"
+#include "json.h"
+#include "../core/model_paths.h"
+#include "../core/plan.h"
+#include "../core/refuse.h"
+#include "../core/report.h"
+#include "../core/scan.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct pctx {
+	const char *image;
+	struct fs *fs;
+	struct model *m;
+	struct report before;
+	struct plan p;
+	char **note_paths;
+	const char *refusal;
+	struct err refuse_err;
+};
+
+static double pct(uint64_t a, uint64_t b)
+{
+	return b ? (double)a * 100.0 / (double)b : 0.0;
+}
+
+static double factor(uint64_t actual, uint64_t ideal)
+{
+	return actual ? (double)(actual - ideal) * 100.0 / (double)actual : 0;
+}
+
+static void print_text(const struct pctx *c)
+{
+	const struct plan *p = &c->p;
+	const struct report *b = &c->before;
+	uint64_t bs = c->fs->geo.blocksize;
+	uint32_t a;
+	size_t i;
+
+	printf("xfsdefrag plan: ");
+	cmd_put_escaped(stdout, c->image);
+	printf(" (dry run, nothing written)\n\n");
+	printf("would move %llu blocks (%.1f MiB) in %zu pieces; %.1f MiB "
+	       "copied (unwritten extents are remapped, not copied)\n",
+	       (unsigned long long)p->moved_blocks,
+	       (double)(p->moved_blocks * bs) / 1048576.0, p->nmv,
+	       (double)(p->copied_blocks * bs) / 1048576.0);
+	printf("would rewrite %zu forks; the undo file would hold about "
+	       "%.1f MiB of original data plus metadata\n", p->npf,
+	       (double)p->undo_estimate / 1048576.0);
+	printf("\n%-34s %14s %14s\n", "", "now", "after");
+	printf("%-34s %14llu %14llu\n", "extent records (all forks)",
+	       (unsigned long long)p->extents_before,
+	       (unsigned long long)p->extents_after);
+	printf("%-34s %13.2f%% %13.2f%%\n",
+	       "fragmentation factor (xfs_db frag)",
+	       factor(b->frag_actual, b->frag_ideal),
+	       factor(p->frag_actual_after, p->frag_ideal_after));
+	printf("%-34s %14llu %14llu\n", "files in more than one extent",
+	       (unsigned long long)b->files_multi,
+	       (unsigned long long)p->files_multi_after);
+	printf("%-34s %14llu %14llu\n", "inode-to-data distance, median",
+	       (unsigned long long)b->dist_first.median,
+	       (unsigned long long)p->dist_median_after);
+	printf("%-34s %14llu %14llu\n", "inode-to-data distance, p90",
+	       (unsigned long long)b->dist_first.p90,
+	       (unsigned long long)p->dist_p90_after);
+	printf("%-34s %14llu %14llu\n", "inode-to-data distance, max",
+	       (unsigned long long)b->dist_first.max,
+	       (unsigned long long)p->dist_max_after);
+	printf("\n%4s %12s %12s %12s %8s %12s\n", "AG", "free-blocks",
+	       "longest-now", "longest-after", "after%", "moved-blocks");
+	for (a = 0; a < c->m->agcount; a++) {
+		const struct plan_ag *pa = plan_ag(p, a);
+
+		printf("%4u %12u %12u %12u %7.1f%% %12llu\n", a,
+		       pa->free_before, pa->longest_before,
+		       pa->longest_after,
+		       pct(pa->longest_after, pa->free_after),
+		       (unsigned long long)pa->moved_blocks);
+	}
+	if (p->nnote) {
+		printf("\nnot contiguous after the run (%zu files):\n",
+		       p->nnote);
+		for (i = 0; i < p->nnote; i++) {
+			printf("  ");
+			cmd_put_escaped(stdout, c->note_paths && c->note_paths[i] ?
+					c->note_paths[i] : "?");
+			printf(": %u extents: %s\n", p->note[i].extents,
+			       p->note[i].why);
+		}
+	}
+	if (c->refusal) {
+		printf("\nrun would refuse: ");
+		cmd_put_escaped(stdout, c->refusal);
+		printf("\n");
+	}
+}
+
+static void print_json(const struct pctx *c)
+{
+	const struct plan *p = &c->p;
+	const struct report *b = &c->before;
+	struct json j;
+	uint32_t a;
+	size_t i;
+
+	json_init(&j, stdout);
+	json_obj_begin(&j, NULL);
+	json_u64(&j, "schema_version", 1);
+	json_str(&j, "image", c->image);
+	json_u64(&j, "moved_blocks", p->moved_blocks);
+	json_u64(&j, "copied_blocks", p->copied_blocks);
+	json_u64(&j, "moves", p->nmv);
+	json_u64(&j, "forks_rewritten", p->npf);
+	json_u64(&j, "undo_bytes_estimate", p->undo_estimate);
+	json_obj_begin(&j, "now");
+	json_u64(&j, "extents", p->extents_before);
+	json_f2(&j, "frag_factor_pct", factor(b->frag_actual, b->frag_ideal));
+	json_u64(&j, "files_multi_extent", b->files_multi);
+	json_u64(&j, "distance_median", b->dist_first.median);
+	json_u64(&j, "distance_p90", b->dist_first.p90);
+	json_u64(&j, "distance_max", b->dist_first.max);
+	json_obj_end(&j);
+	json_obj_begin(&j, "after");
+	json_u64(&j, "extents", p->extents_after);
+	json_f2(&j, "frag_factor_pct", factor(p->frag_actual_after,
+					      p->frag_ideal_after));
+	json_u64(&j, "files_multi_extent", p->files_multi_after);
+	json_u64(&j, "distance_median", p->dist_median_after);
+	json_u64(&j, "distance_p90", p->dist_p90_after);
+	json_u64(&j, "distance_max", p->dist_max_after);
+	json_obj_end(&j);
+	json_arr_begin(&j, "ags");
+	for (a = 0; a < c->m->agcount; a++) {
+		const struct plan_ag *pa = plan_ag(p, a);
+
+		json_obj_begin(&j, NULL);
+		json_u64(&j, "ag", a);
+		json_u64(&j, "free_blocks", pa->free_before);
+		json_u64(&j, "longest_free_now", pa->longest_before);
+		json_u64(&j, "longest_free_after", pa->longest_after);
+		json_f2(&j, "longest_free_after_pct",
+			pct(pa->longest_after, pa->free_after));
+		json_u64(&j, "moved_blocks", pa->moved_blocks);
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+	json_arr_begin(&j, "not_contiguous");
+	for (i = 0; i < p->nnote; i++) {
+		json_obj_begin(&j, NULL);
+		json_str(&j, "path", c->note_paths ? c->note_paths[i] : NULL);
+		json_u64(&j, "ino", p->note[i].ino);
+		json_u64(&j, "extents", p->note[i].extents);
+		json_str(&j, "why", p->note[i].why);
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+	json_str(&j, "refusal", c->refusal);
+	json_obj_end(&j);
+	json_end(&j);
+}
+
+int cmd_plan(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'J' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct scan_opts so = { 0 };
+	struct pctx c;
+	struct err e = { 0 };
+	bool json = false;
+	int opt, status = EXIT_OK;
+	size_t i;
+
+	memset(&c, 0, sizeof(c));
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'J': json = true; break;
+		case 'h':
+			cmd_usage("plan");
+			return EXIT_OK;
+		default:
+			return cmd_usage("plan");
+		}
+	}
+	if (argc - optind != 1)
+		return cmd_usage("plan");
+	c.image = argv[optind];
+	if (cmd_open_ro(c.image, &c.fs, &e))
+		return cmd_fail(&e);
+	if (refuse_write(c.fs, &c.refuse_err))
+		c.refusal = c.refuse_err.msg;
+	so.dirs = true;
+	if (scan_fs(c.fs, &so, &c.m, &e)) {
+		status = cmd_fail(&e);
+		goto out;
+	}
+	if (report_build(c.m, -1, 0, &c.before, &e) ||
+	    plan_build(c.m, &c.p, &e)) {
+		status = cmd_fail(&e);
+		goto out;
+	}
+	if (c.p.nnote) {
+		uint64_t *inos = malloc(c.p.nnote * sizeof(*inos));
+
+		c.note_paths = calloc(c.p.nnote, sizeof(*c.note_paths));
+		if (inos && c.note_paths) {
+			for (i = 0; i < c.p.nnote; i++)
+				inos[i] = c.p.note[i].ino;
+			if (model_paths(c.m, inos, c.p.nnote, c.note_paths, &e))
+				err_clear(&e);
+		}
+		free(inos);
+	}
+	if (json)
+		print_json(&c);
+	else
+		print_text(&c);
+out:
+	for (i = 0; c.note_paths && i < c.p.nnote; i++)
+		free(c.note_paths[i]);
+	free(c.note_paths);
+	plan_free(&c.p);
+	report_free(&c.before);
+	model_free(c.m);
+	fs_close(c.fs);
+	return status;
+}

@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * xfsdefrag run: relocate in place.  Refuses unless the filesystem is
+ * unmounted, opened exclusively, cleanly unmounted, of features we
+ * implement, and consistent by our own checker; then plans, executes
+ * with an undo journal, verifies with the checker, and prints the figures
+ * before and after.  A failed verification restores from the journal.
+ */
+#include "cmd.h"
+#include "../core/check.h"
+#include "../core/exec.h"
+#include "../core/plan.h"
+#include "../core/refuse.h"
+#include "../core/report.h"
+#include "../core/scan.h"
+#include "../core/undo.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <uuid/uuid.h>
+
+struct rctx {
+	bool tty;
+	uint64_t last_ns, t0;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void progress(void *priv, const struct exec_progress *p)
+{
+	struct rctx *c = priv;
+	uint64_t t = now_ns();
+
+	if (!c->tty || (t - c->last_ns < 100000000ull && p->done < p->total))
+		return;
+	c->last_ns = t;
+	if (strcmp(p->phase, "copy") == 0 && p->total) {
+		double secs = (double)(t - c->t0) / 1e9;
+		double rate = secs > 0 ? (double)p->done / secs : 0;
+		double eta = rate > 0 ? (double)(p->total - p->done) / rate : 0;
+
+		fprintf(stderr, "\r\033[Kcopy: %.1f of %.1f MiB, %.0f MiB/s, "
+			"%.0f s left", (double)p->done / 1048576.0,
+			(double)p->total / 1048576.0, rate / 1048576.0, eta);
+	} else {
+		fprintf(stderr, "\r\033[K%s: %llu of %llu", p->phase,
+			(unsigned long long)p->done,
+			(unsigned long long)p->total);
+	}
+}
+
+static void print_problem(void *priv, const char *msg)
+{
+	(void)priv;
+	cmd_error("check: %s", msg);
+}
+
+static double factor(uint64_t actual, uint64_t ideal)
+{
+	return actual ? (double)(actual - ideal) * 100.0 / (double)actual : 0;
+}
+
+/* Scan and report (optionally check) a freshly opened filesystem. */
+static int measure(struct fs *fs, struct model **m, struct report *r,
+		   struct err *e)
+{
+	struct scan_opts so = { 0 };
+
+	so.dirs = true;
+	if (scan_fs(fs, &so, m, e))
+		return e->code ? e->code : -EFSCORRUPTED;
+	return report_build(*m, -1, 0, r, e);
+}
+
+static void print_figures(const struct report *b, const struct report *a,
+			  const struct model *mb, const struct model *ma)
+{
+	uint32_t g;
+
+	printf("%-34s %14s %14s\n", "", "before", "after");
+	printf("%-34s %13.2f%% %13.2f%%\n",
+	       "fragmentation factor (xfs_db frag)",
+	       factor(b->frag_actual, b->frag_ideal),
+	       factor(a->frag_actual, a->frag_ideal));
+	printf("%-34s %14llu %14llu\n", "extent records",
+	       (unsigned long long)b->frag_actual,
+	       (unsigned long long)a->frag_actual);
+	printf("%-34s %14llu %14llu\n", "files in more than one extent",
+	       (unsigned long long)b->files_multi,
+	       (unsigned long long)a->files_multi);
+	printf("%-34s %14llu %14llu\n", "inode-to-data distance, median",
+	       (unsigned long long)b->dist_first.median,
+	       (unsigned long long)a->dist_first.median);
+	printf("%-34s %14llu %14llu\n", "inode-to-data distance, p90",
+	       (unsigned long long)b->dist_first.p90,
+	       (unsigned long long)a->dist_first.p90);
+	for (g = 0; g < b->nag && g < a->nag; g++)
+		printf("AG %-3u longest free extent %7s %13.1f%% %13.1f%%\n", g,
+		       "(share)",
+		       b->ag[g].free_blocks ? (double)b->ag[g].longest * 100.0 /
+		       (double)b->ag[g].free_blocks : 0.0,
+		       a->ag[g].free_blocks ? (double)a->ag[g].longest * 100.0 /
+		       (double)a->ag[g].free_blocks : 0.0);
+	(void)mb;
+	(void)ma;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "undo", required_argument, NULL, 'u' },
+		{ "fault-after", required_argument, NULL, 'F' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct exec_opts xo = { 0 };
+	struct exec_stats st;
+	struct scan_opts so = { 0 };
+	struct check_result cr;
+	struct report before = { 0 }, after = { 0 };
+	struct model *m = NULL, *m2 = NULL;
+	struct plan p = { 0 };
+	struct rctx rc = { 0 };
+	struct fs *fs = NULL, *fs2 = NULL;
+	struct err e = { 0 };
+	char undo_default[96];
+	const char *undo_path = NULL, *image;
+	long fault = -1;
+	char *end;
+	int opt, status = EXIT_OK;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "+u:", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'u': undo_path = optarg; break;
+		case 'F':
+			fault = strtol(optarg, &end, 10);
+			if (*end || fault < 0)
+				return cmd_usage("run");
+			break;
+		case 'h':
+			cmd_usage("run");
+			return EXIT_OK;
+		default:
+			return cmd_usage("run");
+		}
+	}
+	if (argc - optind != 1)
+		return cmd_usage("run");
+	image = argv[optind];
+	if (fs_open(image, FS_RDWR, &fs, &e))
+		return e.code == -EBUSY ? (cmd_fail(&e), EXIT_REFUSED) :
+					  cmd_fail(&e);
+	if (refuse_write(fs, &e)) {
+		cmd_fail(&e);
+		status = EXIT_REFUSED;
+		goto out;
+	}
+	if (!undo_path) {
+		char uuid[37];
+
+		uuid_unparse(fs->sb.uuid, uuid);
+		snprintf(undo_default, sizeof(undo_default),
+			 "xfsdefrag-%s.undo", uuid);
+		undo_path = undo_default;
+	}
+	if (access(undo_path, F_OK) == 0) {
+		cmd_error("refusing to write: undo file %s already exists "
+			  "(undo that run first, or name another with --undo)",
+			  undo_path);
+		status = EXIT_REFUSED;
+		goto out;
+	}
+	/* pre-check: our checker must find the filesystem consistent */
+	if (check_fs(fs, 0, print_problem, NULL, &cr, &e)) {
+		status = cmd_fail(&e);
+		goto out;
+	}
+	if (cr.problems) {
+		cmd_error("refusing to write: the pre-check found %llu "
+			  "problem(s); run xfs_repair first",
+			  (unsigned long long)cr.problems);
+		status = EXIT_REFUSED;
+		goto out;
+	}
+	so.dirs = true;
+	if (scan_fs(fs, &so, &m, &e) ||
+	    report_build(m, -1, 0, &before, &e) || plan_build(m, &p, &e)) {
+		status = cmd_fail(&e);
+		goto out;
+	}
+	if (!p.nmv && !p.npf) {
+		printf("nothing to move: every file is already in place\n");
+		goto out;
+	}
+	rc.tty = isatty(STDERR_FILENO) == 1;
+	rc.t0 = now_ns();
+	xo.undo_path = undo_path;
+	xo.fault_after = fault;
+	xo.progress = progress;
+	xo.priv = &rc;
+	if (exec_run(fs, m, &p, &xo, &st, &e)) {
+		if (rc.tty)
+			fprintf(stderr, "\r\033[K");
+		cmd_fail(&e);
+		cmd_error("the filesystem is marked NEEDSREPAIR and will not "
+			  "mount; restore it with: xfsdefrag undo %s %s",
+			  undo_path, image);
+		status = EXIT_ERROR;
+		goto out;
+	}
+	if (rc.tty)
+		fprintf(stderr, "\r\033[K");
+	fs_close(fs);
+	fs = NULL;
+
+	/* verify the result with a fresh look at the disk */
+	if (fs_open(image, 0, &fs2, &e) ||
+	    check_fs(fs2, 0, print_problem, NULL, &cr, &e) ||
+	    measure(fs2, &m2, &after, &e)) {
+		status = cmd_fail(&e);
+		cr.problems = cr.problems ? cr.problems : 1;
+	}
+	if (cr.problems) {
+		struct undo_info ui;
+
+		cmd_error("verification FAILED (%llu problems); restoring the "
+			  "filesystem from %s", (unsigned long long)cr.problems,
+			  undo_path);
+		fs_close(fs2);
+		fs2 = NULL;
+		err_clear(&e);
+		if (fs_open(image, FS_RDWR, &fs2, &e) ||
+		    undo_apply(undo_path, fs2, &ui, &e))
+			cmd_fail(&e);
+		status = EXIT_ERROR;
+		goto out;
+	}
+	printf("moved %.1f MiB (%llu blocks remapped without copying) in "
+	       "%.1f s (copy %.1f MiB/s); journal %.1f MiB in %s\n",
+	       (double)st.bytes_copied / 1048576.0,
+	       (unsigned long long)st.blocks_remapped,
+	       (double)st.ns_total / 1e9,
+	       st.ns_copy ? (double)st.bytes_copied / 1048576.0 /
+	       ((double)st.ns_copy / 1e9) : 0.0,
+	       (double)st.journal_bytes / 1048576.0, undo_path);
+	printf("verified: consistent (own checker)\n\n");
+	print_figures(&before, &after, m, m2);
+out:
+	report_free(&before);
+	report_free(&after);
+	plan_free(&p);
+	model_free(m);
+	model_free(m2);
+	fs_close(fs);
+	fs_close(fs2);
+	return status;
+}

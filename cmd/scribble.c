@@ -1,0 +1,378 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * xfsdefrag debug-scribble: a test aid standing in for the relocation
+ * executor (hidden from the usage text; see xfsdefrag(8), "TEST AIDS").
+ * It opens IMAGE read-write, begins an undo journal, marks every free
+ * extent (bnobt) free-at-start, and overwrites live blocks through the
+ * journaling layer: the superblock (NEEDSREPAIR set, as a writer does),
+ * an AGF, an AGI, the root inode's block, each PATH's inode and data
+ * (journaled ahead with undo_prepare + undo_sync), an unaligned write, a
+ * write straddling live and free blocks, writes into free space, and at
+ * last junk over the primary superblock.  --fault N stacks the crash
+ * layer below the journal: the process exits 75 before write N+1.
+ *
+ * --plan FILE lists, before anything is written:
+ *   write K OFF LEN KIND    the K-th image write (1-based), bytes
+ *   prepare OFF LEN         undo_prepare (not an image write)
+ *   sync                    undo_sync
+ *   free OFF LEN            bytes written into free-at-start blocks: undo
+ *                           leaves them as the run wrote them
+ */
+#include "cmd.h"
+#include "../core/btwalk.h"
+#include "../core/fork.h"
+#include "../core/inode.h"
+#include "../core/path.h"
+#include "../core/undo.h"
+#include "../ondisk/be.h"
+#include "../ondisk/crc32c.h"
+#include "../ondisk/inobt.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum step_kind { ST_WRITE, ST_PREPARE, ST_SYNC };
+
+struct step {
+	enum step_kind kind;
+	uint64_t off, len;
+	const char *what;	/* names the write in the plan */
+	bool sb_flag;		/* the superblock with NEEDSREPAIR, not junk */
+};
+
+struct extent {
+	uint64_t lin, len;	/* linear blocks */
+};
+
+struct scribble {
+	struct fs *fs;
+	struct step *st;
+	size_t nst, capst;
+	struct extent *fr;	/* free extents, in disk order */
+	size_t nfr, capfr;
+	uint32_t agno;		/* AG being walked */
+	uint64_t rng;
+};
+
+static int add_step(struct scribble *s, enum step_kind k, uint64_t off,
+		    uint64_t len, const char *what, struct err *e)
+{
+	if (s->nst == s->capst) {
+		size_t cap = s->capst ? 2 * s->capst : 64;
+		struct step *v = realloc(s->st, cap * sizeof(*v));
+
+		if (!v)
+			return err_set(e, -ENOMEM, "out of memory");
+		s->st = v;
+		s->capst = cap;
+	}
+	s->st[s->nst++] = (struct step){ k, off, len, what, false };
+	return 0;
+}
+
+static int free_rec(void *priv, const uint8_t *rec, struct err *e)
+{
+	struct scribble *s = priv;
+	struct od_alloc_rec r;
+
+	od_alloc_rec_decode(rec, &r);
+	if (s->nfr == s->capfr) {
+		size_t cap = s->capfr ? 2 * s->capfr : 256;
+		struct extent *v = realloc(s->fr, cap * sizeof(*v));
+
+		if (!v)
+			return err_set(e, -ENOMEM, "out of memory");
+		s->fr = v;
+		s->capfr = cap;
+	}
+	s->fr[s->nfr++] = (struct extent){
+		od_agb_lin(&s->fs->geo, s->agno, r.startblock), r.blockcount };
+	return 0;
+}
+
+static int collect_free(struct scribble *s, struct err *e)
+{
+	struct od_agf agf;
+	int ret = 0;
+
+	for (s->agno = 0; s->agno < s->fs->geo.agcount && !ret; s->agno++) {
+		ret = fs_read_agf(s->fs, s->agno, &agf, e);
+		if (ret == 0)
+			ret = btwalk_ag(s->fs, s->agno, OD_BT_BNO,
+					agf.roots[OD_BTNUM_BNO],
+					agf.levels[OD_BTNUM_BNO], free_rec, s,
+					e);
+	}
+	return ret;
+}
+
+static uint64_t byte_of_ino(const struct od_geo *g, uint64_t ino)
+{
+	uint32_t o;
+	uint64_t daddr = inode_daddr(g, ino, &o);
+
+	return (daddr << 9) + o;
+}
+
+/* An inode's bytes, then its first data extents: prepared, synced, written. */
+static int plan_path(struct scribble *s, const char *path, struct err *e)
+{
+	const struct od_geo *g = &s->fs->geo;
+	struct extmap m = { 0 };
+	struct inode *ip = malloc(sizeof(*ip));
+	uint64_t ino;
+	size_t i, n;
+	int ret;
+
+	if (!ip)
+		return err_set(e, -ENOMEM, "out of memory");
+	ret = path_resolve(s->fs, path, true, &ino, NULL, e);
+	if (ret == 0)
+		ret = inode_read(s->fs, ino, ip, e);
+	if (ret == 0)
+		ret = fork_map(s->fs, ip, FORK_DATA, &m, NULL, NULL, e);
+	if (ret == 0)
+		ret = add_step(s, ST_WRITE, byte_of_ino(g, ino), g->inodesize,
+			       "inode", e);
+	n = m.n < 4 ? m.n : 4;
+	for (i = 0; i < n && !ret; i++)
+		ret = add_step(s, ST_PREPARE,
+			       od_fsb_daddr(g, m.v[i].startblock) << 9,
+			       (m.v[i].blockcount < 64 ? m.v[i].blockcount : 64)
+			       << g->blocklog, NULL, e);
+	if (ret == 0 && n)
+		ret = add_step(s, ST_SYNC, 0, 0, NULL, e);
+	for (i = 0; i < n && !ret; i++)
+		ret = add_step(s, ST_WRITE,
+			       od_fsb_daddr(g, m.v[i].startblock) << 9,
+			       (m.v[i].blockcount < 64 ? m.v[i].blockcount : 64)
+			       << g->blocklog, "data", e);
+	/* inside a block journaled above: no new record */
+	if (ret == 0 && n && g->blocksize > 1100)
+		ret = add_step(s, ST_WRITE,
+			       (od_fsb_daddr(g, m.v[0].startblock) << 9) + 1000,
+			       100, "data-unaligned", e);
+	extmap_free(&m);
+	free(ip);
+	return ret;
+}
+
+static int plan(struct scribble *s, char **paths, int npaths, long nfree,
+		bool keep_sb, struct err *e)
+{
+	const struct od_geo *g = &s->fs->geo;
+	uint64_t ag_last = od_agb_lin(g, g->agcount - 1, 0) << g->blocklog;
+	size_t i;
+	int k, ret;
+
+	ret = add_step(s, ST_WRITE, 0, g->sectsize, "sb-needsrepair", e);
+	if (ret == 0)
+		s->st[s->nst - 1].sb_flag = true;
+	for (i = 0; i < s->nfr && (long)i < nfree && !ret; i++)
+		ret = add_step(s, ST_WRITE, s->fr[i].lin << g->blocklog,
+			       (s->fr[i].len < 8 ? s->fr[i].len : 8)
+			       << g->blocklog, "free", e);
+	if (ret == 0)
+		ret = add_step(s, ST_WRITE, ag_last + g->sectsize, g->sectsize,
+			       "agf", e);
+	if (ret == 0)
+		ret = add_step(s, ST_WRITE, 2 * (uint64_t)g->sectsize,
+			       g->sectsize, "agi", e);
+	if (ret == 0)
+		ret = add_step(s, ST_WRITE,
+			       byte_of_ino(g, s->fs->sb.rootino) >> g->blocklog
+			       << g->blocklog, g->blocksize, "root-inode-block",
+			       e);
+	for (k = 0; k < npaths && !ret; k++)
+		ret = plan_path(s, paths[k], e);
+	/* one live block and one free block in one write */
+	for (i = 0; i < s->nfr && !ret; i++) {
+		if (s->fr[i].lin % g->agblocks == 0)
+			continue;
+		ret = add_step(s, ST_WRITE, (s->fr[i].lin - 1) << g->blocklog,
+			       2 * (uint64_t)g->blocksize, "live+free", e);
+		break;
+	}
+	if (ret == 0 && !keep_sb)
+		ret = add_step(s, ST_WRITE, 0, g->sectsize, "sb-junk", e);
+	return ret;
+}
+
+static bool is_free(const struct scribble *s, uint64_t lin)
+{
+	size_t i;
+
+	for (i = 0; i < s->nfr; i++)
+		if (lin >= s->fr[i].lin && lin - s->fr[i].lin < s->fr[i].len)
+			return true;
+	return false;
+}
+
+static int write_plan(const struct scribble *s, const char *file,
+		      struct err *e)
+{
+	const struct od_geo *g = &s->fs->geo;
+	FILE *f = fopen(file, "w");
+	size_t i;
+	uint64_t b;
+	int k = 0;
+
+	if (!f)
+		return err_set(e, -errno, "%s: %s", file, strerror(errno));
+	for (i = 0; i < s->nst; i++) {
+		const struct step *st = &s->st[i];
+
+		if (st->kind == ST_PREPARE)
+			fprintf(f, "prepare %" PRIu64 " %" PRIu64 "\n", st->off,
+				st->len);
+		if (st->kind == ST_SYNC)
+			fprintf(f, "sync\n");
+		if (st->kind != ST_WRITE)
+			continue;
+		fprintf(f, "write %d %" PRIu64 " %" PRIu64 " %s\n", ++k,
+			st->off, st->len, st->what);
+		for (b = st->off >> g->blocklog;
+		     b <= (st->off + st->len - 1) >> g->blocklog; b++)
+			if (is_free(s, b))
+				fprintf(f, "free %" PRIu64 " %u\n",
+					b << g->blocklog, g->blocksize);
+	}
+	if (fclose(f) != 0)
+		return err_set(e, -errno, "%s: %s", file, strerror(errno));
+	return 0;
+}
+
+static uint64_t rnd(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/* The bytes of write st: junk, or the superblock as a writer marks it. */
+static int fill(struct scribble *s, const struct step *st, uint8_t *buf,
+		struct err *e)
+{
+	uint32_t ss = s->fs->geo.sectsize;
+	uint64_t i;
+	int ret = 0;
+
+	if (!st->sb_flag) {
+		for (i = 0; i < st->len; i++)
+			buf[i] = (uint8_t)(rnd(&s->rng) >> 32);
+		return 0;
+	}
+	ret = img_pread(s->fs->img, buf, ss, 0);
+	if (ret)
+		return err_set(e, ret, "superblock: read failed: %s",
+			       strerror(-ret));
+	if (od_sb_is_v5(&s->fs->sb)) {
+		od_put_be32(buf + 216, od_get_be32(buf + 216) |
+			    OD_INCOMPAT_NEEDSREPAIR);
+		od_cksum_set(buf, ss, OD_SB_CRC_OFF);
+	} else {
+		memcpy(buf + 108, "scribbled\0\0\0", 12);
+	}
+	return 0;
+}
+
+static int run(struct scribble *s, struct undo *u, struct err *e)
+{
+	const struct od_geo *g = &s->fs->geo;
+	uint8_t *buf = malloc((size_t)64 << g->blocklog);
+	size_t i;
+	int ret = 0;
+
+	if (!buf)
+		return err_set(e, -ENOMEM, "out of memory");
+	for (i = 0; i < s->nfr && !ret; i++)
+		ret = undo_mark_free(u, s->fr[i].lin, s->fr[i].len, e);
+	for (i = 0; i < s->nst && !ret; i++) {
+		const struct step *st = &s->st[i];
+
+		if (st->kind == ST_PREPARE)
+			ret = undo_prepare(u, st->off, st->len, e);
+		else if (st->kind == ST_SYNC)
+			ret = undo_sync(u, e);
+		else if ((ret = fill(s, st, buf, e)) == 0 &&
+			 (ret = img_pwrite(s->fs->img, buf, st->len,
+					   st->off)) != 0)
+			err_set(e, ret, "write of %" PRIu64 " bytes at %" PRIu64
+				" (%s) failed: %s", st->len, st->off, st->what,
+				strerror(-ret));
+	}
+	free(buf);
+	return ret;
+}
+
+int cmd_debug_scribble(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "fault", required_argument, NULL, 'f' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "free-writes", required_argument, NULL, 'F' },
+		{ "plan", required_argument, NULL, 'p' },
+		{ "keep-sb", no_argument, NULL, 'k' },
+		{ "no-finish", no_argument, NULL, 'n' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct scribble s = { 0 };
+	struct undo *u = NULL;
+	struct err e = { 0 };
+	const char *planfile = NULL;
+	long fault = -1, nfree = 3;
+	bool keep_sb = false, finish = true;
+	int opt, ret, nw = 0;
+	size_t i;
+	char *end;
+
+	optind = 1;
+	s.rng = 1;
+	while ((opt = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'f': fault = strtol(optarg, &end, 10); break;
+		case 's': s.rng = strtoull(optarg, &end, 10) | 1; break;
+		case 'F': nfree = strtol(optarg, &end, 10); break;
+		case 'p': planfile = optarg; end = ""; break;
+		case 'k': keep_sb = true; end = ""; break;
+		case 'n': finish = false; end = ""; break;
+		default: return cmd_usage("debug-scribble");
+		}
+		if (*end)
+			return cmd_usage("debug-scribble");
+	}
+	if (argc - optind < 2)
+		return cmd_usage("debug-scribble");
+	ret = fs_open(argv[optind + 1], FS_RDWR, &s.fs, &e);
+	if (ret == 0 && s.fs->mounted)
+		ret = err_set(&e, -EBUSY, "%s is mounted", argv[optind + 1]);
+	if (ret == 0)
+		ret = collect_free(&s, &e);
+	if (ret == 0)
+		ret = plan(&s, argv + optind + 2, argc - optind - 2, nfree,
+			   keep_sb, &e);
+	if (ret == 0 && planfile)
+		ret = write_plan(&s, planfile, &e);
+	if (ret == 0 && fault >= 0 && img_push_fault(&s.fs->img, fault))
+		ret = err_set(&e, -ENOMEM, "out of memory");
+	if (ret == 0)
+		ret = undo_begin(s.fs, argv[optind], &u, &e);
+	if (ret == 0)
+		ret = run(&s, u, &e);
+	if (ret == 0 && finish)
+		ret = undo_finish(u, &e);
+	for (i = 0; i < s.nst; i++)
+		nw += s.st[i].kind == ST_WRITE;
+	if (ret == 0)
+		printf("scribbled %d writes; journaled %" PRIu64 " bytes\n", nw,
+		       undo_bytes(u));
+	if (s.fs)
+		undo_end(s.fs, u);
+	fs_close(s.fs);
+	free(s.st);
+	free(s.fr);
+	return ret ? cmd_fail(&e) : EXIT_OK;
+}

@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * xfsdefrag tui: scan the filesystem once (progress on the terminal),
+ * then browse it interactively: directories, a file's extents exactly as
+ * xfs_bmap -v prints them, and AG block maps.  Read-only.
+ */
+#include "cmd.h"
+#include "../core/blkmap.h"
+#include "../core/report.h"
+#include "../core/scan.h"
+#include "../tui/tui.h"
+
+#include <getopt.h>
+#include <locale.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct tui_cmd {
+	const char *image;
+	struct fs *fs;
+	struct model *m;
+	struct blkmap *bm;
+	struct report rpt;
+	bool tty;
+	char damage[600];	/* first damage met by the scan, "" if none */
+};
+
+static void progress(void *priv, const struct scan_progress *p)
+{
+	const struct tui_cmd *c = priv;
+
+	fprintf(stderr, "\rscanning: %llu of ~%llu inodes, %u of %u AGs done",
+		(unsigned long long)__atomic_load_n(&p->inodes_done,
+						    __ATOMIC_RELAXED),
+		(unsigned long long)p->inodes_total,
+		__atomic_load_n(&p->ags_done, __ATOMIC_RELAXED),
+		c->fs->geo.agcount);
+}
+
+/* Scan, analyse and index; 0 or an exit code. */
+static int prepare(struct tui_cmd *c, struct err *e)
+{
+	struct scan_opts so = { 0 };
+	int ret;
+
+	so.dirs = true;
+	if (c->tty) {
+		so.progress = progress;
+		so.priv = c;
+	}
+	ret = scan_fs(c->fs, &so, &c->m, e);
+	if (c->tty)
+		fprintf(stderr, "\r\033[K");
+	if (ret && !c->m)
+		return cmd_fail(e);
+	if (ret) {
+		/* a damaged AG: browse what was read, say so */
+		cmd_error("%s", e->msg);
+		snprintf(c->damage, sizeof(c->damage), "damaged: %s", e->msg);
+		err_clear(e);
+	}
+	if (report_build(c->m, -1, 0, &c->rpt, e) ||
+	    blkmap_build(c->m, &c->bm, e))
+		return cmd_fail(e);
+	return EXIT_OK;
+}
+
+int cmd_tui(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "no-color", no_argument, NULL, 'C' },
+		{ "path", required_argument, NULL, 'P' },
+		{ "bench-map", required_argument, NULL, 'B' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct tui_cmd c;
+	struct tui_opts o = { true, NULL, NULL };
+	struct err e = { 0 };
+	struct tui t;
+	const char *nc = getenv("NO_COLOR");
+	long bench = -1;
+	char *end;
+	int ch, status;
+
+	memset(&c, 0, sizeof(c));
+	setlocale(LC_ALL, "");
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'C': o.color = false; break;
+		case 'P': o.path = optarg; break;
+		case 'B':
+			bench = strtol(optarg, &end, 10);
+			if (*end || bench < 1 || bench > 1000000)
+				return cmd_usage("tui");
+			break;
+		case 'h':
+			cmd_usage("tui");
+			return EXIT_OK;
+		default:
+			return cmd_usage("tui");
+		}
+	}
+	if (argc - optind != 1)
+		return cmd_usage("tui");
+	if (nc && *nc)
+		o.color = false;
+	if (bench < 0 && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
+		cmd_error("tui needs a terminal on standard input and output");
+		return EXIT_USAGE;
+	}
+	c.image = argv[optind];
+	c.tty = isatty(STDERR_FILENO) == 1;
+	if (cmd_open_ro(c.image, &c.fs, &e))
+		return cmd_fail(&e);
+	status = prepare(&c, &e);
+	if (status)
+		goto out;
+	tui_init(&t, c.fs, c.m, c.bm, &c.rpt, c.image);
+	if (c.damage[0])
+		o.notice = c.damage;
+	if (bench > 0) {
+		if (tui_bench(&t, o.path, (unsigned)bench))
+			status = EXIT_ERROR;
+	} else if (tui_run(&t, &o, &e)) {
+		status = cmd_fail(&e);
+	}
+	tui_free(&t);
+	if (!status && c.damage[0])
+		status = EXIT_CORRUPT;
+out:
+	blkmap_free(c.bm);
+	report_free(&c.rpt);
+	model_free(c.m);
+	fs_close(c.fs);
+	return status;
+}

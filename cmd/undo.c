@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * xfsdefrag undo [--check] [-v] FILE IMAGE: roll a relocation run back
+ * from its undo file, or (--check) only verify the file and say what it
+ * holds.  The journal must belong to IMAGE (uuid and geometry); a damaged
+ * journal writes nothing.
+ */
+#include "cmd.h"
+#include "../core/undo.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <string.h>
+#include <time.h>
+
+static void print_rec(void *priv, uint64_t seq, uint64_t pos, uint64_t off,
+		      uint32_t len, bool torn)
+{
+	(void)priv;
+	if (torn)
+		printf("  record %" PRIu64 ": journal byte %" PRIu64 ", torn "
+		       "(ignored)\n", seq, pos);
+	else
+		printf("  record %" PRIu64 ": journal byte %" PRIu64 ", image "
+		       "byte %" PRIu64 ", %" PRIu32 " bytes\n", seq, pos, off,
+		       len);
+}
+
+static void fmt_uuid(const uint8_t *u, char *out)
+{
+	int i;
+
+	for (i = 0; i < 16; i++)
+		out += sprintf(out, "%s%02x",
+			       i == 4 || i == 6 || i == 8 || i == 10 ? "-" : "",
+			       u[i]);
+}
+
+static uint64_t blocks_of(const struct undo_info *in)
+{
+	return (in->bytes + in->blocksize - 1) / in->blocksize;
+}
+
+static void print_check(const char *file, const char *image,
+			const struct undo_info *in)
+{
+	char uuid[40], when[64];
+	time_t t = (time_t)in->ctime;
+	struct tm tm;
+
+	fmt_uuid(in->uuid, uuid);
+	if (gmtime_r(&t, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
+	else
+		snprintf(when, sizeof(when), "%" PRIu64, in->ctime);
+	printf("undo file:  %s\n", file);
+	printf("filesystem: %s, %" PRIu64 " blocks of %" PRIu32 " bytes\n",
+	       uuid, in->dblocks, in->blocksize);
+	printf("made for:   ");
+	cmd_put_escaped(stdout, in->image);	/* from the file: untrusted */
+	printf(" (%" PRIu64 " bytes), %s\n", in->image_size, when);
+	printf("records:    %" PRIu64 ", %" PRIu64 " bytes of original data "
+	       "(%" PRIu64 " blocks)\n", in->records, in->bytes,
+	       blocks_of(in));
+	printf("state:      %s\n", in->complete ? "complete (the run finished)"
+	       : "interrupted (no end record)");
+	if (in->torn_tail)
+		printf("torn tail:  %" PRIu64 " record%s ignored (the run "
+		       "stopped before writing what they cover)\n", in->torn,
+		       in->torn == 1 ? "" : "s");
+	printf("matches:    %s; undo would restore %" PRIu64 " blocks\n",
+	       image, blocks_of(in));
+}
+
+static int status_of(int err)
+{
+	if (err == -EXDEV || err == -EBUSY)
+		return EXIT_REFUSED;
+	return cmd_exit_code(err);
+}
+
+int cmd_undo(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "check", no_argument, NULL, 'c' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct undo_info info = { 0 };
+	struct err e = { 0 };
+	struct fs *fs = NULL;
+	const char *file, *image;
+	bool check = false, verbose = false;
+	int opt, ret, status = EXIT_OK;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "+v", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'c': check = true; break;
+		case 'v': verbose = true; break;
+		case 'h':
+			cmd_usage("undo");
+			return EXIT_OK;
+		default:
+			return cmd_usage("undo");
+		}
+	}
+	if (argc - optind != 2)
+		return cmd_usage("undo");
+	file = argv[optind];
+	image = argv[optind + 1];
+
+	ret = undo_open_fs(file, image, check ? 0 : FS_RDWR, &fs, &e);
+	if (ret < 0) {
+		cmd_error("%s", e.msg);
+		return status_of(ret);
+	}
+	if (ret == 1)
+		cmd_error("warning: %s: the primary superblock is unreadable; "
+			  "using its original from %s", image, file);
+	if (fs->mounted && !check) {
+		cmd_error("%s is mounted%s%s; unmount it before undo", image,
+			  fs->mountpoint[0] ? " on " : "", fs->mountpoint);
+		status = EXIT_REFUSED;
+		goto out;
+	}
+	if (fs->mounted)
+		cmd_error("warning: %s is mounted%s%s", image,
+			  fs->mountpoint[0] ? " on " : "", fs->mountpoint);
+	if (verbose)
+		info.each = print_rec;
+	if (check)
+		ret = undo_check(file, fs, &info, &e);
+	else
+		ret = undo_apply(file, fs, &info, &e);
+	if (ret) {
+		cmd_error("%s", e.msg);
+		status = status_of(ret);
+		goto out;
+	}
+	if (check) {
+		print_check(file, image, &info);
+		goto out;
+	}
+	if (!info.complete)
+		printf("the run had been interrupted (%s has no end record)\n",
+		       file);
+	if (info.torn_tail)
+		printf("ignored %" PRIu64 " torn record%s at the end of %s (the "
+		       "run stopped before writing what they cover)\n",
+		       info.torn, info.torn == 1 ? "" : "s", file);
+	printf("restored %" PRIu64 " blocks (%" PRIu64 " bytes) from %s; the "
+	       "filesystem is as it was before the run\n", blocks_of(&info),
+	       info.bytes, file);
+out:
+	fs_close(fs);
+	return status;
+}

@@ -1,0 +1,1149 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "plan.h"
+#include "bigmem.h"
+#include "btbuild.h"
+#include "fork.h"
+#include "../ondisk/inode.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* One mapping of a fork onto physical blocks of this AG. */
+struct pmap {
+	uint32_t start, len;	/* agbno, blocks */
+	uint32_t ino_idx;	/* index into the global inode order */
+	uint32_t unit;		/* which unit it belongs to */
+	uint64_t startoff;
+	uint8_t fork;
+	uint8_t unwritten;
+	uint8_t ftype;
+};
+
+/* A physical range moved as one piece. */
+struct unit {
+	uint32_t start, len;
+	uint64_t key;		/* placement order: tree order, fork */
+	uint64_t key2;		/* then file offset */
+	uint32_t npieces;
+	uint32_t piece0;	/* first piece in the pieces array */
+	bool written;		/* some member is not unwritten: copy it */
+	bool shared;		/* more than one mapping: reflinked blocks */
+};
+
+struct piece {
+	uint32_t off, len;	/* within the unit */
+	uint32_t dst;		/* agbno */
+};
+
+/* An interval of the AG that placement may fill, with a fill cursor. */
+struct seg {
+	uint32_t start, end, cur;
+};
+
+struct inode_ref {
+	const struct m_ag *ag;
+	const struct m_ino *mi;
+	uint64_t order;		/* directory-tree order */
+};
+
+struct planner {
+	const struct model *m;
+	const struct od_geo *g;
+	struct plan *p;
+	struct err *e;
+	/* all inodes, indexed by a dense number */
+	struct inode_ref *ref;
+	size_t nref;
+};
+
+/* ---------------------------------------------------------------- */
+/* directory-tree order                                             */
+
+static int cmp_link_parent(const void *a, const void *b)
+{
+	const struct m_link *x = a, *y = b;
+
+	if (x->parent != y->parent)
+		return x->parent < y->parent ? -1 : 1;
+	return x->child < y->child ? -1 : x->child > y->child;
+}
+
+static struct inode_ref *ref_find(struct planner *pl, uint64_t ino)
+{
+	size_t lo = 0, hi = pl->nref;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (pl->ref[mid].mi->ino < ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < pl->nref && pl->ref[lo].mi->ino == ino)
+		return &pl->ref[lo];
+	return NULL;
+}
+
+/*
+ * Order inodes as a depth-first walk of the directory tree from the root
+ * visits them (a directory, then its entries); what no walk reaches
+ * comes last, by inode number.
+ */
+static int tree_order(struct planner *pl)
+{
+	const struct model *m = pl->m;
+	struct m_link *links;
+	size_t nlinks = 0, k, top = 0, cap_stack = 1024;
+	uint64_t *stack, next = 1;
+	uint32_t a;
+
+	for (a = 0; a < m->agcount; a++)
+		nlinks += m->ag[a].nlink;
+	links = malloc((nlinks ? nlinks : 1) * sizeof(*links));
+	stack = malloc(cap_stack * sizeof(*stack));
+	if (!links || !stack) {
+		free(links);
+		free(stack);
+		return -ENOMEM;
+	}
+	for (a = 0, k = 0; a < m->agcount; a++) {
+		memcpy(links + k, m->ag[a].link,
+		       m->ag[a].nlink * sizeof(*links));
+		k += m->ag[a].nlink;
+	}
+	qsort(links, nlinks, sizeof(*links), cmp_link_parent);
+	for (k = 0; k < pl->nref; k++)
+		pl->ref[k].order = 0;
+	stack[top++] = m->fs->sb.rootino;
+	while (top) {
+		uint64_t dir = stack[--top];
+		struct inode_ref *r = ref_find(pl, dir);
+		struct m_link key = { dir, 0 };
+		size_t lo = 0, hi = nlinks, first, last;
+
+		if (!r || r->order)
+			continue;
+		r->order = next++;
+		if (!od_mode_isdir(r->mi->mode))
+			continue;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (cmp_link_parent(&links[mid], &key) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		first = lo;
+		for (last = first; last < nlinks && links[last].parent == dir;)
+			last++;
+		/* push in reverse so the first entry is visited first */
+		for (k = last; k > first; k--) {
+			if (top == cap_stack) {
+				uint64_t *ns;
+
+				cap_stack *= 2;
+				ns = realloc(stack, cap_stack * sizeof(*ns));
+				if (!ns) {
+					free(links);
+					free(stack);
+					return -ENOMEM;
+				}
+				stack = ns;
+			}
+			stack[top++] = links[k - 1].child;
+		}
+	}
+	for (k = 0; k < pl->nref; k++)
+		if (!pl->ref[k].order)
+			pl->ref[k].order = next++;
+	free(links);
+	free(stack);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- */
+/* per-AG placement                                                 */
+
+struct agplan {
+	struct planner *pl;
+	uint32_t agno, agblocks;
+	struct pmap *map;	size_t nmap, cap_map;
+	struct unit *unit;	size_t nunit;
+	struct piece *piece;	size_t npiece, cap_piece;
+	struct m_free *obst;	size_t nobst, cap_obst;	/* fixed ranges */
+	struct seg *seg;	size_t nseg;
+	size_t seg_first;	/* segments before it are full */
+};
+
+static int add_obst(struct agplan *ap, uint32_t start, uint32_t len)
+{
+	if (!len)
+		return 0;
+	if (bigmem_grow((void **)&ap->obst, &ap->cap_obst, ap->nobst,
+			sizeof(*ap->obst)))
+		return -ENOMEM;
+	ap->obst[ap->nobst].agbno = start;
+	ap->obst[ap->nobst].len = len;
+	ap->nobst++;
+	return 0;
+}
+
+static int cmp_free(const void *a, const void *b)
+{
+	const struct m_free *x = a, *y = b;
+
+	return x->agbno < y->agbno ? -1 : x->agbno > y->agbno;
+}
+
+/* AG headers, log, inode chunks, AGFL: what this run does not move. */
+static int gather_obstacles(struct agplan *ap)
+{
+	const struct model *m = ap->pl->m;
+	const struct od_geo *g = ap->pl->g;
+	const struct m_ag *ag = &m->ag[ap->agno];
+	uint64_t log0 = m->fs->sb.logstart;
+	uint32_t hdr_end, i, k;
+	int ret = 0;
+
+	/* sb, agf, agi, agfl sectors: blocks up to the AGFL's, inclusive */
+	hdr_end = (uint32_t)(((uint64_t)3 * g->sectsize) >> g->blocklog) + 1;
+	ret |= add_obst(ap, 0, hdr_end);
+	if (log0 && od_fsb_agno(g, log0) == ap->agno)
+		ret |= add_obst(ap, od_fsb_agbno(g, log0),
+				m->fs->sb.logblocks);
+	for (i = 0; i < ag->nagfl; i++)
+		ret |= add_obst(ap, ag->agfl[i], 1);
+	/* the blocks holding any present inode group of each chunk */
+	for (k = 0; k < ag->nchunk; k++) {
+		const struct od_inobt_rec *r = &ag->chunk[k];
+		uint32_t grp;
+
+		for (grp = 0; grp < OD_INODES_PER_CHUNK;
+		     grp += OD_INODES_PER_HOLEMASK_BIT) {
+			uint32_t b0, b1;
+
+			if (!od_inobt_present(r, grp))
+				continue;
+			b0 = od_agino_agbno(g, r->startino + grp);
+			b1 = od_agino_agbno(g, r->startino + grp +
+					    OD_INODES_PER_HOLEMASK_BIT - 1);
+			ret |= add_obst(ap, b0, b1 - b0 + 1);
+		}
+	}
+	if (ret)
+		return -ENOMEM;
+	qsort(ap->obst, ap->nobst, sizeof(*ap->obst), cmp_free);
+	/* merge touching or overlapping obstacles */
+	for (i = 1, k = 0; i < ap->nobst; i++) {
+		struct m_free *p = &ap->obst[k], *c = &ap->obst[i];
+
+		if (c->agbno <= p->agbno + p->len) {
+			if (c->agbno + c->len > p->agbno + p->len)
+				p->len = c->agbno + c->len - p->agbno;
+		} else {
+			ap->obst[++k] = *c;
+		}
+	}
+	if (ap->nobst)
+		ap->nobst = k + 1;
+	return 0;
+}
+
+/* Bytes of fork whichfork in the inode (its literal-area share). */
+static uint32_t fork_len(const struct od_geo *g, const struct m_ino *mi,
+			 int whichfork)
+{
+	uint32_t lit = g->inodesize - (mi->version == 3 ? OD_DINODE_V3_CORE :
+						       OD_DINODE_V2_CORE);
+
+	if (whichfork == FORK_DATA)
+		return mi->forkoff ? (uint32_t)mi->forkoff * 8 : lit;
+	return mi->forkoff ? lit - (uint32_t)mi->forkoff * 8 : 0;
+}
+
+static uint8_t fork_ftype(const struct m_ino *mi, int whichfork)
+{
+	if (whichfork == FORK_ATTR)
+		return PF_ATTR;
+	if (od_mode_isdir(mi->mode))
+		return PF_DIR;
+	if (od_mode_islnk(mi->mode))
+		return PF_SYMLINK;
+	return PF_DATA;
+}
+
+/* Every fork mapping that lies in this AG. */
+static int gather_maps(struct agplan *ap)
+{
+	struct planner *pl = ap->pl;
+	const struct od_geo *g = pl->g;
+	size_t i;
+	uint32_t k;
+
+	for (i = 0; i < pl->nref; i++) {
+		const struct m_ino *mi = pl->ref[i].mi;
+		const struct m_ag *ag = pl->ref[i].ag;
+
+		for (k = 0; k < mi->nde + mi->nae; k++) {
+			struct od_irec x;
+			struct pmap *pm;
+			int fork = k < mi->nde ? FORK_DATA : FORK_ATTR;
+
+			if (fork == FORK_DATA && (mi->flags & MI_REALTIME))
+				continue;
+			m_ext_get(&ag->ext[mi->ext + k], &x);
+			if (od_fsb_agno(g, x.startblock) != ap->agno)
+				continue;
+			if (bigmem_grow((void **)&ap->map, &ap->cap_map,
+					ap->nmap, sizeof(*ap->map)))
+				return -ENOMEM;
+			pm = &ap->map[ap->nmap++];
+			pm->start = od_fsb_agbno(g, x.startblock);
+			pm->len = x.blockcount;
+			pm->ino_idx = (uint32_t)i;
+			pm->startoff = x.startoff;
+			pm->fork = (uint8_t)fork;
+			pm->unwritten = x.unwritten;
+			pm->ftype = fork_ftype(mi, fork);
+			pm->unit = 0;
+		}
+	}
+	return 0;
+}
+
+static int cmp_pmap_start(const void *a, const void *b)
+{
+	const struct pmap *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->len < y->len ? -1 : x->len > y->len;
+}
+
+/* The order a mapping asks to be placed in: tree order, fork, offset. */
+static uint64_t map_key(const struct planner *pl, const struct pmap *pm)
+{
+	/* order < 2^40 inodes; fork bit; offset rank is kept by stable use */
+	return pl->ref[pm->ino_idx].order << 1 | pm->fork;
+}
+
+/* Group overlapping mappings (shared blocks) into units. */
+static int build_units(struct agplan *ap)
+{
+	size_t i, u = 0;
+	uint32_t end = 0;
+
+	qsort(ap->map, ap->nmap, sizeof(*ap->map), cmp_pmap_start);
+	ap->unit = bigmem_calloc(ap->nmap ? ap->nmap : 1, sizeof(*ap->unit));
+	if (!ap->unit)
+		return -ENOMEM;
+	for (i = 0; i < ap->nmap; i++) {
+		struct pmap *pm = &ap->map[i];
+		uint64_t key = map_key(ap->pl, pm);
+
+		if (i == 0 || pm->start >= end) {
+			struct unit *un = &ap->unit[u++];
+
+			un->start = pm->start;
+			un->len = pm->len;
+			un->key = key;
+			un->key2 = pm->startoff;
+			un->written = !pm->unwritten;
+			end = pm->start + pm->len;
+		} else {
+			struct unit *un = &ap->unit[u - 1];
+
+			if (pm->start + pm->len > end)
+				end = pm->start + pm->len;
+			un->len = end - un->start;
+			un->shared = true;
+			if (!pm->unwritten)
+				un->written = true;
+			if (key < un->key ||
+			    (key == un->key && pm->startoff < un->key2)) {
+				un->key = key;
+				un->key2 = pm->startoff;
+			}
+		}
+		pm->unit = (uint32_t)(u - 1);
+	}
+	ap->nunit = u;
+	return 0;
+}
+
+/* The complement of the obstacles; the largest window is filled last so
+ * free space gathers there. */
+static int build_segments(struct agplan *ap)
+{
+	uint32_t pos = 0, i, big = 0;
+	size_t n = 0;
+
+	ap->seg = calloc(ap->nobst + 1, sizeof(*ap->seg));
+	if (!ap->seg)
+		return -ENOMEM;
+	for (i = 0; i <= ap->nobst; i++) {
+		uint32_t end = i < ap->nobst ? ap->obst[i].agbno : ap->agblocks;
+
+		if (end > pos) {
+			ap->seg[n].start = ap->seg[n].cur = pos;
+			ap->seg[n].end = end;
+			n++;
+		}
+		if (i < ap->nobst)
+			pos = ap->obst[i].agbno + ap->obst[i].len;
+	}
+	ap->nseg = n;
+	for (i = 1; i < n; i++)
+		if (ap->seg[i].end - ap->seg[i].start >
+		    ap->seg[big].end - ap->seg[big].start)
+			big = i;
+	if (n > 1 && big != n - 1) {
+		struct seg w = ap->seg[big];
+
+		memmove(&ap->seg[big], &ap->seg[big + 1],
+			(n - big - 1) * sizeof(*ap->seg));
+		ap->seg[n - 1] = w;
+	}
+	ap->seg_first = 0;
+	return 0;
+}
+
+#define FIRST_FIT_SCAN	256	/* segments looked at before splitting */
+
+/*
+ * Take len contiguous blocks, first fit from the first open segment; if
+ * none within reach has room, return 0 and let the caller split.
+ */
+static bool seg_take(struct agplan *ap, uint32_t len, uint32_t *at)
+{
+	size_t i, n = 0;
+
+	while (ap->seg_first < ap->nseg &&
+	       ap->seg[ap->seg_first].cur == ap->seg[ap->seg_first].end)
+		ap->seg_first++;
+	for (i = ap->seg_first; i < ap->nseg && n < FIRST_FIT_SCAN; i++, n++) {
+		struct seg *sg = &ap->seg[i];
+
+		if (sg->end - sg->cur >= len) {
+			*at = sg->cur;
+			sg->cur += len;
+			return true;
+		}
+	}
+	/* the big window, last in order, is worth a look too */
+	if (ap->nseg && i < ap->nseg) {
+		struct seg *sg = &ap->seg[ap->nseg - 1];
+
+		if (sg->end - sg->cur >= len) {
+			*at = sg->cur;
+			sg->cur += len;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Take up to len blocks from the first open segment (for splitting). */
+static uint32_t seg_take_some(struct agplan *ap, uint32_t len, uint32_t *at)
+{
+	while (ap->seg_first < ap->nseg) {
+		struct seg *sg = &ap->seg[ap->seg_first];
+		uint32_t n = sg->end - sg->cur;
+
+		if (n) {
+			if (n > len)
+				n = len;
+			*at = sg->cur;
+			sg->cur += n;
+			return n;
+		}
+		ap->seg_first++;
+	}
+	return 0;
+}
+
+static int add_piece(struct agplan *ap, struct unit *un, uint32_t off,
+		     uint32_t len, uint32_t dst)
+{
+	struct piece *pc;
+
+	if (bigmem_grow((void **)&ap->piece, &ap->cap_piece, ap->npiece,
+			sizeof(*ap->piece)))
+		return -ENOMEM;
+	if (!un->npieces)
+		un->piece0 = (uint32_t)ap->npiece;
+	pc = &ap->piece[ap->npiece++];
+	pc->off = off;
+	pc->len = len;
+	pc->dst = dst;
+	un->npieces++;
+	return 0;
+}
+
+static int cmp_unit_order(const void *a, const void *b, void *arg)
+{
+	const struct agplan *ap = arg;
+	const struct unit *x = &ap->unit[*(const uint32_t *)a];
+	const struct unit *y = &ap->unit[*(const uint32_t *)b];
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	if (x->key2 != y->key2)
+		return x->key2 < y->key2 ? -1 : 1;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Place every unit of the AG, in order, first fit; split what fits
+ * nowhere whole. */
+static int place_units(struct agplan *ap)
+{
+	uint32_t *order;
+	size_t i;
+	int ret = 0;
+
+	order = malloc((ap->nunit ? ap->nunit : 1) * sizeof(*order));
+	if (!order)
+		return -ENOMEM;
+	for (i = 0; i < ap->nunit; i++)
+		order[i] = (uint32_t)i;
+	qsort_r(order, ap->nunit, sizeof(*order), cmp_unit_order, ap);
+	for (i = 0; i < ap->nunit && !ret; i++) {
+		struct unit *un = &ap->unit[order[i]];
+		uint32_t at, done = 0;
+
+		if (seg_take(ap, un->len, &at)) {
+			ret = add_piece(ap, un, 0, un->len, at);
+			continue;
+		}
+		while (done < un->len && !ret) {
+			uint32_t n = seg_take_some(ap, un->len - done, &at);
+
+			if (!n) {
+				ret = -ENOSPC;	/* cannot happen: space is conserved */
+				break;
+			}
+			ret = add_piece(ap, un, done, n, at);
+			done += n;
+		}
+	}
+	free(order);
+	return ret;
+}
+
+/* New mapping records of every fork, from all AGs, before merging. */
+struct nrec {
+	uint32_t ino_idx;
+	uint8_t fork;
+	uint8_t why;		/* NR_SPLIT | NR_SHARED: of the unit it came from */
+	struct od_irec r;
+};
+
+#define NR_SPLIT	0x1
+#define NR_SHARED	0x2
+
+struct nrecs {
+	struct nrec *v;
+	size_t n, cap;
+};
+
+static int nrec_add(struct nrecs *nr, uint32_t ino_idx, uint8_t fork,
+		    uint8_t why, const struct od_irec *r)
+{
+	if (bigmem_grow((void **)&nr->v, &nr->cap, nr->n, sizeof(*nr->v)))
+		return -ENOMEM;
+	nr->v[nr->n].ino_idx = ino_idx;
+	nr->v[nr->n].fork = fork;
+	nr->v[nr->n].why = why;
+	nr->v[nr->n].r = *r;
+	nr->n++;
+	return 0;
+}
+
+/* Map each fork mapping through its unit's pieces; record the moves. */
+static int remap(struct agplan *ap, struct nrecs *nr)
+{
+	struct planner *pl = ap->pl;
+	const struct od_geo *g = pl->g;
+	struct plan *p = pl->p;
+	size_t i;
+	uint32_t k;
+
+	for (i = 0; i < ap->nmap; i++) {
+		const struct pmap *pm = &ap->map[i];
+		const struct unit *un = &ap->unit[pm->unit];
+		uint32_t off = pm->start - un->start;
+
+		for (k = 0; k < un->npieces; k++) {
+			const struct piece *pc = &ap->piece[un->piece0 + k];
+			uint32_t lo = off > pc->off ? off : pc->off;
+			uint32_t hi = off + pm->len < pc->off + pc->len ?
+				      off + pm->len : pc->off + pc->len;
+			struct od_irec r;
+
+			if (lo >= hi)
+				continue;
+			r.startoff = pm->startoff + (lo - off);
+			r.startblock = od_agb_fsb(g, ap->agno,
+						  pc->dst + (lo - pc->off));
+			r.blockcount = hi - lo;
+			r.unwritten = pm->unwritten;
+			if (nrec_add(nr, pm->ino_idx, pm->fork,
+				     (uint8_t)((un->npieces > 1 ? NR_SPLIT : 0) |
+					       (un->shared ? NR_SHARED : 0)),
+				     &r))
+				return -ENOMEM;
+		}
+	}
+	/* the copies: every piece that lands somewhere new */
+	for (i = 0; i < ap->nunit; i++) {
+		const struct unit *un = &ap->unit[i];
+		/* unwritten blocks read as zeroes wherever they are */
+		bool nocopy = !un->written;
+
+		for (k = 0; k < un->npieces; k++) {
+			const struct piece *pc = &ap->piece[un->piece0 + k];
+			struct plan_move *mv;
+
+			if (pc->dst == un->start + pc->off)
+				continue;
+			if (bigmem_grow((void **)&p->mv, &p->cap_mv, p->nmv,
+					sizeof(*p->mv)))
+				return -ENOMEM;
+			mv = &p->mv[p->nmv++];
+			mv->src = od_agb_lin(g, ap->agno, un->start + pc->off);
+			mv->dst = od_agb_lin(g, ap->agno, pc->dst);
+			mv->len = pc->len;
+			mv->flags = nocopy ? PM_NOCOPY : 0;
+			p->moved_blocks += pc->len;
+			if (!nocopy)
+				p->copied_blocks += pc->len;
+		}
+	}
+	return 0;
+}
+
+static int cmp_nrec(const void *a, const void *b)
+{
+	const struct nrec *x = a, *y = b;
+
+	if (x->ino_idx != y->ino_idx)
+		return x->ino_idx < y->ino_idx ? -1 : 1;
+	if (x->fork != y->fork)
+		return x->fork < y->fork ? -1 : 1;
+	return x->r.startoff < y->r.startoff ? -1 :
+	       x->r.startoff > y->r.startoff;
+}
+
+/* Can b follow a in one record?  (Symlink headers sit at record starts.) */
+static bool can_merge(const struct od_irec *a, const struct od_irec *b,
+		      uint8_t ftype)
+{
+	return ftype != PF_SYMLINK &&
+	       a->startoff + a->blockcount == b->startoff &&
+	       a->startblock + a->blockcount == b->startblock &&
+	       a->unwritten == b->unwritten &&
+	       (uint64_t)a->blockcount + b->blockcount <= OD_MAX_EXTLEN;
+}
+
+static bool same_as_model(const struct planner *pl, uint32_t idx, int fork,
+			  const struct od_irec *r, uint32_t n)
+{
+	const struct m_ino *mi = pl->ref[idx].mi;
+	const struct m_ag *ag = pl->ref[idx].ag;
+	uint32_t first = fork == FORK_DATA ? 0 : mi->nde;
+	uint32_t cnt = fork == FORK_DATA ? mi->nde : mi->nae, k;
+
+	if (cnt != n)
+		return false;
+	for (k = 0; k < n; k++) {
+		struct od_irec x;
+
+		m_ext_get(&ag->ext[mi->ext + first + k], &x);
+		if (memcmp(&x, &r[k], sizeof(x)) != 0 &&
+		    (x.startoff != r[k].startoff ||
+		     x.startblock != r[k].startblock ||
+		     x.blockcount != r[k].blockcount ||
+		     x.unwritten != r[k].unwritten))
+			return false;
+	}
+	return true;
+}
+
+static int add_note(struct plan *p, uint64_t ino, uint32_t extents,
+		    const char *why)
+{
+	if (bigmem_grow((void **)&p->note, &p->cap_note, p->nnote,
+			sizeof(*p->note)))
+		return -ENOMEM;
+	p->note[p->nnote].ino = ino;
+	p->note[p->nnote].extents = extents;
+	p->note[p->nnote].why = why;
+	p->nnote++;
+	return 0;
+}
+
+/*
+ * Merge each fork's new records; keep the forks that change, or whose
+ * bmap btree must be rebuilt anyway (its old blocks are not kept).
+ */
+static int collect_forks(struct planner *pl, struct nrecs *nr)
+{
+	const struct od_geo *g = pl->g;
+	struct plan *p = pl->p;
+	size_t i = 0;
+
+	qsort(nr->v, nr->n, sizeof(*nr->v), cmp_nrec);
+	while (i < nr->n) {
+		uint32_t idx = nr->v[i].ino_idx;
+		uint8_t fork = nr->v[i].fork, why = 0;
+		const struct m_ino *mi = pl->ref[idx].mi;
+		uint8_t ftype = fork_ftype(mi, fork);
+		struct od_irec *recs;
+		size_t j = i, n = 0, cnt;
+		int fmt = fork == FORK_DATA ? m_dfmt(mi) : m_afmt(mi);
+		struct plan_fork *pf;
+		uint64_t runs = 0;
+
+		while (j < nr->n && nr->v[j].ino_idx == idx &&
+		       nr->v[j].fork == fork)
+			j++;
+		cnt = j - i;
+		recs = malloc(cnt * sizeof(*recs));
+		if (!recs)
+			return -ENOMEM;
+		for (; i < j; i++) {
+			why |= nr->v[i].why;
+			if (n && can_merge(&recs[n - 1], &nr->v[i].r, ftype))
+				recs[n - 1].blockcount += nr->v[i].r.blockcount;
+			else
+				recs[n++] = nr->v[i].r;
+		}
+		for (cnt = 0; cnt < n; cnt++)
+			if (!cnt || recs[cnt].startoff != recs[cnt - 1].startoff +
+						       recs[cnt - 1].blockcount)
+				runs++;
+		if (fork == FORK_DATA && od_mode_isreg(mi->mode) && n > runs &&
+		    add_note(p, mi->ino, (uint32_t)n,
+			     (why & NR_SHARED) ? "shares blocks with other "
+			     "files (reflink): moved as one piece with them" :
+			     (why & NR_SPLIT) ? "no free window is large "
+			     "enough (inode chunks, log or AG end in the way)" :
+			     "its data lies in more than one AG")) {
+			free(recs);
+			return -ENOMEM;
+		}
+		if (fmt != OD_FMT_BTREE &&
+		    same_as_model(pl, idx, fork, recs, (uint32_t)n)) {
+			free(recs);
+			continue;
+		}
+		if (bigmem_grow((void **)&p->pf, &p->cap_pf, p->npf,
+				sizeof(*p->pf))) {
+			free(recs);
+			return -ENOMEM;
+		}
+		pf = &p->pf[p->npf++];
+		memset(pf, 0, sizeof(*pf));
+		pf->ino = mi->ino;
+		pf->whichfork = fork;
+		pf->ftype = ftype;
+		pf->nrecs = (uint32_t)n;
+		pf->recs = recs;
+		pf->nbmbt = btbuild_nblocks(g, OD_BT_BMAP, n,
+					    fork_len(g, mi, fork));
+	}
+	return 0;
+}
+
+/* Blocks for each changed fork's bmap btree, in the AG of its data. */
+static int reserve_bmbt(struct planner *pl, struct agplan *aps)
+{
+	const struct od_geo *g = pl->g;
+	struct plan *p = pl->p;
+	size_t i;
+
+	for (i = 0; i < p->npf; i++) {
+		struct plan_fork *pf = &p->pf[i];
+		uint32_t agno, at, k, got = 0, tries;
+
+		if (!pf->nbmbt)
+			continue;
+		pf->bmbt = malloc(pf->nbmbt * sizeof(*pf->bmbt));
+		if (!pf->bmbt)
+			return -ENOMEM;
+		agno = od_fsb_agno(g, pf->recs[0].startblock);
+		/* contiguous if possible, else wherever there is room */
+		for (tries = 0; tries < g->agcount && got < pf->nbmbt; tries++) {
+			struct agplan *ap = &aps[(agno + tries) % g->agcount];
+
+			if (!got && seg_take(ap, pf->nbmbt, &at)) {
+				for (k = 0; k < pf->nbmbt; k++)
+					pf->bmbt[k] = od_agb_fsb(g, ap->agno,
+								 at + k);
+				got = pf->nbmbt;
+				break;
+			}
+			while (got < pf->nbmbt) {
+				uint32_t n = seg_take_some(ap, pf->nbmbt - got,
+							   &at);
+
+				if (!n)
+					break;
+				for (k = 0; k < n; k++)
+					pf->bmbt[got++] = od_agb_fsb(g, ap->agno,
+								     at + k);
+			}
+		}
+		if (got < pf->nbmbt)
+			return -ENOSPC;
+	}
+	return 0;
+}
+
+/* Enough blocks for every AG btree rebuilt from the final records. */
+static uint32_t agbt_estimate(const struct planner *pl,
+			      const struct agplan *ap)
+{
+	const struct od_geo *g = pl->g;
+	const struct m_ag *ag = &pl->m->ag[ap->agno];
+	size_t nfree = 0, nfino = 0, i, shared = 0;
+	uint32_t n;
+
+	for (i = 0; i < ap->nseg; i++)
+		if (ap->seg[i].cur < ap->seg[i].end)
+			nfree++;
+	for (i = 0; i < ag->nchunk; i++)
+		if (ag->chunk[i].freecount)
+			nfino++;
+	for (i = 0; i < ap->nunit; i++)
+		if (ap->unit[i].shared)
+			shared++;
+	/* a few spare free-extent records: the run itself may split one */
+	n = 2 * btbuild_nblocks(g, OD_BT_BNO, nfree + 4, 0);
+	n += btbuild_nblocks(g, OD_BT_INO, ag->nchunk, 0);
+	if (g->finobt)
+		n += btbuild_nblocks(g, OD_BT_FINO, nfino, 0);
+	if (g->rmapbt)
+		n += btbuild_nblocks(g, OD_BT_RMAP, ap->nmap + ag->nchunk * 2 +
+				     ag->nagfl + ap->nmap / 4 + 16, 0);
+	if (g->reflink)
+		n += btbuild_nblocks(g, OD_BT_REFC, 4 * shared + 4, 0);
+	return n + 2;
+}
+
+static int cmp_u32pair(const void *a, const void *b)
+{
+	const struct m_free *x = a, *y = b;
+
+	return x->agbno < y->agbno ? -1 : x->agbno > y->agbno;
+}
+
+static int finish_ag(struct planner *pl, struct agplan *ap)
+{
+	const struct m_ag *ag = &pl->m->ag[ap->agno];
+	struct plan_ag *pa = &pl->p->ag[ap->agno];
+	size_t i, n = 0;
+	uint32_t at;
+
+	pa->agno = ap->agno;
+	pa->changed = true;
+	pa->bt_len = agbt_estimate(pl, ap);
+	if (!seg_take(ap, pa->bt_len, &at))
+		return -ENOSPC;
+	pa->bt_start = at;
+	pa->freesp = malloc((ap->nseg ? ap->nseg : 1) * sizeof(*pa->freesp));
+	if (!pa->freesp)
+		return -ENOMEM;
+	for (i = 0; i < ap->nseg; i++) {
+		if (ap->seg[i].cur == ap->seg[i].end)
+			continue;
+		pa->freesp[n].agbno = ap->seg[i].cur;
+		pa->freesp[n].len = ap->seg[i].end - ap->seg[i].cur;
+		n++;
+	}
+	qsort(pa->freesp, n, sizeof(*pa->freesp), cmp_u32pair);
+	pa->nfreesp = n;
+	pa->nfree_after = n;
+	for (i = 0; i < n; i++) {
+		pa->free_after += pa->freesp[i].len;
+		if (pa->freesp[i].len > pa->longest_after)
+			pa->longest_after = pa->freesp[i].len;
+	}
+	/* the btree run's unused tail will rejoin free space: count it */
+	pa->free_before = ag->have_agf ? ag->agf.freeblks : 0;
+	for (i = 0; i < ag->nfree; i++)
+		if (ag->freesp[i].len > pa->longest_before)
+			pa->longest_before = ag->freesp[i].len;
+	for (i = 0; i < ap->nunit; i++) {
+		const struct unit *un = &ap->unit[i];
+		uint32_t k;
+
+		for (k = 0; k < un->npieces; k++)
+			if (ap->piece[un->piece0 + k].dst !=
+			    un->start + ap->piece[un->piece0 + k].off)
+				pa->moved_blocks += ap->piece[un->piece0 + k].len;
+	}
+	return 0;
+}
+
+static const struct plan_fork *pf_find(const struct plan *p, uint64_t ino,
+				       int fork)
+{
+	size_t lo = 0, hi = p->npf;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct plan_fork *f = &p->pf[mid];
+
+		if (f->ino < ino || (f->ino == ino && f->whichfork < fork))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < p->npf && p->pf[lo].ino == ino &&
+	    p->pf[lo].whichfork == fork)
+		return &p->pf[lo];
+	return NULL;
+}
+
+/* The records of a fork after the plan (new or unchanged). */
+static uint32_t fork_after(const struct planner *pl, size_t idx, int fork,
+			   struct od_irec *buf, uint32_t cap,
+			   const struct od_irec **out)
+{
+	const struct m_ino *mi = pl->ref[idx].mi;
+	const struct m_ag *ag = pl->ref[idx].ag;
+	const struct plan_fork *pf = pf_find(pl->p, mi->ino, fork);
+	uint32_t first = fork == FORK_DATA ? 0 : mi->nde;
+	uint32_t n = fork == FORK_DATA ? mi->nde : mi->nae, k;
+
+	if (pf) {
+		*out = pf->recs;
+		return pf->nrecs;
+	}
+	if (n > cap)
+		n = cap;
+	for (k = 0; k < n; k++)
+		m_ext_get(&ag->ext[mi->ext + first + k], &buf[k]);
+	*out = buf;
+	return n;
+}
+
+static int cmp_u64v(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Bytes of originally-live blocks the moves write over (undo size). */
+static uint64_t live_overwrite(const struct planner *pl)
+{
+	const struct od_geo *g = pl->g;
+	const struct plan *p = pl->p;
+	uint64_t blocks = 0;
+	size_t i;
+
+	for (i = 0; i < p->nmv; i++) {
+		const struct plan_move *mv = &p->mv[i];
+		uint32_t agno = (uint32_t)(mv->dst / g->agblocks);
+		uint32_t b0 = (uint32_t)(mv->dst % g->agblocks), b1 = b0 + mv->len;
+		const struct m_ag *ag = &pl->m->ag[agno];
+		uint64_t freeb = 0;
+		size_t k;
+
+		for (k = 0; k < ag->nfree; k++) {
+			uint32_t lo = ag->freesp[k].agbno, hi = lo + ag->freesp[k].len;
+
+			if (lo < b0)
+				lo = b0;
+			if (hi > b1)
+				hi = b1;
+			if (lo < hi)
+				freeb += hi - lo;
+		}
+		blocks += mv->len - freeb;
+	}
+	return blocks << g->blocklog;
+}
+
+static int metrics(struct planner *pl)
+{
+	const struct od_geo *g = pl->g;
+	struct plan *p = pl->p;
+	struct od_irec small[64], *buf = small;
+	uint64_t *dist = NULL;
+	size_t i, nd = 0;
+
+	dist = malloc((pl->nref ? pl->nref : 1) * sizeof(*dist));
+	if (!dist)
+		return -ENOMEM;
+	for (i = 0; i < pl->nref; i++) {
+		const struct m_ino *mi = pl->ref[i].mi;
+		uint16_t t = mi->mode & 0170000;
+		const struct od_irec *r;
+		uint32_t n, k;
+		int fork;
+
+		p->extents_before += mi->nde + mi->nae;
+		for (fork = FORK_DATA; fork <= FORK_ATTR; fork++) {
+			uint32_t want = fork == FORK_DATA ? mi->nde : mi->nae;
+
+			if (want > 64 && buf == small) {
+				buf = malloc(((size_t)mi->nde + mi->nae + 64) *
+					     sizeof(*buf));
+				if (!buf) {
+					free(dist);
+					return -ENOMEM;
+				}
+			} else if (want > 64) {
+				struct od_irec *nb = realloc(buf, ((size_t)want + 64) *
+							     sizeof(*buf));
+
+				if (!nb) {
+					free(buf);
+					free(dist);
+					return -ENOMEM;
+				}
+				buf = nb;
+			}
+			n = fork_after(pl, i, fork, buf, want, &r);
+			p->extents_after += n;
+			/* xfs_db frag's rules, as in report.c */
+			if ((fork == FORK_DATA && (t == 0040000 || t == 0100000 ||
+						   t == 0120000)) ||
+			    (fork == FORK_ATTR && !(mi->flags & MI_NOATTR))) {
+				p->frag_actual_after += n;
+				for (k = 0; k < n; k++)
+					if (!k || r[k].startoff !=
+					    r[k - 1].startoff + r[k - 1].blockcount)
+						p->frag_ideal_after++;
+			}
+			if (fork == FORK_DATA && t == 0100000 && n) {
+				if (n > 1)
+					p->files_multi_after++;
+				if (!(mi->flags & MI_REALTIME)) {
+					uint64_t a = od_fsb_lin(g, r[0].startblock);
+					uint64_t b = model_ino_lin(pl->m->fs,
+								   mi->ino);
+
+					dist[nd++] = a > b ? a - b : b - a;
+				}
+			}
+		}
+	}
+	if (buf != small)
+		free(buf);
+	if (nd) {
+		qsort(dist, nd, sizeof(*dist), cmp_u64v);
+		p->dist_median_after = dist[(nd - 1) / 2];
+		p->dist_p90_after = dist[(size_t)((nd * 90 + 99) / 100) - 1];
+		p->dist_max_after = dist[nd - 1];
+	}
+	free(dist);
+	p->undo_estimate = live_overwrite(pl);
+	return 0;
+}
+
+static void agplan_free(struct agplan *ap)
+{
+	bigmem_free(ap->map, ap->cap_map, sizeof(*ap->map));
+	bigmem_free(ap->unit, ap->nmap ? ap->nmap : 1, sizeof(*ap->unit));
+	bigmem_free(ap->piece, ap->cap_piece, sizeof(*ap->piece));
+	bigmem_free(ap->obst, ap->cap_obst, sizeof(*ap->obst));
+	free(ap->seg);
+}
+
+int plan_build(const struct model *m, struct plan *p, struct err *e)
+{
+	struct planner pl = { 0 };
+	struct agplan *aps = NULL;
+	struct nrecs nr = { 0 };
+	uint32_t a;
+	size_t i, k;
+	int ret = 0;
+
+	memset(p, 0, sizeof(*p));
+	p->m = m;
+	pl.m = m;
+	pl.g = &m->fs->geo;
+	pl.p = p;
+	pl.e = e;
+	p->ag = calloc(m->agcount, sizeof(*p->ag));
+	aps = calloc(m->agcount, sizeof(*aps));
+	pl.ref = malloc((m->ninodes ? m->ninodes : 1) * sizeof(*pl.ref));
+	if (!p->ag || !aps || !pl.ref) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (a = 0; a < m->agcount; a++)
+		for (k = 0; k < m->ag[a].nino; k++) {
+			pl.ref[pl.nref].ag = &m->ag[a];
+			pl.ref[pl.nref].mi = &m->ag[a].ino[k];
+			pl.nref++;
+		}
+	ret = tree_order(&pl);
+	for (a = 0; a < m->agcount && !ret; a++) {
+		struct agplan *ap = &aps[a];
+
+		ap->pl = &pl;
+		ap->agno = a;
+		ap->agblocks = od_ag_blocks(pl.g, a);
+		ret = gather_obstacles(ap);
+		if (!ret)
+			ret = gather_maps(ap);
+		if (!ret)
+			ret = build_units(ap);
+		if (!ret)
+			ret = build_segments(ap);
+		if (!ret)
+			ret = place_units(ap);
+		if (!ret)
+			ret = remap(ap, &nr);
+	}
+	if (!ret)
+		ret = collect_forks(&pl, &nr);
+	if (!ret)
+		ret = reserve_bmbt(&pl, aps);
+	for (a = 0; a < m->agcount && !ret; a++)
+		ret = finish_ag(&pl, &aps[a]);
+	if (!ret)
+		ret = metrics(&pl);
+out:
+	for (a = 0; aps && a < m->agcount; a++)
+		agplan_free(&aps[a]);
+	free(aps);
+	free(pl.ref);
+	bigmem_free(nr.v, nr.cap, sizeof(*nr.v));
+	if (ret == -ENOSPC)
+		return err_set(e, ret, "not enough free space to rebuild the "
+			       "btrees after packing");
+	if (ret)
+		return err_set(e, ret, "out of memory");
+	(void)i;
+	return 0;
+}
+
+void plan_free(struct plan *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->npf; i++) {
+		free(p->pf[i].recs);
+		free(p->pf[i].bmbt);
+	}
+	bigmem_free(p->pf, p->cap_pf, sizeof(*p->pf));
+	bigmem_free(p->mv, p->cap_mv, sizeof(*p->mv));
+	bigmem_free(p->note, p->cap_note, sizeof(*p->note));
+	for (i = 0; p->ag && p->m && i < p->m->agcount; i++)
+		free(p->ag[i].freesp);
+	free(p->ag);
+	memset(p, 0, sizeof(*p));
+}
+
+const struct plan_ag *plan_ag(const struct plan *p, uint32_t agno)
+{
+	return &p->ag[agno];
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Self-describing headers the read path does not otherwise decode:
+ * directory free-index blocks (xfs_da_format.h: xfs_dir3_free_hdr, v4
+ * xfs_dir2_free_hdr) and v5 remote attribute value blocks
+ * (xfs_da_format.h: xfs_attr3_rmt_hdr, one at the start of every fs
+ * block of a remote value).
+ */
+#ifndef OD_SELFHDR_H
+#define OD_SELFHDR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "geo.h"
+
+#define OD_ATTR3_RMT_MAGIC	0x5841524du	/* "XARM" */
+#define OD_ATTR3_RMT_HDR_LEN	56
+#define OD_ATTR3_RMT_CRC_OFF	12
+#define OD_DIR3_FREE_CRC_OFF	4
+
+struct od_dir_free_hdr {
+	uint32_t magic;
+	uint32_t firstdb, nvalid, nused;
+	uint64_t blkno, owner;		/* v5 */
+};
+
+/*
+ * Decode a free-index block of len (directory block size) bytes: magic
+ * for the fs version; on v5 CRC over len bytes and uuid.
+ */
+enum od_err od_dir_free_hdr(const uint8_t *buf, size_t len,
+			    const struct od_geo *g, struct od_dir_free_hdr *h,
+			    const char **field);
+
+struct od_attr_rmt_hdr {
+	uint32_t offset, bytes;
+	uint64_t owner, blkno;
+};
+
+/*
+ * Decode the v5 header of one remote attribute value block of len (fs
+ * block size) bytes: magic, CRC over len bytes, uuid, bytes in range.
+ */
+enum od_err od_attr_rmt_hdr(const uint8_t *buf, size_t len,
+			    const struct od_geo *g, struct od_attr_rmt_hdr *h,
+			    const char **field);
+
+#endif

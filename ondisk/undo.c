@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Undo file header and record headers: encode, decode, verify. */
+#include "undo.h"
+#include "be.h"
+#include "crc32c.h"
+
+#include <assert.h>
+#include <string.h>
+
+static_assert(OD_UNDO_PATH_OFF + OD_UNDO_PATH_LEN <= OD_UNDO_HDR_CRC_OFF,
+	      "undo header: path overlaps the crc");
+static_assert(OD_UNDO_REC_HCRC_OFF + 4 == OD_UNDO_REC_LEN,
+	      "undo record: header crc is its last field");
+
+uint32_t od_undo_crc(const void *buf, size_t len)
+{
+	return ~od_crc32c(0xffffffffu, buf, len);
+}
+
+void od_undo_hdr_encode(const struct od_undo_hdr *h, uint8_t *buf)
+{
+	size_t plen = strnlen(h->path, OD_UNDO_PATH_LEN - 1);
+
+	memset(buf, 0, OD_UNDO_HDR_LEN);
+	memcpy(buf, OD_UNDO_MAGIC, 8);
+	od_put_be32(buf + 8, OD_UNDO_VERSION);
+	od_put_be32(buf + 12, OD_UNDO_HDR_LEN);
+	od_put_be64(buf + 16, h->nonce);
+	memcpy(buf + 24, h->uuid, 16);
+	memcpy(buf + 40, h->meta_uuid, 16);
+	od_put_be64(buf + 56, h->dblocks);
+	od_put_be32(buf + 64, h->blocksize);
+	od_put_be32(buf + 68, h->sectsize);
+	od_put_be32(buf + 72, h->agblocks);
+	od_put_be32(buf + 76, h->agcount);
+	od_put_be64(buf + 80, h->image_size);
+	od_put_be64(buf + 88, h->ctime);
+	memcpy(buf + OD_UNDO_PATH_OFF, h->path, plen);
+	od_put_be32(buf + OD_UNDO_HDR_CRC_OFF,
+		    od_undo_crc(buf, OD_UNDO_HDR_CRC_OFF));
+}
+
+static bool pow2_in(uint32_t v, uint32_t lo, uint32_t hi)
+{
+	return v >= lo && v <= hi && (v & (v - 1)) == 0;
+}
+
+#define BAD(f) do { *field = (f); return OD_EFIELD; } while (0)
+
+enum od_err od_undo_hdr_decode(const uint8_t *buf, size_t len,
+			       struct od_undo_hdr *h, const char **field)
+{
+	*field = NULL;
+	memset(h, 0, sizeof(*h));
+	if (len < OD_UNDO_HDR_LEN)
+		return OD_ESHORT;
+	if (memcmp(buf, OD_UNDO_MAGIC, 8) != 0)
+		return OD_EMAGIC;
+	if (od_get_be32(buf + OD_UNDO_HDR_CRC_OFF) !=
+	    od_undo_crc(buf, OD_UNDO_HDR_CRC_OFF))
+		return OD_ECRC;
+	h->version = od_get_be32(buf + 8);
+	h->nonce = od_get_be64(buf + 16);
+	memcpy(h->uuid, buf + 24, 16);
+	memcpy(h->meta_uuid, buf + 40, 16);
+	h->dblocks = od_get_be64(buf + 56);
+	h->blocksize = od_get_be32(buf + 64);
+	h->sectsize = od_get_be32(buf + 68);
+	h->agblocks = od_get_be32(buf + 72);
+	h->agcount = od_get_be32(buf + 76);
+	h->image_size = od_get_be64(buf + 80);
+	h->ctime = od_get_be64(buf + 88);
+	memcpy(h->path, buf + OD_UNDO_PATH_OFF, OD_UNDO_PATH_LEN - 1);
+	h->path[OD_UNDO_PATH_LEN - 1] = '\0';
+	if (h->version != OD_UNDO_VERSION)
+		BAD("version");
+	if (od_get_be32(buf + 12) != OD_UNDO_HDR_LEN)
+		BAD("header length");
+	if (!pow2_in(h->blocksize, 512, 65536))
+		BAD("blocksize");
+	if (!pow2_in(h->sectsize, 512, h->blocksize))
+		BAD("sectsize");
+	if (h->agblocks == 0 || h->agcount == 0 || h->dblocks == 0 ||
+	    h->dblocks > (uint64_t)h->agblocks * h->agcount)
+		BAD("dblocks");
+	if (h->image_size / h->blocksize < h->dblocks)
+		BAD("image size");
+	return OD_OK;
+}
+
+void od_undo_rec_encode(const struct od_undo_rec *r, uint64_t nonce,
+			uint8_t *buf)
+{
+	uint8_t n[8];
+	uint32_t crc;
+
+	od_put_be32(buf, r->end ? OD_UNDO_END_MAGIC : OD_UNDO_REC_MAGIC);
+	od_put_be32(buf + 4, r->len);
+	od_put_be64(buf + 8, r->seq);
+	od_put_be64(buf + 16, r->off);
+	od_put_be64(buf + 24, r->batch);
+	od_put_be32(buf + OD_UNDO_REC_DCRC_OFF, r->dcrc);
+	od_put_be64(n, nonce);
+	crc = od_crc32c(0xffffffffu, n, sizeof(n));
+	crc = ~od_crc32c(crc, buf, OD_UNDO_REC_HCRC_OFF);
+	od_put_be32(buf + OD_UNDO_REC_HCRC_OFF, crc);
+}
+
+enum od_err od_undo_rec_decode(const uint8_t *buf, size_t len,
+			       uint64_t nonce, struct od_undo_rec *r,
+			       const char **field)
+{
+	uint32_t magic, crc;
+	uint8_t n[8];
+
+	*field = NULL;
+	memset(r, 0, sizeof(*r));
+	if (len < OD_UNDO_REC_LEN)
+		return OD_ESHORT;
+	magic = od_get_be32(buf);
+	if (magic != OD_UNDO_REC_MAGIC && magic != OD_UNDO_END_MAGIC)
+		return OD_EMAGIC;
+	od_put_be64(n, nonce);
+	crc = od_crc32c(0xffffffffu, n, sizeof(n));
+	crc = ~od_crc32c(crc, buf, OD_UNDO_REC_HCRC_OFF);
+	if (od_get_be32(buf + OD_UNDO_REC_HCRC_OFF) != crc)
+		return OD_ECRC;
+	r->end = magic == OD_UNDO_END_MAGIC;
+	r->len = od_get_be32(buf + 4);
+	r->seq = od_get_be64(buf + 8);
+	r->off = od_get_be64(buf + 16);
+	r->batch = od_get_be64(buf + 24);
+	r->dcrc = od_get_be32(buf + OD_UNDO_REC_DCRC_OFF);
+	if (r->end ? r->len != 0 : (r->len == 0 ||
+				    r->len > OD_UNDO_REC_MAXDATA))
+		BAD("len");
+	if (r->batch > r->seq || (r->end && r->batch != r->seq))
+		BAD("batch");
+	return OD_OK;
+}
+
+#undef BAD

@@ -1,0 +1,284 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The consistency checker.  Every committed fixture passed xfs_repair -n
+# (repair.rc) and must come out consistent.  Then copies of one fixture
+# are damaged with xfs_db -x, one mistake a rewriter can make at a time,
+# and check must exit 3 naming it (a targeted message); where xfs_repair
+# is installed, xfs_repair -n must complain about the same copy too
+# (except where it is known not to: a leak with every counter adjusted).
+# check must never write to the image.
+# Usage: t-check.sh XFSDEFRAG [FIXTURE...]
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+shift
+t_tmpdir
+T=$T_TMP
+
+fixtures=("$@")
+if [ ${#fixtures[@]} -eq 0 ]; then
+	for d in "$here"/fixtures/*/; do
+		[ -f "$d/image.zst" ] && fixtures+=("$(basename "$d")")
+	done
+fi
+[ ${#fixtures[@]} -gt 0 ] || { t_fail "no fixtures found"; t_summary check; exit; }
+
+# ---- every fixture is consistent ------------------------------------------
+
+for f in "${fixtures[@]}"; do
+	fx=$here/fixtures/$f
+	if [ "$(cat "$fx/repair.rc" 2>/dev/null)" != 0 ]; then
+		t_skip "$f: xfs_repair -n did not pass it (repair.rc)"
+		continue
+	fi
+	t_unpack "$fx" "$T/$f.img" || { t_fail "$f: cannot unpack"; continue; }
+	sum=$(sha256sum <"$T/$f.img")
+	"$bin" check "$T/$f.img" >"$T/out" 2>"$T/err"
+	rc=$?
+	if [ $rc -eq 0 ] && grep -q "^check: .* is consistent: [0-9]* inodes, [0-9]* blocks accounted for$" "$T/out" &&
+	   [ ! -s "$T/err" ]; then
+		t_ok "$f: consistent"
+	else
+		t_fail "$f: check exited $rc"
+		head -n 10 "$T/err" | sed 's/^/    /'
+	fi
+	# -j 1 finds the same
+	"$bin" check -j 1 "$T/$f.img" >"$T/out1" 2>&1
+	cmp -s "$T/out" "$T/out1" || t_fail "$f: check -j 1 differs"
+	[ "$(sha256sum <"$T/$f.img")" = "$sum" ] ||
+		t_fail "$f: check modified the image"
+	[ "$f" = aged ] || [ "$f" = rmap-nrext64 ] || rm -f "$T/$f.img"
+done
+
+# ---- damaged copies -------------------------------------------------------
+
+for tool in xfs_db zstd; do
+	if ! command -v $tool >/dev/null 2>&1; then
+		t_skip "damaged copies: $tool not installed"
+		t_summary check
+		exit
+	fi
+done
+have_repair=1
+command -v xfs_repair >/dev/null 2>&1 || {
+	have_repair=
+	t_skip "xfs_repair not installed: its verdicts are not compared"
+}
+
+BASE=$T/aged.img
+if [ ! -f "$BASE" ]; then
+	t_skip "damaged copies: fixture aged not present"
+	t_summary check
+	exit
+fi
+
+# db IMG CMD...: xfs_db -x, one -c per argument
+db() {
+	local img=$1 a=()
+	shift
+	for c in "$@"; do a+=(-c "$c"); done
+	xfs_db -x "${a[@]}" "$img" >/dev/null 2>&1
+}
+# get IMG FIELD CMD...: the value of FIELD printed after running CMD...
+get() {
+	local img=$1 field=$2 a=()
+	shift 2
+	for c in "$@"; do a+=(-c "$c"); done
+	xfs_db -r "${a[@]}" -c "print $field" "$img" 2>/dev/null |
+		sed -n "s/^$field = \([0-9-]*\).*/\1/p" | head -n 1
+}
+# recs IMG CMD...: "N start len [refcount]" for the records printed there
+recs() {
+	local img=$1 a=()
+	shift
+	for c in "$@"; do a+=(-c "$c"); done
+	xfs_db -r "${a[@]}" -c "print recs" "$img" 2>/dev/null |
+		sed -n 's/^\([0-9]*\):\[\([0-9,-]*\)\].*/\1 \2/p' | tr , ' '
+}
+
+C=$T/c.img
+copy() { rm -f "$C"; cp --sparse=always "${1:-$BASE}" "$C"; }
+
+# expect NAME REGEX REPAIR_REGEX: check the damaged copy $C.  check must
+# exit 3 with a line matching REGEX; xfs_repair -n must exit 1 with a line
+# matching REPAIR_REGEX ("-": xfs_repair is not asked).
+expect() {
+	local name=$1 re=$2 rre=$3 rc sum
+	sum=$(sha256sum <"$C")
+	timeout 120 "$bin" check "$C" >"$T/out" 2>"$T/err"
+	rc=$?
+	if [ $rc -eq 3 ] && grep -Eq -- "$re" "$T/err" &&
+	   grep -q "^check: [0-9]* problems* found$" "$T/out"; then
+		t_ok "$name: $(grep -E -- "$re" "$T/err" | head -n 1)"
+	else
+		t_fail "$name: exit $rc (want 3), no line matching /$re/"
+		head -n 8 "$T/err" | sed 's/^/    /'
+	fi
+	[ "$(sha256sum <"$C")" = "$sum" ] || t_fail "$name: check modified the image"
+	[ -n "$have_repair" ] && [ "$rre" != - ] || return 0
+	xfs_repair -n "$C" >"$T/rep" 2>&1
+	rc=$?
+	if [ $rc -eq 1 ] && grep -Eq -- "$rre" "$T/rep"; then
+		t_ok "$name: xfs_repair -n agrees: $(grep -E -- "$rre" "$T/rep" | head -n 1)"
+	else
+		t_fail "$name: xfs_repair -n exited $rc, no line matching /$rre/"
+	fi
+}
+
+# AGF 0 free blocks off by one
+copy
+v=$(get "$C" freeblks "agf 0")
+db "$C" "agf 0" "write freeblks $((v + 1))"
+expect "agf freeblks + 1" "^xfsdefrag: agf 0: freeblks $((v + 1)), but the bnobt holds $v free blocks$" \
+	"agf_freeblks $((v + 1)), counted $v in ag 0"
+
+# superblock free blocks off by one
+copy
+v=$(get "$C" fdblocks "sb 0")
+db "$C" "sb 0" "write fdblocks $((v - 1))"
+expect "sb fdblocks - 1" "^xfsdefrag: sb: fdblocks $((v - 1)), but $v blocks are free" \
+	"sb_fdblocks $((v - 1)), counted $v"
+
+# an inode's block count off by one: the first regular file with blocks
+ino=$(t_cat "$here/fixtures/aged/xfsdb-core.out" | awk '
+	/^== / { ino = $2 } /core.mode = 010/ { reg = 1 } /core.mode = 0[^1]/ { reg = 0 }
+	/core.nblocks = [1-9]/ { if (reg) { print ino; exit } }')
+copy
+v=$(get "$C" core.nblocks "inode $ino")
+db "$C" "inode $ino" "write core.nblocks $((v + 1))"
+expect "inode nblocks + 1" "^xfsdefrag: inode $ino: nblocks $((v + 1)), but its forks map $v blocks" \
+	"bad nblocks $((v + 1)) for inode $ino"
+
+# a free extent grown over the file block that follows it (AG 0 bnobt,
+# one leaf): the first record followed by a data block
+copy
+recs "$C" "agf 0" "addr bnoroot" >"$T/bno"
+cmds=()
+while read -r n s l; do cmds+=(-c "fsblock $((s + l))" -c "blockuse"); done <"$T/bno"
+xfs_db -r -c "blockget -n" "${cmds[@]}" "$C" 2>/dev/null >"$T/use"
+blk=$(awk '/type data/ { sub(/ .*/, "", $2); print $2; exit }' "$T/use")
+read -r n s l < <(awk -v b="$blk" '$2 + $3 == b' "$T/bno")
+if [ -n "$blk" ] && [ -n "$n" ]; then
+	db "$C" "agf 0" "addr bnoroot" "write recs[$n].blockcount $((l + 1))"
+	expect "free extent over a file block" \
+		"^xfsdefrag: ag 0: block $blk is free in the bnobt \(extent $s\+$((l + 1))\) and mapped by inode [0-9]+ data fork offset [0-9]+$" \
+		"claims free block $blk"
+else
+	t_fail "free extent over a file block: no bnobt record followed by data"
+fi
+
+# a free extent dropped from the bnobt (its last record): a leak
+copy
+v=$(get "$C" numrecs "agf 0" "addr bnoroot")
+read -r n s l < <(tail -n 1 "$T/bno")
+db "$C" "agf 0" "addr bnoroot" "write numrecs $((v - 1))"
+expect "bnobt record removed" \
+	"^xfsdefrag: ag 0: blocks $s-$((s + l - 1)) \($l\) are not accounted for: neither free nor in use \(lost\)$" \
+	"free space \(0,$s-$((s + l - 1))\) only seen by one free space btree"
+
+# a leak that every counter agrees with: the longest free extent one block
+# shorter in both trees, AGF and superblock adjusted.  xfs_repair -n does
+# not see it (it exits 0; without -n it quietly frees the block again).
+copy
+read -r n s l < <(recs "$C" "agf 0" "addr cntroot" | tail -n 1)
+read -r m x < <(awk -v s="$s" '$2 == s { print $1, $3 }' "$T/bno")
+fb=$(get "$C" freeblks "agf 0")
+fd=$(get "$C" fdblocks "sb 0")
+db "$C" "agf 0" "addr cntroot" "write recs[$n].blockcount $((l - 1))" \
+	"agf 0" "addr bnoroot" "write recs[$m].blockcount $((l - 1))" \
+	"agf 0" "write freeblks $((fb - 1))" "write longest $((l - 1))" \
+	"sb 0" "write fdblocks $((fd - 1))"
+expect "silent leak" "^xfsdefrag: ag 0: block $((s + l - 1)) \(1\) is not accounted for" -
+if [ "$(wc -l <"$T/err")" -ne 1 ]; then
+	t_fail "silent leak: more than the one problem"
+	sed 's/^/    /' "$T/err"
+fi
+
+# a cntbt record missing (its last, the longest free extent)
+copy
+v=$(get "$C" numrecs "agf 0" "addr cntroot")
+read -r n s l < <(recs "$C" "agf 0" "addr cntroot" | tail -n 1)
+db "$C" "agf 0" "addr cntroot" "write numrecs $((v - 1))"
+expect "cntbt record removed" \
+	"^xfsdefrag: ag 0: free extent $s\+$l is in the bnobt but not in the cntbt$" \
+	"only seen by one free space btree"
+
+# a refcount off by one: the first refcount record of some AG
+copy
+agc=$(get "$C" agcount "sb 0")
+for ((a = 0; a < agc; a++)); do
+	read -r n s l rc _ < <(recs "$C" "agf $a" "addr refcntroot" | head -n 1)
+	[ -n "${n:-}" ] && break
+done
+if [ -n "${n:-}" ]; then
+	db "$C" "agf $a" "addr refcntroot" "write recs[$n].refcount $((rc - 1))"
+	expect "refcount - 1" \
+		"^xfsdefrag: ag $a: blocks? $s(-$((s + l - 1)))? (is|are) mapped $rc times by file forks, but the refcount btree says $((rc - 1))$" \
+		"Incorrect reference count: saw \($a/$s\) len $l nlinks $((rc - 1)); should be \($a/$s\) len $l nlinks $rc"
+else
+	t_fail "refcount - 1: no refcount record in aged"
+fi
+
+# a btree-format data fork whose records fit in the inode: a regular file
+# whose bmbt is one leaf, cut down to 2 records
+copy
+ino=
+for i in $(t_cat "$here/fixtures/aged/xfsdb-core.out" | awk '
+	/^== / { ino = $2 } /core.mode = 010/ { reg = 1 } /core.mode = 0[^1]/ { reg = 0 }
+	/core.format = 3/ { if (reg) print ino }'); do
+	if [ "$(get "$C" u3.bmbt.level "inode $i")" = 1 ] &&
+	   [ "$(get "$C" u3.bmbt.numrecs "inode $i")" = 1 ]; then
+		ino=$i
+		break
+	fi
+done
+if [ -n "$ino" ]; then
+	leaf=$(xfs_db -r -c "inode $ino" -c "print u3.bmbt.ptrs" "$C" |
+	       sed -n 's/^1:\([0-9]*\).*/\1/p')
+	db "$C" "fsblock $leaf" "type bmapbtd" "write numrecs 2" \
+		"inode $ino" "write core.nextents 2"
+	expect "btree fork that fits in the inode" \
+		"^xfsdefrag: inode $ino: data fork is in btree format but its 2 extents fit in the inode" \
+		"extent count for ino $ino data fork too low \(2\) for file format"
+else
+	t_fail "btree fork that fits: no single-leaf bmbt file in aged"
+fi
+
+# an unlinked inode pending in AG 0's bucket 5 (the root directory's)
+copy
+root=$(get "$C" rootino "sb 0")
+db "$C" "agi 0" "write unlinked[5] $root"
+expect "unlinked bucket" \
+	"^xfsdefrag: agi 0: unlinked inodes pending: bucket 5 starts at inode $root" \
+	"agi unlinked bucket 5 is $root in ag 0"
+
+# the problem lines are capped by -n
+copy
+db "$C" "agf 0" "write freeblks 0" "write longest 0" "agf 1" \
+	"write freeblks 0" "write longest 0"
+"$bin" check -n 1 "$C" >"$T/out" 2>"$T/err"
+if [ "$(wc -l <"$T/err")" -eq 2 ] &&
+   grep -q "^xfsdefrag: \.\.\. and [0-9]* more problems*$" "$T/err"; then
+	t_ok "-n 1 prints one problem and a count of the rest"
+else
+	t_fail "-n 1: $(wc -l <"$T/err") lines on stderr"
+	sed 's/^/    /' "$T/err"
+fi
+
+# rmapbt: a reverse mapping one block short (AG 0, one leaf)
+RBASE=$T/rmap-nrext64.img
+if [ -f "$RBASE" ] && [ "$(get "$RBASE" rmaplevel "agf 0")" = 1 ]; then
+	copy "$RBASE"
+	read -r n s l own _ < <(recs "$C" "agf 0" "addr rmaproot" |
+				awk '$4 > 0 && $3 > 1 && $5 + $6 + $7 + $8 == 0' |
+				head -n 1)
+	db "$C" "agf 0" "addr rmaproot" "write recs[$n].blockcount $((l - 1))"
+	expect "rmapbt record one block short" \
+		"^xfsdefrag: ag 0: rmapbt record for blocks $s-$((s + l - 2)) \(inode $own data fork offset 0\) should cover blocks $s-$((s + l - 1))$" \
+		"(Incorrect|Missing) reverse-mapping.*\(0/$s\)"
+else
+	t_skip "rmapbt damage: fixture rmap-nrext64 not present"
+fi
+
+t_summary check

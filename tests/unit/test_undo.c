@@ -1,0 +1,719 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Unit tests of the undo journal on a synthetic filesystem in memory: a
+ * valid v5 superblock (the only structure the journal looks at) over
+ * random bytes.  Format round trips and flipped bytes; the layer's
+ * bookkeeping (whole blocks, once; free blocks never; prepare + sync;
+ * records split at 1 MiB; the image's partial last block); identity
+ * checks; torn tails at every length; damage anywhere else refused with
+ * nothing written; a crash (fault layer, in a child) before every write;
+ * a journal that cannot grow failing the image write.
+ */
+#include "t.h"
+#include "../../core/undo.h"
+#include "../../ondisk/be.h"
+#include "../../ondisk/sb.h"
+#include "../../ondisk/undo.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define BS		4096u
+#define AGBLOCKS	256u
+#define AGCOUNT		4u
+#define DBLOCKS		((uint64_t)AGBLOCKS * AGCOUNT)
+#define TAIL		1000u	/* image bytes past the last whole block */
+#define IMGSIZE		(DBLOCKS * BS + TAIL)
+#define NBLOCKS		(DBLOCKS + 1)	/* with the partial one */
+
+struct env {
+	struct t_state *ts;
+	char dir[64];
+	uint8_t *img;		/* shared mapping: children write it too */
+	uint8_t *orig;
+	int njournal;
+};
+
+static uint64_t rng = 88172645463325252ull;
+
+static uint64_t rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static void fill_rnd(uint8_t *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		p[i] = (uint8_t)(rnd() >> 24);
+}
+
+/* A v5 superblock fs_open_img accepts (external log: nothing to read). */
+static void make_sb(uint8_t *buf, uint8_t uuid_byte, uint64_t dblocks)
+{
+	struct od_sb sb = { 0 };
+
+	memset(buf, 0, 512);
+	sb.magicnum = OD_SB_MAGIC;
+	sb.blocksize = BS;
+	sb.dblocks = dblocks;
+	memset(sb.uuid, uuid_byte, 16);
+	sb.agblocks = AGBLOCKS;
+	sb.agcount = (uint32_t)((dblocks + AGBLOCKS - 1) / AGBLOCKS);
+	sb.versionnum = 5 | OD_SB_VERSION_DIRV2;
+	sb.sectsize = 512;
+	sb.inodesize = 512;
+	sb.inopblock = BS / 512;
+	sb.blocklog = 12;
+	sb.sectlog = 9;
+	sb.inodelog = 9;
+	sb.inopblog = 3;
+	sb.agblklog = 8;
+	sb.imax_pct = 25;
+	sb.rootino = 128;
+	od_sb_encode(&sb, buf, 512);
+}
+
+static struct fs *open_fs(struct env *v, uint8_t *buf)
+{
+	struct img *im;
+	struct fs *fs = NULL;
+	struct err e = { 0 };
+
+	if (img_open_mem(buf, IMGSIZE, IMG_RDWR, &im))
+		return NULL;
+	if (fs_open_img(im, "mem", FS_RDWR | FS_NOPROBE, &fs, &e)) {
+		fprintf(stderr, "fs_open_img: %s\n", e.msg);
+		img_close(im);
+		T_CHECK(v->ts, !"fs_open_img");
+	}
+	return fs;
+}
+
+static void jpath(struct env *v, char *out, size_t len)
+{
+	snprintf(out, len, "%s/j%d", v->dir, v->njournal++);
+}
+
+static uint64_t file_size(const char *p)
+{
+	struct stat st;
+
+	return stat(p, &st) == 0 ? (uint64_t)st.st_size : 0;
+}
+
+static void flip(const char *p, uint64_t pos)
+{
+	int fd = open(p, O_RDWR);
+	uint8_t b;
+
+	if (fd < 0)
+		return;
+	if (pread(fd, &b, 1, (off_t)pos) == 1) {
+		b ^= 0x20;
+		if (pwrite(fd, &b, 1, (off_t)pos) != 1)
+			perror("pwrite");
+	}
+	close(fd);
+}
+
+static void copy_file(const char *from, const char *to)
+{
+	int a = open(from, O_RDONLY), b = open(to, O_WRONLY | O_CREAT |
+					       O_TRUNC, 0600);
+	uint8_t buf[65536];
+	ssize_t n;
+
+	while (a >= 0 && b >= 0 && (n = read(a, buf, sizeof(buf))) > 0)
+		if (write(b, buf, (size_t)n) != n)
+			break;
+	if (a >= 0)
+		close(a);
+	if (b >= 0)
+		close(b);
+}
+
+static int wr(struct fs *fs, uint64_t off, size_t len)
+{
+	uint8_t *p = malloc(len);
+	int ret;
+
+	fill_rnd(p, len);
+	ret = img_pwrite(fs->img, p, len, off);
+	free(p);
+	return ret;
+}
+
+/* Image equals the original everywhere but in blocks free[0..nfree). */
+static bool same_but(const struct env *v, const uint64_t *fr, size_t nfree)
+{
+	uint64_t b;
+	size_t i;
+
+	for (b = 0; b < NBLOCKS; b++) {
+		size_t len = b == DBLOCKS ? TAIL : BS;
+		bool skip = false;
+
+		for (i = 0; i < nfree; i++)
+			skip |= fr[i] == b;
+		if (!skip && memcmp(v->img + b * BS, v->orig + b * BS, len)) {
+			fprintf(stderr, "block %llu differs\n",
+				(unsigned long long)b);
+			return false;
+		}
+	}
+	return true;
+}
+
+static void reset(struct env *v)
+{
+	memcpy(v->img, v->orig, IMGSIZE);
+}
+
+static void test_format(struct env *v)
+{
+	struct t_state *ts = v->ts;
+	struct od_undo_hdr h = { 0 }, g;
+	struct od_undo_rec r = { 0 }, q;
+	uint8_t buf[OD_UNDO_HDR_LEN], rb[OD_UNDO_REC_LEN];
+	const char *field;
+	size_t i;
+	int bad = 0;
+
+	h.nonce = 0x0123456789abcdefull;
+	memset(h.uuid, 0xaa, 16);
+	h.dblocks = 1000;
+	h.blocksize = 4096;
+	h.sectsize = 512;
+	h.agblocks = 250;
+	h.agcount = 4;
+	h.image_size = 1000 * 4096;
+	h.ctime = 1700000000;
+	strcpy(h.path, "/dev/sdz9");
+	od_undo_hdr_encode(&h, buf);
+	T_CHECK(ts, memcmp(buf, "XFSDFUND", 8) == 0);
+	T_CHECK(ts, od_undo_hdr_decode(buf, sizeof(buf), &g, &field) == OD_OK);
+	T_CHECK(ts, g.nonce == h.nonce && g.dblocks == 1000 &&
+		    g.blocksize == 4096 && g.agcount == 4 &&
+		    g.image_size == h.image_size && g.ctime == h.ctime &&
+		    strcmp(g.path, "/dev/sdz9") == 0 &&
+		    memcmp(g.uuid, h.uuid, 16) == 0);
+	T_CHECK(ts, od_undo_hdr_decode(buf, sizeof(buf) - 1, &g, &field) ==
+		    OD_ESHORT);
+	for (i = 0; i < sizeof(buf); i++) {
+		buf[i] ^= 1;
+		bad += od_undo_hdr_decode(buf, sizeof(buf), &g, &field) ==
+		       OD_OK;
+		buf[i] ^= 1;
+	}
+	T_CHECK(ts, bad == 0);
+	h.blocksize = 3000;	/* a crc-valid header with nonsense */
+	od_undo_hdr_encode(&h, buf);
+	T_CHECK(ts, od_undo_hdr_decode(buf, sizeof(buf), &g, &field) ==
+		    OD_EFIELD && strcmp(field, "blocksize") == 0);
+
+	r.len = 8192;
+	r.seq = 7;
+	r.off = 1 << 20;
+	r.batch = 5;
+	r.dcrc = 0xdeadbeef;
+	od_undo_rec_encode(&r, h.nonce, rb);
+	T_CHECK(ts, od_get_be32(rb) == OD_UNDO_REC_MAGIC);
+	T_CHECK(ts, od_undo_rec_decode(rb, sizeof(rb), h.nonce, &q, &field) ==
+		    OD_OK);
+	T_CHECK(ts, !q.end && q.len == 8192 && q.seq == 7 &&
+		    q.off == 1 << 20 && q.batch == 5 && q.dcrc == 0xdeadbeef);
+	/* another journal's record does not decode: the nonce seeds the crc */
+	T_CHECK(ts, od_undo_rec_decode(rb, sizeof(rb), h.nonce + 1, &q,
+				       &field) == OD_ECRC);
+	for (i = 0, bad = 0; i < sizeof(rb); i++) {
+		rb[i] ^= 0x10;
+		bad += od_undo_rec_decode(rb, sizeof(rb), h.nonce, &q,
+					  &field) == OD_OK;
+		rb[i] ^= 0x10;
+	}
+	T_CHECK(ts, bad == 0);
+	for (i = 0; i < sizeof(rb); i++)
+		T_CHECK(ts, od_undo_rec_decode(rb, i, h.nonce, &q, &field) ==
+			    OD_ESHORT);
+	r.batch = 8;		/* after its own seq */
+	od_undo_rec_encode(&r, h.nonce, rb);
+	T_CHECK(ts, od_undo_rec_decode(rb, sizeof(rb), h.nonce, &q, &field) ==
+		    OD_EFIELD);
+	r.batch = 5;
+	r.len = 0;
+	od_undo_rec_encode(&r, h.nonce, rb);
+	T_CHECK(ts, od_undo_rec_decode(rb, sizeof(rb), h.nonce, &q, &field) ==
+		    OD_EFIELD);
+	r.end = true;
+	r.batch = r.seq;
+	od_undo_rec_encode(&r, h.nonce, rb);
+	T_CHECK(ts, od_undo_rec_decode(rb, sizeof(rb), h.nonce, &q, &field) ==
+		    OD_OK && q.end);
+}
+
+/* Whole blocks once, free blocks never, records split, partial block. */
+static void test_layer(struct env *v, char *journal, size_t jlen)
+{
+	struct t_state *ts = v->ts;
+	const uint64_t fr[] = { 100, 101, 105 };
+	struct fs *fs;
+	struct undo *u = NULL, *u2 = NULL;
+	struct undo_info info = { 0 };
+	struct img *base;
+	struct err e = { 0 };
+	uint8_t buf[2 * BS];
+	uint64_t b;
+
+	reset(v);
+	fs = open_fs(v, v->img);
+	if (!fs)
+		return;
+	base = fs->img;
+	jpath(v, journal, jlen);
+	T_CHECK(ts, undo_begin(fs, journal, &u, &e) == 0);
+	T_CHECK(ts, fs->img != base && fs->img->lower == base);
+	T_CHECK(ts, file_size(journal) == OD_UNDO_HDR_LEN);
+	err_clear(&e);
+	T_CHECK(ts, undo_begin(fs, journal, &u2, &e) == -EEXIST && !u2);
+	T_CHECK(ts, strstr(e.msg, "already exists") != NULL);
+	err_clear(&e);
+	T_CHECK(ts, undo_mark_free(u, 100, 2, &e) == 0);
+	T_CHECK(ts, undo_mark_free(u, 105, 1, &e) == 0);
+	T_CHECK(ts, undo_mark_free(u, DBLOCKS - 1, 2, &e) == -EINVAL);
+	err_clear(&e);
+
+	T_CHECK(ts, wr(fs, BS + 904, 10) == 0);		/* block 1 */
+	T_CHECK(ts, undo_bytes(u) == BS);
+	T_CHECK(ts, wr(fs, BS + 2000, 100) == 0);	/* block 1 again */
+	T_CHECK(ts, undo_bytes(u) == BS);
+	T_CHECK(ts, wr(fs, 99 * BS + 7, 2 * BS) == 0);	/* 99 live, 100, 101 free */
+	T_CHECK(ts, undo_bytes(u) == 2 * BS);
+	T_CHECK(ts, wr(fs, 105 * BS, BS) == 0);		/* free only */
+	T_CHECK(ts, undo_bytes(u) == 2 * BS);
+	T_CHECK(ts, wr(fs, IMGSIZE - 10, 10) == 0);	/* partial last block */
+	T_CHECK(ts, undo_bytes(u) == 2 * BS + TAIL);
+	/* prepared and synced ahead: the writes add nothing */
+	T_CHECK(ts, undo_prepare(u, 200 * BS, 4 * BS, &e) == 0);
+	T_CHECK(ts, undo_prepare(u, 300 * BS, 1, &e) == 0);
+	T_CHECK(ts, undo_sync(u, &e) == 0);
+	T_CHECK(ts, undo_bytes(u) == 7 * BS + TAIL);
+	T_CHECK(ts, wr(fs, 200 * BS, 4 * BS) == 0 && wr(fs, 300 * BS, BS) == 0);
+	T_CHECK(ts, undo_bytes(u) == 7 * BS + TAIL);
+	T_CHECK(ts, undo_prepare(u, IMGSIZE, 1, &e) == -ENXIO);
+	err_clear(&e);
+	/* 600 blocks in one write: records of at most 1 MiB */
+	T_CHECK(ts, wr(fs, 400 * BS, 600 * BS) == 0);
+	T_CHECK(ts, undo_bytes(u) == 607 * BS + TAIL);
+	/* the originals of what was overwritten, from the journal */
+	T_CHECK(ts, undo_read_original(u, 400 * BS + 5, buf, BS, &e) == 0 &&
+		    memcmp(buf, v->orig + 400 * BS + 5, BS) == 0);
+	T_CHECK(ts, undo_read_original(u, 655 * BS, buf, 2 * BS - 8, &e) ==
+		    0 && memcmp(buf, v->orig + 655 * BS, 2 * BS - 8) == 0);
+	T_CHECK(ts, undo_read_original(u, 50 * BS, buf, 1, &e) == -ENOENT);
+	err_clear(&e);
+	T_CHECK(ts, undo_finish(u, &e) == 0);
+	T_CHECK(ts, wr(fs, BS, 1) == 0);		/* journaled: fine */
+	T_CHECK(ts, wr(fs, 20 * BS, 1) == -EINVAL);	/* would need a record */
+	T_CHECK(ts, undo_finish(u, &e) == 0);		/* again: nothing */
+	undo_end(fs, u);
+	T_CHECK(ts, fs->img == base);
+	T_CHECK(ts, memcmp(v->img + 20 * BS, v->orig + 20 * BS, BS) == 0);
+	T_CHECK(ts, !same_but(v, fr, 3));
+
+	T_CHECK(ts, undo_check(journal, fs, &info, &e) == 0);
+	T_CHECK(ts, info.complete && !info.torn_tail);
+	T_CHECK(ts, info.bytes == 607 * BS + TAIL);
+	/* 1, 99, tail, 200-203, 300, then 600 blocks in 256+256+88 */
+	T_CHECK(ts, info.records == 8);
+	T_CHECK(ts, info.dblocks == DBLOCKS && info.blocksize == BS);
+	T_CHECK(ts, strcmp(info.image, "mem") == 0);
+	T_CHECK(ts, undo_apply(journal, fs, &info, &e) == 0);
+	T_CHECK(ts, same_but(v, fr, 3));
+	/* free blocks keep what the run wrote there */
+	for (b = 0; b < 3; b++)
+		T_CHECK(ts, memcmp(v->img + fr[b] * BS, v->orig + fr[b] * BS,
+				   BS) != 0);
+	T_CHECK(ts, undo_apply(journal, fs, &info, &e) == 0);	/* idempotent */
+	T_CHECK(ts, same_but(v, fr, 3));
+	if (e.code)
+		fprintf(stderr, "%s\n", e.msg);
+	fs_close(fs);
+}
+
+/* Refuse a journal of another filesystem, naming what differs. */
+static void test_identity(struct env *v, const char *journal)
+{
+	struct t_state *ts = v->ts;
+	uint8_t *other = malloc(IMGSIZE), *copy = malloc(IMGSIZE);
+	struct undo_info info = { 0 };
+	struct err e = { 0 };
+	struct fs *fs;
+
+	memcpy(other, v->orig, IMGSIZE);
+	make_sb(other, 0x77, DBLOCKS);		/* another uuid */
+	memcpy(copy, other, IMGSIZE);
+	fs = open_fs(v, other);
+	T_CHECK(ts, undo_check(journal, fs, &info, &e) == -EXDEV);
+	T_CHECK(ts, strstr(e.msg, "belongs to filesystem 11111111-1111-1111-"
+			   "1111-111111111111, not 77777777-") != NULL);
+	err_clear(&e);
+	T_CHECK(ts, undo_apply(journal, fs, &info, &e) == -EXDEV);
+	T_CHECK(ts, memcmp(other, copy, IMGSIZE) == 0);
+	fs_close(fs);
+
+	make_sb(other, 0x11, DBLOCKS - AGBLOCKS);	/* same uuid, smaller */
+	memcpy(copy, other, IMGSIZE);
+	fs = open_fs(v, other);
+	err_clear(&e);
+	T_CHECK(ts, undo_apply(journal, fs, &info, &e) == -EXDEV);
+	T_CHECK(ts, strstr(e.msg, "agcount") != NULL);
+	T_CHECK(ts, memcmp(other, copy, IMGSIZE) == 0);
+	fs_close(fs);
+	free(other);
+	free(copy);
+}
+
+struct recpos {
+	uint64_t pos[64];
+	uint32_t len[64];
+	size_t n;
+};
+
+static void note_rec(void *priv, uint64_t seq, uint64_t pos, uint64_t off,
+		     uint32_t len, bool torn)
+{
+	struct recpos *rp = priv;
+
+	(void)seq;
+	(void)off;
+	if (!torn && rp->n < 64) {
+		rp->pos[rp->n] = pos;
+		rp->len[rp->n++] = len;
+	}
+}
+
+/*
+ * A complete journal: a flipped byte anywhere in the header or a data
+ * record is refused and nothing is written; in the end record it only
+ * looks interrupted (every data record still valid).  Cut at any length,
+ * what remains restores what it holds.
+ */
+static void test_damage(struct env *v, const char *journal)
+{
+	struct t_state *ts = v->ts;
+	char j2[96];
+	struct undo_info info = { 0 };
+	struct recpos rp = { .n = 0 };
+	struct err e = { 0 };
+	struct fs *fs;
+	uint64_t size = file_size(journal), pos, endpos, refused = 0;
+	uint64_t torn = 0, cut_ok = 0, nmid = 0, nend = 0, ncut = 0;
+	uint8_t *before = malloc(IMGSIZE);
+
+	snprintf(j2, sizeof(j2), "%s/damaged", v->dir);
+	fs = open_fs(v, v->img);
+	info.each = note_rec;
+	info.priv = &rp;
+	T_CHECK(ts, undo_check(journal, fs, &info, &e) == 0);
+	endpos = size - OD_UNDO_REC_LEN;
+	memcpy(before, v->img, IMGSIZE);
+	/* every byte of the header, every 97th byte of the records */
+	for (pos = 0; pos < size; pos += pos < OD_UNDO_HDR_LEN ? 1 : 97) {
+		copy_file(journal, j2);
+		flip(j2, pos);
+		memset(&info, 0, sizeof(info));
+		err_clear(&e);
+		if (pos >= endpos) {
+			nend++;
+			torn += undo_check(j2, fs, &info, &e) == 0 &&
+				info.torn_tail && !info.complete &&
+				info.records == rp.n;
+			continue;
+		}
+		nmid++;
+		refused += undo_apply(j2, fs, &info, &e) < 0 &&
+			   (e.code == -EFSCORRUPTED || e.code == -EFSBADCRC);
+	}
+	T_CHECK(ts, refused == nmid && nmid > OD_UNDO_HDR_LEN);
+	T_CHECK(ts, torn == nend);
+	T_CHECK(ts, memcmp(before, v->img, IMGSIZE) == 0);
+
+	/* cut short: a header cut is damage, a record cut is a torn tail */
+	for (pos = 1; pos < size; pos += pos < OD_UNDO_HDR_LEN ? 511 : 13) {
+		copy_file(journal, j2);
+		if (truncate(j2, (off_t)pos) != 0)
+			break;
+		ncut++;
+		memset(&info, 0, sizeof(info));
+		err_clear(&e);
+		if (pos < OD_UNDO_HDR_LEN) {
+			cut_ok += undo_check(j2, fs, &info, &e) ==
+				  -EFSCORRUPTED;
+			continue;
+		}
+		if (undo_check(j2, fs, &info, &e) == 0 && !info.complete) {
+			size_t k = 0;
+
+			while (k < rp.n && rp.pos[k] + OD_UNDO_REC_LEN +
+			       rp.len[k] <= pos)
+				k++;
+			cut_ok += info.records == k &&
+				  info.torn_tail == (pos > (k < rp.n ?
+				  rp.pos[k] : endpos));
+		}
+	}
+	T_CHECK(ts, cut_ok == ncut && ncut > 100);
+	fs_close(fs);
+	free(before);
+	unlink(j2);
+}
+
+/*
+ * The final batch, never synced, may be torn anywhere: its bad records
+ * are ignored and its good ones applied.  A bad record followed by a
+ * later batch was synced: refused.
+ */
+static void test_torn_batch(struct env *v, char *journal, size_t jlen)
+{
+	struct t_state *ts = v->ts;
+	const uint64_t fr[] = { 0 };
+	struct recpos rp = { .n = 0 };
+	struct undo_info info = { 0 };
+	struct err e = { 0 };
+	struct undo *u = NULL;
+	struct fs *fs;
+	char j2[96];
+	uint8_t *scribbled = malloc(IMGSIZE);
+
+	reset(v);
+	fs = open_fs(v, v->img);
+	jpath(v, journal, jlen);
+	snprintf(j2, sizeof(j2), "%s/torn", v->dir);
+	T_CHECK(ts, undo_begin(fs, journal, &u, &e) == 0);
+	T_CHECK(ts, wr(fs, 10 * BS, BS) == 0);		/* rec 0, synced */
+	T_CHECK(ts, undo_prepare(u, 20 * BS, BS, &e) == 0);	/* 1 */
+	T_CHECK(ts, undo_prepare(u, 30 * BS, BS, &e) == 0);	/* 2 */
+	T_CHECK(ts, undo_prepare(u, 40 * BS, BS, &e) == 0);	/* 3 */
+	/* crash here: records 1-3 never synced, their blocks not written */
+	undo_end(fs, u);
+	memcpy(scribbled, v->img, IMGSIZE);
+	info.each = note_rec;
+	info.priv = &rp;
+	T_CHECK(ts, undo_check(journal, fs, &info, &e) == 0 && rp.n == 4 &&
+		    !info.complete && !info.torn_tail);
+
+	/* record 2's data torn: 0, 1 and 3 are applied */
+	copy_file(journal, j2);
+	flip(j2, rp.pos[2] + OD_UNDO_REC_LEN + 100);
+	memset(&info, 0, sizeof(info));
+	T_CHECK(ts, undo_apply(j2, fs, &info, &e) == 0);
+	T_CHECK(ts, info.records == 3 && info.torn == 1 && info.torn_tail);
+	T_CHECK(ts, same_but(v, fr, 0));
+
+	/* record 1's header torn: found record 2 and 3 by their headers */
+	memcpy(v->img, scribbled, IMGSIZE);
+	copy_file(journal, j2);
+	flip(j2, rp.pos[1] + 3);
+	memset(&info, 0, sizeof(info));
+	T_CHECK(ts, undo_apply(j2, fs, &info, &e) == 0);
+	T_CHECK(ts, info.records == 3 && info.torn_tail);
+	T_CHECK(ts, same_but(v, fr, 0));
+
+	/* record 0 was synced (record 1 starts a later batch): damage */
+	memcpy(v->img, scribbled, IMGSIZE);
+	copy_file(journal, j2);
+	flip(j2, rp.pos[0] + OD_UNDO_REC_LEN + 5);
+	err_clear(&e);
+	T_CHECK(ts, undo_apply(j2, fs, &info, &e) == -EFSCORRUPTED);
+	T_CHECK(ts, strstr(e.msg, "had been synced") != NULL);
+	T_CHECK(ts, memcmp(v->img, scribbled, IMGSIZE) == 0);
+	if (e.code && !strstr(e.msg, "synced"))
+		fprintf(stderr, "%s\n", e.msg);
+
+	/* zeros after the last record (a crash while the file grew) */
+	copy_file(journal, j2);
+	T_CHECK(ts, truncate(j2, (off_t)file_size(j2) + 5000) == 0);
+	memset(&info, 0, sizeof(info));
+	err_clear(&e);
+	T_CHECK(ts, undo_apply(j2, fs, &info, &e) == 0 && info.records == 4 &&
+		    info.torn_tail);
+	T_CHECK(ts, same_but(v, fr, 0));
+	fs_close(fs);
+	free(scribbled);
+	unlink(j2);
+}
+
+/*
+ * The writes of a run: each touches blocks no earlier one did (sector 1:
+ * the superblock's block, not the superblock itself).
+ */
+#define NWRITES 9
+static const uint64_t at[NWRITES][2] = {
+	{ 512, 512 }, { 3 * BS, 3 * BS }, { 120 * BS, 1 },
+	{ 33 * BS - 5, 10 }, { 500 * BS, 300 * BS },
+	{ IMGSIZE - TAIL, TAIL }, { 70 * BS, BS }, { 71 * BS, BS },
+	{ 900 * BS + 4000, 200 },
+};
+
+static void run_writes(struct fs *fs, struct undo *u, struct err *e)
+{
+	int i;
+
+	undo_mark_free(u, 70, 1, e);
+	for (i = 0; i < NWRITES; i++) {
+		if (i == 6) {	/* a prepared batch, then its writes */
+			undo_prepare(u, at[7][0], at[7][1], e);
+			undo_prepare(u, at[8][0], at[8][1], e);
+			undo_sync(u, e);
+		}
+		if (wr(fs, at[i][0], at[i][1]))
+			_exit(3);
+	}
+}
+
+/* A crash before every write: what reached the image is restored. */
+static void test_fault(struct env *v, char *journal, size_t jlen)
+{
+	struct t_state *ts = v->ts;
+	const uint64_t fr[] = { 70 };
+	struct undo_info info = { 0 };
+	struct err e = { 0 };
+	int n, status, exact = 0, crashed = 0, before_ok = 0;
+
+	for (n = 0; n <= NWRITES + 1; n++) {
+		pid_t pid;
+		struct fs *fs;
+
+		reset(v);
+		jpath(v, journal, jlen);
+		pid = fork();
+		if (pid == 0) {
+			struct undo *u = NULL;
+
+			fs = open_fs(v, v->img);
+			if (!fs || img_push_fault(&fs->img, n) ||
+			    undo_begin(fs, journal, &u, &e))
+				_exit(2);
+			run_writes(fs, u, &e);
+			_exit(undo_finish(u, &e) ? 4 : 0);
+		}
+		if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+			continue;
+		crashed += WEXITSTATUS(status) == 75 && n < NWRITES;
+		if (WEXITSTATUS(status) != (n < NWRITES ? 75 : 0))
+			fprintf(stderr, "fault %d: exit %d\n", n,
+				WEXITSTATUS(status));
+		/* the crash came before write n+1 reached the image */
+		if (n < NWRITES && memcmp(v->img + at[n][0],
+					  v->orig + at[n][0], at[n][1]) != 0)
+			fprintf(stderr, "fault %d: write %d happened\n", n,
+				n + 1);
+		else
+			before_ok++;
+		fs = open_fs(v, v->img);
+		memset(&info, 0, sizeof(info));
+		err_clear(&e);
+		if (undo_apply(journal, fs, &info, &e) == 0 &&
+		    same_but(v, fr, 1) && info.complete == (n >= NWRITES))
+			exact++;
+		else
+			fprintf(stderr, "fault %d: %s\n", n, e.msg);
+		fs_close(fs);
+	}
+	T_CHECK(ts, crashed == NWRITES);
+	T_CHECK(ts, before_ok == NWRITES + 2);
+	T_CHECK(ts, exact == NWRITES + 2);
+}
+
+/* A journal that cannot grow fails the image write, and every later one. */
+static void test_journal_full(struct env *v, char *journal, size_t jlen)
+{
+	struct t_state *ts = v->ts;
+	int status = -1;
+	pid_t pid;
+
+	reset(v);
+	jpath(v, journal, jlen);
+	pid = fork();
+	if (pid == 0) {
+		struct rlimit rl = { OD_UNDO_HDR_LEN + 100,
+				     OD_UNDO_HDR_LEN + 100 };
+		struct err e = { 0 };
+		struct undo *u = NULL;
+		struct fs *fs = open_fs(v, v->img);
+		int bad = 0;
+
+		signal(SIGXFSZ, SIG_IGN);
+		if (!fs || setrlimit(RLIMIT_FSIZE, &rl) ||
+		    undo_begin(fs, journal, &u, &e))
+			_exit(2);
+		undo_mark_free(u, 9, 1, &e);
+		bad += wr(fs, 5 * BS, BS) != -EFBIG;
+		bad += memcmp(v->img + 5 * BS, v->orig + 5 * BS, BS) != 0;
+		bad += wr(fs, 9 * BS, BS) == 0;		/* even a free block */
+		bad += undo_error(u, &e) != -EFBIG;
+		bad += strstr(e.msg, "nothing more is written") == NULL;
+		bad += undo_finish(u, &e) == 0;
+		undo_end(fs, u);
+		fs_close(fs);
+		_exit(bad ? 1 : 0);
+	}
+	T_CHECK(ts, waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+		    WEXITSTATUS(status) == 0);
+	T_CHECK(ts, memcmp(v->img, v->orig, IMGSIZE) == 0);
+}
+
+static void cleanup(struct env *v)
+{
+	char p[96];
+	int i;
+
+	for (i = 0; i < v->njournal; i++) {
+		snprintf(p, sizeof(p), "%s/j%d", v->dir, i);
+		unlink(p);
+	}
+	rmdir(v->dir);
+}
+
+int main(void)
+{
+	struct t_state ts = { 0, 0 };
+	struct env v = { .ts = &ts };
+	char journal[96];
+	const char *tmp = getenv("TMPDIR");
+
+	snprintf(v.dir, sizeof(v.dir), "%s/undo-unit.XXXXXX",
+		 tmp && strlen(tmp) < 32 ? tmp : "/tmp");
+	v.img = mmap(NULL, IMGSIZE, PROT_READ | PROT_WRITE,
+		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	v.orig = malloc(IMGSIZE);
+	if (v.img == MAP_FAILED || !v.orig || !mkdtemp(v.dir)) {
+		perror("test_undo setup");
+		return 1;
+	}
+	fill_rnd(v.orig, IMGSIZE);
+	make_sb(v.orig, 0x11, DBLOCKS);
+	test_format(&v);
+	test_layer(&v, journal, sizeof(journal));
+	test_identity(&v, journal);
+	test_damage(&v, journal);
+	test_torn_batch(&v, journal, sizeof(journal));
+	test_fault(&v, journal, sizeof(journal));
+	test_journal_full(&v, journal, sizeof(journal));
+	cleanup(&v);
+	munmap(v.img, IMGSIZE);
+	free(v.orig);
+	return t_done(&ts, "test_undo");
+}
