@@ -65,6 +65,8 @@ static void print_text(const struct pctx *c)
 	       "fragmentation factor (xfs_db frag)",
 	       factor(b->frag_actual, b->frag_ideal),
 	       factor(p->frag_actual_after, p->frag_ideal_after));
+	printf("%-34s %14s %13.2f%%\n", "  leaving out the files named below",
+	       "", factor(p->frag_actual_rest, p->frag_ideal_rest));
 	printf("%-34s %14llu %14llu\n", "files in more than one extent",
 	       (unsigned long long)b->files_multi,
 	       (unsigned long long)p->files_multi_after);
@@ -135,6 +137,8 @@ static void print_json(const struct pctx *c)
 	json_u64(&j, "extents", p->extents_after);
 	json_f2(&j, "frag_factor_pct", factor(p->frag_actual_after,
 					      p->frag_ideal_after));
+	json_f2(&j, "frag_factor_pct_others", factor(p->frag_actual_rest,
+						     p->frag_ideal_rest));
 	json_u64(&j, "files_multi_extent", p->files_multi_after);
 	json_u64(&j, "distance_median", p->dist_median_after);
 	json_u64(&j, "distance_p90", p->dist_p90_after);

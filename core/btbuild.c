@@ -338,12 +338,14 @@ static void build_leaves(const struct bb_ctx *c, const uint8_t *recs,
 
 	for (b = 0; b < nb; b++) {
 		uint32_t cnt = per_block(nrecs, nb, b);
-		const uint8_t *src = recs + r * ops->rec_len;
 		uint8_t *buf = bb_block(c, 0, b, cnt);
+		const uint8_t *src;
 
+		if (cnt == 0)	/* the empty root leaf; recs may be NULL */
+			continue;
+		src = recs + r * ops->rec_len;
 		memcpy(buf + c->geo->hdr_len, src, (size_t)cnt * ops->rec_len);
-		if (cnt)
-			leaf_slot(c->t, src, cnt, slots + (size_t)b * sl);
+		leaf_slot(c->t, src, cnt, slots + (size_t)b * sl);
 		r += cnt;
 	}
 }

@@ -50,8 +50,10 @@ int dir_open_inode(struct fs *fs, const struct inode *ip, struct dir *d,
 		return 0;
 	}
 	ret = fork_map(fs, ip, FORK_DATA, &d->map, NULL, NULL, e);
-	if (ret)
+	if (ret) {
+		dir_close(d);	/* the records read before the damage */
 		return ret;
+	}
 	d->buf = malloc(fs->geo.dirblksize);
 	d->buf2 = malloc(fs->geo.dirblksize);
 	if (!d->buf || !d->buf2) {

@@ -129,9 +129,9 @@ int exec_run(struct fs *fs, const struct model *m, const struct plan *p,
 	x.o = o;
 	x.st = st;
 	x.e = e;
-	if (!x.g->v5)
-		return err_set(e, -EPERM, "refusing to write: v4 filesystems "
-			       "have no NEEDSREPAIR flag to guard a run");
+	if (!x.g->v5)	/* refuse_write says so first; never write v4 */
+		return err_set(e, -EPERM, "refusing to write: not a v5 "
+			       "filesystem");
 	x.nlin = (uint64_t)x.g->agcount * x.g->agblocks;
 	x.written = calloc((x.nlin + 63) / 64, sizeof(*x.written));
 	x.buf = malloc(XBUF);
@@ -139,6 +139,10 @@ int exec_run(struct fs *fs, const struct model *m, const struct plan *p,
 		ret = err_set(e, -ENOMEM, "out of memory");
 		goto out;
 	}
+	/* read what the old btrees say before anything overwrites them */
+	ret = exec_ags_prepare(&x);
+	if (ret)
+		goto out;
 	if (o->fault_after >= 0) {
 		ret = img_push_fault(&fs->img, o->fault_after);
 		if (ret) {
@@ -172,6 +176,7 @@ int exec_run(struct fs *fs, const struct model *m, const struct plan *p,
 	st->journal_bytes = undo_bytes(x.u);
 	undo_end(fs, x.u);
 out:
+	exec_ags_release(&x);
 	free(x.written);
 	free(x.buf);
 	st->ns_total = now_ns() - t0;

@@ -108,6 +108,10 @@ static int cmp_rrec(const void *a, const void *b)
 	return kx < ky ? -1 : kx > ky;
 }
 
+struct exec_agprep {
+	struct vec *statics;	/* per AG: struct rrec */
+};
+
 /* What stays from the old rmapbt: headers, log, inode chunks. */
 struct oldrm {
 	struct vec *vc;
@@ -655,7 +659,6 @@ static int write_headers(struct agx *ax, const struct newhdr *h,
 static void agx_free(struct agx *ax)
 {
 	free(ax->maps.v);
-	free(ax->statics.v);
 	free(ax->refc.v);
 	free(ax->rmap.v);
 	free(ax->ino_recs);
@@ -681,19 +684,9 @@ static int rebuild_ag(struct xctx *x, uint32_t agno, uint64_t *fdblocks)
 	if (!ag->have_agf || !ag->have_agi)
 		return err_set(x->e, -EFSCORRUPTED, "ag %u: headers were not "
 			       "readable", agno);
-	if (x->g->rmapbt) {
-		struct oldrm o = { &ax.statics, false };
-
-		ret = btwalk_ag(x->fs, agno, OD_BT_RMAP,
-				ag->agf.roots[OD_BTNUM_RMAP],
-				ag->agf.levels[OD_BTNUM_RMAP], old_rmap_rec, &o,
-				x->e);
-		if (!ret && o.cow)
-			ret = err_set(x->e, -EPERM, "ag %u: copy-on-write "
-				      "staging extents are left over", agno);
-	}
-	if (!ret)
-		ret = gather(&ax) ? err_set(x->e, -ENOMEM, "out of memory") : 0;
+	/* the statics were read before the copy phase (exec_ags_prepare) */
+	ax.statics = x->agprep->statics[agno];
+	ret = gather(&ax) ? err_set(x->e, -ENOMEM, "out of memory") : 0;
 	if (!ret && x->g->reflink)
 		ret = build_refcounts(&ax) ?
 		      err_set(x->e, -ENOMEM, "out of memory") : 0;
@@ -710,6 +703,50 @@ static int rebuild_ag(struct xctx *x, uint32_t agno, uint64_t *fdblocks)
 		*fdblocks += (uint64_t)freeblks + ag->agf.flcount + btreeblks;
 	agx_free(&ax);
 	return ret;
+}
+
+int exec_ags_prepare(struct xctx *x)
+{
+	const struct model *m = x->m;
+	uint32_t a;
+	int ret = 0;
+
+	x->agprep = calloc(1, sizeof(*x->agprep));
+	if (x->agprep)
+		x->agprep->statics = calloc(m->agcount, sizeof(struct vec));
+	if (!x->agprep || !x->agprep->statics)
+		return err_set(x->e, -ENOMEM, "out of memory");
+	for (a = 0; a < m->agcount && !ret && x->g->rmapbt; a++) {
+		const struct m_ag *ag = &m->ag[a];
+		struct oldrm o = { &x->agprep->statics[a], false };
+
+		if (!ag->have_agf)
+			return err_set(x->e, -EFSCORRUPTED, "ag %u: agf was not "
+				       "readable", a);
+		ret = btwalk_ag(x->fs, a, OD_BT_RMAP,
+				ag->agf.roots[OD_BTNUM_RMAP],
+				ag->agf.levels[OD_BTNUM_RMAP], old_rmap_rec, &o,
+				x->e);
+		if (!ret && o.cow)
+			ret = err_set(x->e, -EPERM, "refusing to write: ag %u "
+				      "has copy-on-write staging extents left "
+				      "over; mount and unmount the filesystem "
+				      "first", a);
+	}
+	return ret;
+}
+
+void exec_ags_release(struct xctx *x)
+{
+	uint32_t a;
+
+	if (!x->agprep)
+		return;
+	for (a = 0; x->agprep->statics && a < x->m->agcount; a++)
+		free(x->agprep->statics[a].v);
+	free(x->agprep->statics);
+	free(x->agprep);
+	x->agprep = NULL;
 }
 
 int exec_ags(struct xctx *x)

@@ -17,6 +17,7 @@ struct xctx {
 	uint64_t *written;	/* bitmap over linear blocks written so far */
 	uint64_t nlin;		/* agcount * agblocks */
 	uint8_t *buf;		/* I/O buffer, XBUF bytes */
+	struct exec_agprep *agprep;	/* read before anything is written */
 };
 
 #define XBUF	(4u << 20)
@@ -56,5 +57,9 @@ int exec_copy(struct xctx *x);
 int exec_headers(struct xctx *x);
 int exec_forks(struct xctx *x);
 int exec_ags(struct xctx *x);
+/* What the AG phase needs from the old btrees, read before the copy
+ * phase can overwrite them: the rmap records of static owners. */
+int exec_ags_prepare(struct xctx *x);
+void exec_ags_release(struct xctx *x);
 
 #endif

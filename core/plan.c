@@ -28,6 +28,8 @@ struct unit {
 	uint32_t piece0;	/* first piece in the pieces array */
 	bool written;		/* some member is not unwritten: copy it */
 	bool shared;		/* more than one mapping: reflinked blocks */
+	uint32_t target;	/* AG it is placed in */
+	uint32_t owner_ag;	/* AG of the inode it belongs to (unshared) */
 };
 
 struct piece {
@@ -351,6 +353,9 @@ static int build_units(struct agplan *ap)
 			un->key = key;
 			un->key2 = pm->startoff;
 			un->written = !pm->unwritten;
+			un->target = ap->agno;
+			un->owner_ag = od_ino_agno(ap->pl->g,
+						   ap->pl->ref[pm->ino_idx].mi->ino);
 			end = pm->start + pm->len;
 		} else {
 			struct unit *un = &ap->unit[u - 1];
@@ -482,53 +487,138 @@ static int add_piece(struct agplan *ap, struct unit *un, uint32_t off,
 	return 0;
 }
 
-static int cmp_unit_order(const void *a, const void *b, void *arg)
-{
-	const struct agplan *ap = arg;
-	const struct unit *x = &ap->unit[*(const uint32_t *)a];
-	const struct unit *y = &ap->unit[*(const uint32_t *)b];
+static uint32_t agbt_estimate(const struct planner *pl,
+			      const struct agplan *ap);
 
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	if (x->key2 != y->key2)
-		return x->key2 < y->key2 ? -1 : 1;
-	return x->start < y->start ? -1 : x->start > y->start;
+/* A unit, named across AGs. */
+struct uref {
+	uint32_t agno, idx;
+};
+
+static int cmp_uref(const void *a, const void *b, void *arg)
+{
+	const struct agplan *aps = arg;
+	const struct uref *x = a, *y = b;
+	const struct unit *ux = &aps[x->agno].unit[x->idx];
+	const struct unit *uy = &aps[y->agno].unit[y->idx];
+
+	if (ux->key != uy->key)
+		return ux->key < uy->key ? -1 : 1;
+	if (ux->key2 != uy->key2)
+		return ux->key2 < uy->key2 ? -1 : 1;
+	if (x->agno != y->agno)
+		return x->agno < y->agno ? -1 : 1;
+	return ux->start < uy->start ? -1 : ux->start > uy->start;
 }
 
-/* Place every unit of the AG, in order, first fit; split what fits
- * nowhere whole. */
-static int place_units(struct agplan *ap)
+/* Blocks an AG keeps for rebuilt btrees and bmap blocks, roughly. */
+static uint64_t ag_reserve(const struct agplan *ap)
 {
-	uint32_t *order;
+	uint64_t space = 0;
 	size_t i;
+
+	for (i = 0; i < ap->nseg; i++)
+		space += ap->seg[i].end - ap->seg[i].start;
+	return agbt_estimate(ap->pl, ap) + ap->nmap / 64 + space / 256 + 64;
+}
+
+/*
+ * Bring each file's data into the AG of its inode when that AG has room
+ * (shared units stay where they are), then place every AG's units in
+ * tree order, first fit; what fits nowhere whole is split.
+ */
+static int place_all(struct planner *pl, struct agplan *aps)
+{
+	const struct od_geo *g = pl->g;
+	uint64_t *room;
+	struct uref *all;
+	size_t n = 0, i;
+	uint32_t a;
 	int ret = 0;
 
-	order = malloc((ap->nunit ? ap->nunit : 1) * sizeof(*order));
-	if (!order)
+	for (a = 0; a < g->agcount; a++)
+		n += aps[a].nunit;
+	all = malloc((n ? n : 1) * sizeof(*all));
+	room = calloc(g->agcount, sizeof(*room));
+	if (!all || !room) {
+		free(all);
+		free(room);
 		return -ENOMEM;
-	for (i = 0; i < ap->nunit; i++)
-		order[i] = (uint32_t)i;
-	qsort_r(order, ap->nunit, sizeof(*order), cmp_unit_order, ap);
-	for (i = 0; i < ap->nunit && !ret; i++) {
-		struct unit *un = &ap->unit[order[i]];
-		uint32_t at, done = 0;
+	}
+	for (a = 0, n = 0; a < g->agcount; a++) {
+		uint64_t space = 0, used = 0, reserve = ag_reserve(&aps[a]);
 
-		if (seg_take(ap, un->len, &at)) {
-			ret = add_piece(ap, un, 0, un->len, at);
+		for (i = 0; i < aps[a].nseg; i++)
+			space += aps[a].seg[i].end - aps[a].seg[i].start;
+		for (i = 0; i < aps[a].nunit; i++) {
+			used += aps[a].unit[i].len;
+			all[n].agno = a;
+			all[n++].idx = (uint32_t)i;
+		}
+		room[a] = space > used + reserve ? space - used - reserve : 0;
+	}
+	qsort_r(all, n, sizeof(*all), cmp_uref, aps);
+	/* pass 1: choose target AGs; a move frees room where it came from */
+	for (i = 0; i < n; i++) {
+		struct unit *un = &aps[all[i].agno].unit[all[i].idx];
+
+		if (un->shared || un->owner_ag == all[i].agno ||
+		    un->owner_ag >= g->agcount || room[un->owner_ag] < un->len)
+			continue;
+		room[un->owner_ag] -= un->len;
+		room[all[i].agno] += un->len;
+		un->target = un->owner_ag;
+	}
+	/*
+	 * pass 2: place, in order, in the target AG's windows.  The units
+	 * of one fork go into one window together when one is big enough,
+	 * so the file ends up in one extent.
+	 */
+	for (i = 0; i < n && !ret;) {
+		struct agplan *src = &aps[all[i].agno];
+		struct unit *un = &src->unit[all[i].idx];
+		struct agplan *dst = &aps[un->target];
+		uint64_t total = un->len;
+		uint32_t at, done = 0;
+		size_t j = i + 1;
+
+		while (j < n && !un->shared) {
+			const struct unit *v = &aps[all[j].agno].unit[all[j].idx];
+
+			if (v->key != un->key || v->shared ||
+			    v->target != un->target || total + v->len > UINT32_MAX)
+				break;
+			total += v->len;
+			j++;
+		}
+		if (j - i > 1 && seg_take(dst, (uint32_t)total, &at)) {
+			for (; i < j && !ret; i++) {
+				struct agplan *s2 = &aps[all[i].agno];
+				struct unit *u2 = &s2->unit[all[i].idx];
+
+				ret = add_piece(s2, u2, 0, u2->len, at);
+				at += u2->len;
+			}
+			continue;
+		}
+		i++;
+		if (seg_take(dst, un->len, &at)) {
+			ret = add_piece(src, un, 0, un->len, at);
 			continue;
 		}
 		while (done < un->len && !ret) {
-			uint32_t n = seg_take_some(ap, un->len - done, &at);
+			uint32_t got = seg_take_some(dst, un->len - done, &at);
 
-			if (!n) {
-				ret = -ENOSPC;	/* cannot happen: space is conserved */
+			if (!got) {
+				ret = -ENOSPC;
 				break;
 			}
-			ret = add_piece(ap, un, done, n, at);
-			done += n;
+			ret = add_piece(src, un, done, got, at);
+			done += got;
 		}
 	}
-	free(order);
+	free(all);
+	free(room);
 	return ret;
 }
 
@@ -585,7 +675,7 @@ static int remap(struct agplan *ap, struct nrecs *nr)
 			if (lo >= hi)
 				continue;
 			r.startoff = pm->startoff + (lo - off);
-			r.startblock = od_agb_fsb(g, ap->agno,
+			r.startblock = od_agb_fsb(g, un->target,
 						  pc->dst + (lo - pc->off));
 			r.blockcount = hi - lo;
 			r.unwritten = pm->unwritten;
@@ -606,14 +696,15 @@ static int remap(struct agplan *ap, struct nrecs *nr)
 			const struct piece *pc = &ap->piece[un->piece0 + k];
 			struct plan_move *mv;
 
-			if (pc->dst == un->start + pc->off)
+			if (un->target == ap->agno &&
+			    pc->dst == un->start + pc->off)
 				continue;
 			if (bigmem_grow((void **)&p->mv, &p->cap_mv, p->nmv,
 					sizeof(*p->mv)))
 				return -ENOMEM;
 			mv = &p->mv[p->nmv++];
 			mv->src = od_agb_lin(g, ap->agno, un->start + pc->off);
-			mv->dst = od_agb_lin(g, ap->agno, pc->dst);
+			mv->dst = od_agb_lin(g, un->target, pc->dst);
 			mv->len = pc->len;
 			mv->flags = nocopy ? PM_NOCOPY : 0;
 			p->moved_blocks += pc->len;
@@ -684,6 +775,43 @@ static int add_note(struct plan *p, uint64_t ino, uint32_t extents,
 	return 0;
 }
 
+/* Why logically adjacent records of a fork stay apart after the run. */
+static const char *unmerged_reason(const struct od_geo *g,
+				   const struct od_irec *r, size_t n,
+				   uint8_t why)
+{
+	bool state = false, agx = false, maxlen = false;
+	size_t k;
+
+	for (k = 1; k < n; k++) {
+		if (r[k].startoff != r[k - 1].startoff + r[k - 1].blockcount)
+			continue;
+		if (r[k].unwritten != r[k - 1].unwritten)
+			state = true;
+		else if (od_fsb_agno(g, r[k].startblock) !=
+			 od_fsb_agno(g, r[k - 1].startblock))
+			agx = true;
+		else if (r[k - 1].startblock + r[k - 1].blockcount ==
+			 r[k].startblock)
+			maxlen = true;
+	}
+	if (why & NR_SHARED)
+		return "shares blocks with other files (reflink): those move "
+		       "as one piece with all their owners";
+	if (state)
+		return "written and unwritten (preallocated) ranges alternate; "
+		       "one extent record cannot hold both";
+	if (why & NR_SPLIT)
+		return "no free window is large enough (inode chunks, the log "
+		       "or the AG end are in the way)";
+	if (agx)
+		return "its data is in more than one AG: no room for all of it "
+		       "in one";
+	if (maxlen)
+		return "longer than the largest extent record (2^21-1 blocks)";
+	return "kept in place";
+}
+
 /*
  * Merge each fork's new records; keep the forks that change, or whose
  * bmap btree must be rebuilt anyway (its old blocks are not kept).
@@ -726,11 +854,7 @@ static int collect_forks(struct planner *pl, struct nrecs *nr)
 				runs++;
 		if (fork == FORK_DATA && od_mode_isreg(mi->mode) && n > runs &&
 		    add_note(p, mi->ino, (uint32_t)n,
-			     (why & NR_SHARED) ? "shares blocks with other "
-			     "files (reflink): moved as one piece with them" :
-			     (why & NR_SPLIT) ? "no free window is large "
-			     "enough (inode chunks, log or AG end in the way)" :
-			     "its data lies in more than one AG")) {
+			     unmerged_reason(g, recs, n, why))) {
 			free(recs);
 			return -ENOMEM;
 		}
@@ -881,7 +1005,8 @@ static int finish_ag(struct planner *pl, struct agplan *ap)
 		uint32_t k;
 
 		for (k = 0; k < un->npieces; k++)
-			if (ap->piece[un->piece0 + k].dst !=
+			if (un->target != ap->agno ||
+			    ap->piece[un->piece0 + k].dst !=
 			    un->start + ap->piece[un->piece0 + k].off)
 				pa->moved_blocks += ap->piece[un->piece0 + k].len;
 	}
@@ -969,6 +1094,21 @@ static uint64_t live_overwrite(const struct planner *pl)
 	return blocks << g->blocklog;
 }
 
+static bool noted(const struct plan *p, uint64_t ino)
+{
+	size_t lo = 0, hi = p->nnote;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->note[mid].ino < ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < p->nnote && p->note[lo].ino == ino;
+}
+
 static int metrics(struct planner *pl)
 {
 	const struct od_geo *g = pl->g;
@@ -1015,11 +1155,18 @@ static int metrics(struct planner *pl)
 			if ((fork == FORK_DATA && (t == 0040000 || t == 0100000 ||
 						   t == 0120000)) ||
 			    (fork == FORK_ATTR && !(mi->flags & MI_NOATTR))) {
-				p->frag_actual_after += n;
+				uint64_t ideal = 0;
+
 				for (k = 0; k < n; k++)
 					if (!k || r[k].startoff !=
 					    r[k - 1].startoff + r[k - 1].blockcount)
-						p->frag_ideal_after++;
+						ideal++;
+				p->frag_actual_after += n;
+				p->frag_ideal_after += ideal;
+				if (!noted(p, mi->ino)) {
+					p->frag_actual_rest += n;
+					p->frag_ideal_rest += ideal;
+				}
 			}
 			if (fork == FORK_DATA && t == 0100000 && n) {
 				if (n > 1)
@@ -1098,11 +1245,11 @@ int plan_build(const struct model *m, struct plan *p, struct err *e)
 			ret = build_units(ap);
 		if (!ret)
 			ret = build_segments(ap);
-		if (!ret)
-			ret = place_units(ap);
-		if (!ret)
-			ret = remap(ap, &nr);
 	}
+	if (!ret)
+		ret = place_all(&pl, aps);
+	for (a = 0; a < m->agcount && !ret; a++)
+		ret = remap(&aps[a], &nr);
 	if (!ret)
 		ret = collect_forks(&pl, &nr);
 	if (!ret)

@@ -74,6 +74,8 @@ struct plan {
 	uint64_t moved_blocks, copied_blocks;
 	uint64_t extents_before, extents_after;	/* all fork records */
 	uint64_t frag_actual_after, frag_ideal_after;
+	/* the same, leaving out the files named in notes */
+	uint64_t frag_actual_rest, frag_ideal_rest;
 	uint64_t files_multi_after;
 	uint64_t undo_estimate;	/* bytes of live data overwritten */
 	uint64_t dist_median_after, dist_p90_after, dist_max_after;

@@ -65,6 +65,10 @@ int refuse_write(struct fs *fs, struct err *e)
 			       "whether the log is clean (%s)",
 			       fs->log_detail);
 	}
+	if (!od_sb_is_v5(sb))
+		return err_set(e, -EPERM, "refusing to write: v4 filesystems "
+			       "have no NEEDSREPAIR flag to keep the kernel "
+			       "from mounting a half-written filesystem");
 	if (sb->inprogress)
 		return err_set(e, -EPERM, "refusing to write: the superblock "
 			       "says mkfs did not finish (sb_inprogress)");
