@@ -253,7 +253,8 @@ int cmd_run(int argc, char **argv)
 	       st.ns_copy ? (double)st.bytes_copied / 1048576.0 /
 	       ((double)st.ns_copy / 1e9) : 0.0,
 	       (double)st.journal_bytes / 1048576.0, undo_path);
-	printf("verified: consistent (own checker)\n\n");
+	printf("%llu image writes; verified: consistent (own checker)\n\n",
+	       (unsigned long long)st.writes);
 	print_figures(&before, &after, m, m2);
 out:
 	report_free(&before);

@@ -87,27 +87,38 @@ static bool ptr_ok(const struct check_bt *w, uint64_t ptr)
 	return ptr != 0 && ptr < od_ag_blocks(g, w->agno);
 }
 
+static const char *sib_str(uint64_t ptr, char *buf, size_t len)
+{
+	if (ptr == OD_NULLFSBLOCK)
+		return "none";
+	snprintf(buf, len, "0x%llx", (unsigned long long)ptr);
+	return buf;
+}
+
 /* The sibling chain of one level, checked one block at a time. */
 static void check_siblings(struct check_bt *w, unsigned level, uint64_t ptr,
 			   const struct od_btblock *h, const char *what)
 {
+	char a[24], b[24];
+
 	if (!w->have_prev[level]) {
 		if (h->leftsib != OD_NULLFSBLOCK)
-			check_problem(w->log, "%s: left sibling 0x%llx, but it "
-				      "is the first block of level %u", what,
-				      (unsigned long long)h->leftsib, level);
+			check_problem(w->log, "%s: left sibling %s, but it is "
+				      "the first block of level %u", what,
+				      sib_str(h->leftsib, a, sizeof(a)), level);
 	} else {
 		if (h->leftsib != w->prev_ptr[level])
-			check_problem(w->log, "%s: left sibling 0x%llx, "
-				      "expected 0x%llx", what,
-				      (unsigned long long)h->leftsib,
+			check_problem(w->log, "%s: left sibling %s, expected "
+				      "0x%llx", what,
+				      sib_str(h->leftsib, a, sizeof(a)),
 				      (unsigned long long)w->prev_ptr[level]);
 		if (w->prev_right[level] != ptr)
 			check_problem(w->log, "%s block 0x%llx: right sibling "
-				      "0x%llx, expected 0x%llx", w->what,
+				      "%s, expected %s", w->what,
 				      (unsigned long long)w->prev_ptr[level],
-				      (unsigned long long)w->prev_right[level],
-				      (unsigned long long)ptr);
+				      sib_str(w->prev_right[level], a,
+					      sizeof(a)),
+				      sib_str(ptr, b, sizeof(b)));
 	}
 	w->have_prev[level] = true;
 	w->prev_ptr[level] = ptr;
@@ -163,7 +174,7 @@ static int walk_node(struct check_bt *w, unsigned level, const char *what,
 	int ret;
 
 	for (i = 0; i < h->numrecs; i++) {
-		/* the buffer of this level is reused below: re-read slots */
+		/* levels below use their own buffers: this one stays */
 		const uint8_t *buf = w->buf[level];
 		size_t koff = od_bt_key_off(ops, h->hdr_len, i);
 		size_t poff = od_bt_ptr_off(ops, h->hdr_len, maxrecs, i);
@@ -267,15 +278,17 @@ static int walk(struct check_bt *w, uint64_t ptr, unsigned level, bool top,
 /* Every level's chain must end with a NULL right sibling. */
 static void check_chain_ends(struct check_bt *w)
 {
+	char a[24];
 	unsigned l;
 
 	for (l = 0; l < OD_BTREE_MAXLEVELS_ANY; l++)
 		if (w->have_prev[l] && w->prev_right[l] != OD_NULLFSBLOCK)
 			check_problem(w->log, "%s block 0x%llx: right sibling "
-				      "0x%llx, but it is the last block of "
-				      "level %u", w->what,
+				      "%s, but it is the last block of level %u",
+				      w->what,
 				      (unsigned long long)w->prev_ptr[l],
-				      (unsigned long long)w->prev_right[l], l);
+				      sib_str(w->prev_right[l], a, sizeof(a)),
+				      l);
 }
 
 static void walk_done(struct check_bt *w, int ret)

@@ -16,11 +16,18 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+int x_pwrite(struct xctx *x, uint64_t off, const void *buf, size_t len,
+	     struct err *e, const char *what)
+{
+	x->st->writes++;
+	return fs_pwrite(x->fs, off, buf, len, e, what);
+}
+
 int x_write(struct xctx *x, uint64_t lin, const void *buf, uint64_t nblocks,
 	    const char *what)
 {
-	int ret = fs_pwrite(x->fs, x_off(x, lin), buf,
-			    (size_t)(nblocks << x->g->blocklog), x->e, what);
+	int ret = x_pwrite(x, x_off(x, lin), buf,
+			   (size_t)(nblocks << x->g->blocklog), x->e, what);
 
 	if (!ret)
 		x_set_written(x, lin, nblocks);
@@ -89,7 +96,7 @@ static int set_needsrepair(struct xctx *x, bool on)
 		incompat &= ~OD_INCOMPAT_NEEDSREPAIR;
 	od_put_be32(buf + 216, incompat);
 	od_cksum_set(buf, x->g->sectsize, OD_SB_CRC_OFF);
-	ret = fs_pwrite(x->fs, 0, buf, x->g->sectsize, x->e, "superblock");
+	ret = x_pwrite(x, 0, buf, x->g->sectsize, x->e, "superblock");
 	if (!ret && img_flush(x->fs->img))
 		ret = err_set(x->e, -EIO, "flushing the image failed");
 	return ret;

@@ -48,6 +48,7 @@ struct exec_stats {
 	uint64_t journal_bytes;
 	uint64_t forks_written, btree_blocks_written;
 	uint64_t ns_copy, ns_total;
+	uint64_t writes;	/* image writes issued (fault points) */
 };
 
 /*

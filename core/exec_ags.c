@@ -631,7 +631,7 @@ static int write_headers(struct agx *ax, const struct newhdr *h,
 	}
 	if (g->v5)
 		od_cksum_set(buf, g->sectsize, OD_AGF_CRC_OFF);
-	ret = fs_pwrite(x->fs, off, buf, g->sectsize, x->e, what);
+	ret = x_pwrite(x, off, buf, g->sectsize, x->e, what);
 	if (ret)
 		return ret;
 
@@ -653,7 +653,7 @@ static int write_headers(struct agx *ax, const struct newhdr *h,
 	}
 	if (g->v5)
 		od_cksum_set(buf, g->sectsize, OD_AGI_CRC_OFF);
-	return fs_pwrite(x->fs, off, buf, g->sectsize, x->e, what);
+	return x_pwrite(x, off, buf, g->sectsize, x->e, what);
 }
 
 static void agx_free(struct agx *ax)
@@ -769,5 +769,5 @@ int exec_ags(struct xctx *x)
 	od_put_be64(buf + 144, fdblocks);
 	if (x->g->v5)
 		od_cksum_set(buf, x->g->sectsize, OD_SB_CRC_OFF);
-	return fs_pwrite(x->fs, 0, buf, x->g->sectsize, x->e, "superblock");
+	return x_pwrite(x, 0, buf, x->g->sectsize, x->e, "superblock");
 }

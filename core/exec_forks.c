@@ -159,7 +159,7 @@ int exec_forks(struct xctx *x)
 		od_put_be64(ip.raw + 64, nblocks);
 		if (x->g->v5)
 			od_cksum_set(ip.raw, x->g->inodesize, OD_DINODE_CRC_OFF);
-		ret = fs_pwrite(x->fs, off, ip.raw, x->g->inodesize, x->e,
+		ret = x_pwrite(x, off, ip.raw, x->g->inodesize, x->e,
 				what);
 		x->st->forks_written += (dpf ? 1 : 0) + (apf ? 1 : 0);
 		x_progress(x, "forks", i, p->npf);

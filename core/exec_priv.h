@@ -41,6 +41,9 @@ static inline uint64_t x_off(const struct xctx *x, uint64_t lin)
 	return lin << x->g->blocklog;
 }
 
+/* Every image write of the run goes through here (and is counted). */
+int x_pwrite(struct xctx *x, uint64_t off, const void *buf, size_t len,
+	     struct err *e, const char *what);
 /* Write through the journaling layer, noting the blocks as written. */
 int x_write(struct xctx *x, uint64_t lin, const void *buf, uint64_t nblocks,
 	    const char *what);

@@ -1,0 +1,223 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Relocation, proven on the real thing.  For every mountable fixture:
+#   run -> xfs_repair -n exits 0, our checker agrees, and the content
+#          manifest through a read-only mount equals the original's;
+#          the figures: fragmentation factor as planned, <= 1% outside
+#          the files the plan names, >= 90% of each AG's free space in
+#          its largest extent;
+#   undo of the finished run -> repair 0, every originally live block
+#          restored byte for byte, manifest equal;
+#   interrupted runs (the I/O layer stops dead after write N) at many N
+#          -> undo restores a filesystem xfs_repair accepts whose maps
+#          equal the real xfs_bmap output recorded with the fixture;
+# and every refusal, each leaving the image untouched.
+# Needs root and loop devices; skips loudly without them (and fails
+# when XFSDEFRAG_REQUIRE_MOUNT=1, as CI sets).
+# Usage: t-relocate.sh XFSDEFRAG [FIXTURE...]
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+shift
+t_tmpdir
+MNT=$T_TMP/mnt
+mkdir -p "$MNT"
+T_CLEANUP_HOOK='mountpoint -q "$MNT" && umount "$MNT"'
+
+if ! t_can_mount; then
+	if [ -n "${XFSDEFRAG_REQUIRE_MOUNT:-}" ]; then
+		t_fail "relocation tests need root and loop devices (XFSDEFRAG_REQUIRE_MOUNT is set)"
+	else
+		t_skip "relocation tests need root and loop devices: not run here"
+	fi
+	t_summary relocate
+	exit
+fi
+
+fixtures=("$@")
+if [ ${#fixtures[@]} -eq 0 ]; then
+	for d in "$here"/fixtures/*/; do
+		[ -f "$d/image.zst" ] || continue
+		grep -q '^mountable: yes' "$d/mkfs.opts" 2>/dev/null || continue
+		fixtures+=("$(basename "$d")")
+	done
+fi
+# fewer interruption points under the sanitizers (slower, same code)
+if [ -n "${XFSDEFRAG_ASAN:-}" ]; then FAULTS=${FAULTS:-8}; else FAULTS=${FAULTS:-40}; fi
+FAULT_FIXTURES=${FAULT_FIXTURES:-"aged rmap-nrext64 bs1k"}
+TOTAL_FAULTS=0
+
+manifest() {	# IMAGE OUT
+	mount -o loop,ro,nouuid "$1" "$MNT" || return 1
+	python3 "$here/manifest.py" "$MNT" > "$2"
+	local rc=$?
+	umount "$MNT"
+	return $rc
+}
+
+repair_ok() {
+	xfs_repair -n "$1" > "$T_TMP/repair.out" 2>&1
+}
+
+json_get() {	# FILE PYTHON-EXPRESSION-ON-d
+	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
+}
+
+check_fixture() {
+	local name=$1 fx=$here/fixtures/$1 orig=$T_TMP/orig w=$T_TMP/w
+	t_unpack "$fx" "$orig" || { t_fail "$name: cannot unpack"; return; }
+	manifest "$orig" "$T_TMP/man.orig" || { t_fail "$name: cannot mount the original"; return; }
+	"$bin" plan --json "$orig" > "$T_TMP/plan.json" 2>/dev/null ||
+		{ t_fail "$name: plan failed"; return; }
+
+	cp --sparse=always "$orig" "$w"
+	rm -f "$T_TMP/w.undo"
+	if ! "$bin" run --undo "$T_TMP/w.undo" "$w" > "$T_TMP/run.out" 2>&1; then
+		t_fail "$name: run failed: $(head -n 2 "$T_TMP/run.out")"
+		return
+	fi
+	if repair_ok "$w"; then t_ok "$name: xfs_repair -n accepts the result"
+	else t_fail "$name: xfs_repair -n rejects the result"; grep -v '^Phase\|^  *-' "$T_TMP/repair.out" | head -n 5 | sed 's/^/    /'; fi
+	if "$bin" check "$w" > /dev/null 2>&1; then t_ok "$name: our checker accepts the result"
+	else t_fail "$name: our checker rejects the result"; fi
+	if manifest "$w" "$T_TMP/man.w" && cmp -s "$T_TMP/man.orig" "$T_TMP/man.w"; then
+		t_ok "$name: manifest identical after run ($(wc -l < "$T_TMP/man.orig") paths)"
+	else
+		t_fail "$name: manifest differs after run"
+		diff "$T_TMP/man.orig" "$T_TMP/man.w" | head -n 6 | sed 's/^/    /'
+	fi
+	# the figures
+	"$bin" report --json "$w" > "$T_TMP/rep.json" 2>/dev/null
+	local planned got others worst
+	planned=$(json_get "$T_TMP/plan.json" 'd["after"]["frag_factor_pct"]')
+	got=$(json_get "$T_TMP/rep.json" 'd["fragmentation"]["factor_pct"]')
+	others=$(json_get "$T_TMP/plan.json" 'd["after"]["frag_factor_pct_others"]')
+	if [ "$planned" = "$got" ]; then t_ok "$name: fragmentation factor $got% as planned"
+	else t_fail "$name: fragmentation factor $got%, planned $planned%"; fi
+	if python3 -c "import sys; sys.exit(float(sys.argv[1]) > 1.0)" "$others"; then
+		t_ok "$name: fragmentation factor $others% outside the $(json_get "$T_TMP/plan.json" 'len(d["not_contiguous"])') files named"
+	else
+		t_fail "$name: fragmentation factor $others% outside the named files (> 1%)"
+	fi
+	worst=$(json_get "$T_TMP/rep.json" 'min(a["longest_free_pct"] for a in d["ags"] if a["free_blocks"] > 64)')
+	if python3 -c "import sys; sys.exit(float(sys.argv[1]) < 90.0)" "$worst"; then
+		t_ok "$name: every AG has >= 90% of its free space in one extent (worst $worst%)"
+	else
+		t_fail "$name: an AG has only $worst% of its free space in its largest extent"
+	fi
+	# undo of the finished run
+	if "$bin" undo "$T_TMP/w.undo" "$w" > /dev/null 2>&1 && repair_ok "$w" &&
+	   python3 "$here/cmp_live.py" "$orig" "$w" > "$T_TMP/cmp.out" &&
+	   manifest "$w" "$T_TMP/man.u" && cmp -s "$T_TMP/man.orig" "$T_TMP/man.u"; then
+		t_ok "$name: undo of the finished run restores every live block"
+	else
+		t_fail "$name: undo of the finished run: $(cat "$T_TMP/cmp.out" 2>/dev/null)"
+	fi
+
+	case " $FAULT_FIXTURES " in *" $name "*) ;; *) return ;; esac
+	local writes k pts=() n=0 bad=0 vout="$T_TMP/bmapv"
+	writes=$(sed -n 's/^\([0-9]*\) image writes.*/\1/p' "$T_TMP/run.out")
+	[ -n "$writes" ] || { t_fail "$name: run did not say how many writes"; return; }
+	t_cat "$fx/paths" > "$T_TMP/paths"
+	t_cat "$fx/bmap-v.out" > "$T_TMP/bmap-v.exp"
+	# the first writes one by one (superblock, first copies), then spread out
+	for k in 0 1 2 3 4 5; do pts+=("$k"); done
+	for ((i = 1; i <= FAULTS - 6; i++)); do pts+=($(( writes * i / (FAULTS - 5) ))); done
+	pts+=($((writes - 1)))
+	for k in "${pts[@]}"; do
+		cp --sparse=always "$orig" "$w"
+		rm -f "$T_TMP/f.undo"
+		"$bin" run --fault-after "$k" --undo "$T_TMP/f.undo" "$w" > /dev/null 2>&1
+		local rc=$?
+		n=$((n + 1))
+		if [ $rc -ne 75 ]; then
+			t_fail "$name: run --fault-after $k exited $rc, not 75"; bad=1; continue
+		fi
+		# once the first write (NEEDSREPAIR) is done, no kernel mounts it
+		if [ "$k" -gt 0 ] && mount -o loop,ro,nouuid "$w" "$MNT" 2>/dev/null; then
+			umount "$MNT"
+			t_fail "$name: the kernel mounted an interrupted run (write $k)"; bad=1
+		fi
+		if ! "$bin" undo "$T_TMP/f.undo" "$w" > /dev/null 2>&1; then
+			t_fail "$name: undo after write $k failed"; bad=1; continue
+		fi
+		if ! repair_ok "$w"; then
+			t_fail "$name: after undo of write $k, xfs_repair -n complains"; bad=1; continue
+		fi
+		(cd "$T_TMP" && xargs -0 -r "$bin" bmap -v w < "$T_TMP/paths") > "$vout" 2>/dev/null
+		# the recorded maps name the image "image"; ours were read as "w"
+		if ! cmp -s "$T_TMP/bmap-v.exp" "$vout"; then
+			t_fail "$name: after undo of write $k, bmap -v differs from xfs_bmap's"; bad=1; continue
+		fi
+		if [ $((n % 10)) -eq 1 ] &&
+		   ! python3 "$here/cmp_live.py" "$orig" "$w" > "$T_TMP/cmp.out"; then
+			t_fail "$name: after undo of write $k: $(cat "$T_TMP/cmp.out")"; bad=1
+		fi
+	done
+	TOTAL_FAULTS=$((TOTAL_FAULTS + n))
+	[ $bad -eq 0 ] && t_ok "$name: $n interrupted runs (of $writes writes) all restored by undo"
+}
+
+refusals() {
+	local fx=$here/fixtures/aged img=$T_TMP/r.img sum
+	t_unpack "$fx" "$img" || return
+	expect_refusal() {	# WHAT PATTERN
+		sum=$(sha256sum < "$img")
+		rm -f "$T_TMP/r.undo"
+		"$bin" run --undo "$T_TMP/r.undo" "$img" > "$T_TMP/ref.out" 2>&1
+		local rc=$?
+		if [ $rc -eq 4 ] && grep -qi "$2" "$T_TMP/ref.out" &&
+		   [ "$sum" = "$(sha256sum < "$img")" ] && [ ! -e "$T_TMP/r.undo" ]; then
+			t_ok "refuses: $1"
+		else
+			t_fail "refusal '$1': exit $rc, $(head -n 1 "$T_TMP/ref.out")"
+		fi
+	}
+	mount -o loop,ro "$img" "$MNT" && { expect_refusal "mounted image" "mounted"; umount "$MNT"; }
+	flock -x "$img" sleep 120 & local holder=$!
+	sleep 0.5
+	expect_refusal "image opened by another writer" "busy"
+	kill "$holder" 2>/dev/null; wait "$holder" 2>/dev/null
+	cp --sparse=always "$img" "$T_TMP/keep.img"
+	xfs_db -x -c "agi 0" -c "write -d unlinked[3] 77" "$img" > /dev/null 2>&1
+	expect_refusal "unlinked inodes pending" "unlinked"
+	cp --sparse=always "$T_TMP/keep.img" "$img"
+	local inc
+	inc=$(xfs_db -r -c "sb 0" -c "print features_incompat" "$img" | sed 's/.*= //')
+	xfs_db -x -c "sb 0" -c "write -d features_incompat $((inc | 0x10))" "$img" > /dev/null 2>&1
+	expect_refusal "NEEDSREPAIR already set" "NEEDSREPAIR"
+	cp --sparse=always "$T_TMP/keep.img" "$img"
+	xfs_db -x -c "sb 0" -c "write -d features_incompat $((inc | 0x4000))" "$img" > /dev/null 2>&1
+	expect_refusal "unknown incompat feature" "incompat feature"
+	cp --sparse=always "$T_TMP/keep.img" "$img"
+	local ro
+	ro=$(xfs_db -r -c "sb 0" -c "print features_ro_compat" "$img" | sed 's/.*= //')
+	xfs_db -x -c "sb 0" -c "write -d features_ro_compat $((ro | 0x1000))" "$img" > /dev/null 2>&1
+	expect_refusal "unknown ro_compat feature" "ro_compat feature"
+	cp --sparse=always "$T_TMP/keep.img" "$img"
+	xfs_db -x -c "sb 0" -c "write -d features_log_incompat 1" "$img" > /dev/null 2>&1
+	expect_refusal "log_incompat feature" "log_incompat"
+	cp --sparse=always "$T_TMP/keep.img" "$img"
+	local fb
+	fb=$(xfs_db -r -c "agf 1" -c "print freeblks" "$img" | sed 's/.*= //')
+	xfs_db -x -c "agf 1" -c "write freeblks $((fb + 1))" "$img" > /dev/null 2>&1
+	expect_refusal "pre-check finds damage" "pre-check"
+	cp --sparse=always "$T_TMP/keep.img" "$img"
+	# a dirty log: write, then shut down without flushing the log
+	mount -o loop "$img" "$MNT" && {
+		echo dirty > "$MNT/dirty-file"; sync
+		echo more >> "$MNT/dirty-file"
+		xfs_io -x -c "shutdown" "$MNT" > /dev/null 2>&1
+		umount "$MNT"
+		expect_refusal "dirty log" "log is dirty"
+	}
+	t_unpack "$here/fixtures/v4" "$img" 2>/dev/null && expect_refusal "v4 filesystem" "v4"
+}
+
+for f in "${fixtures[@]}"; do
+	check_fixture "$f"
+done
+refusals
+echo "relocate: $TOTAL_FAULTS interruption points exercised"
+t_summary relocate
