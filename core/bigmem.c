@@ -36,7 +36,7 @@ void *bigmem_calloc(size_t n, size_t size)
 	return calloc(n ? n : 1, size ? size : 1);
 }
 
-int bigmem_grow(void **v, size_t *cap, size_t n, size_t size)
+int bigmem_grow_slow(void **v, size_t *cap, size_t n, size_t size)
 {
 	size_t ncap, old, new_bytes;
 	void *nv;

@@ -17,7 +17,12 @@ void *bigmem_calloc(size_t n, size_t size);
  * Make room for one more element: *v holds *cap elements of size bytes,
  * n in use.  Grows by half.  0 or -ENOMEM (then *v is untouched).
  */
-int bigmem_grow(void **v, size_t *cap, size_t n, size_t size);
+int bigmem_grow_slow(void **v, size_t *cap, size_t n, size_t size);
+
+static inline int bigmem_grow(void **v, size_t *cap, size_t n, size_t size)
+{
+	return n < *cap ? 0 : bigmem_grow_slow(v, cap, n, size);
+}
 /* Free an array of cap elements of size bytes. */
 void bigmem_free(void *p, size_t cap, size_t size);
 

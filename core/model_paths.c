@@ -21,7 +21,13 @@ struct node {
 struct pset {
 	struct node *v;
 	size_t n, cap;
+	uint64_t bloom[64];	/* 4096 bits: most links are rejected here */
 };
+
+static unsigned bloom_bit(uint64_t ino)
+{
+	return (unsigned)((ino * 0x9e3779b97f4a7c15ull) >> 52);
+}
 
 static int cmp_node(const void *a, const void *b)
 {
@@ -33,7 +39,10 @@ static int cmp_node(const void *a, const void *b)
 static struct node *pset_find(const struct pset *s, uint64_t ino)
 {
 	struct node key = { ino, 0, NULL };
+	unsigned b = bloom_bit(ino);
 
+	if (!(s->bloom[b >> 6] & (1ull << (b & 63))))
+		return NULL;
 	return bsearch(&key, s->v, s->n, sizeof(*s->v), cmp_node);
 }
 
@@ -48,6 +57,7 @@ static int pset_add(struct pset *s, uint64_t ino)
 		s->v = v;
 		s->cap = cap;
 	}
+	s->bloom[bloom_bit(ino) >> 6] |= 1ull << (bloom_bit(ino) & 63);
 	s->v[s->n].ino = ino;
 	s->v[s->n].parent = 0;
 	s->v[s->n].name = NULL;

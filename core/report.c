@@ -11,10 +11,27 @@
 /* ---- small helpers ---- */
 
 /* Keep the n largest items by (value, then lower ino). */
-static void top_add(struct rpt_item *t, unsigned *n, unsigned cap,
-		    uint64_t ino, uint64_t value, uint64_t value2)
+/*
+ * Keep the cap largest items by value (ties: lower inode first).  *floor
+ * caches the smallest kept value once the list is full, so the common
+ * case — not among the largest — costs one comparison.
+ */
+static unsigned top_min(const struct rpt_item *t, unsigned n)
 {
 	unsigned i, min = 0;
+
+	for (i = 1; i < n; i++)
+		if (t[i].value < t[min].value ||
+		    (t[i].value == t[min].value && t[i].ino > t[min].ino))
+			min = i;
+	return min;
+}
+
+static void top_add(struct rpt_item *t, unsigned *n, unsigned cap,
+		    uint64_t *floor, uint64_t ino, uint64_t value,
+		    uint64_t value2)
+{
+	unsigned min;
 
 	if (!cap)
 		return;
@@ -23,18 +40,17 @@ static void top_add(struct rpt_item *t, unsigned *n, unsigned cap,
 		t[*n].value = value;
 		t[*n].value2 = value2;
 		t[*n].path = NULL;
-		(*n)++;
+		if (++*n == cap)
+			*floor = t[top_min(t, *n)].value;
 		return;
 	}
-	for (i = 1; i < *n; i++)
-		if (t[i].value < t[min].value ||
-		    (t[i].value == t[min].value && t[i].ino > t[min].ino))
-			min = i;
-	if (value > t[min].value) {
-		t[min].ino = ino;
-		t[min].value = value;
-		t[min].value2 = value2;
-	}
+	if (value <= *floor)
+		return;
+	min = top_min(t, *n);
+	t[min].ino = ino;
+	t[min].value = value;
+	t[min].value2 = value2;
+	*floor = t[top_min(t, *n)].value;
 }
 
 static int cmp_item(const void *a, const void *b)
@@ -117,6 +133,7 @@ struct part {
 	uint64_t *data_blocks;		/* per AG where the blocks lie */
 	struct rpt_item *top_frag, *top_dist, *top_dirs;
 	unsigned ntop_frag, ntop_dist, ntop_dirs;
+	uint64_t floor_frag, floor_dist, floor_dirs;
 };
 
 static uint64_t absdiff(uint64_t a, uint64_t b)
@@ -177,7 +194,8 @@ static void part_inode(struct part *p, const struct m_ag *ag,
 		p->files_multi++;
 		p->bytes_multi += mi->size;
 	}
-	top_add(p->top_frag, &p->ntop_frag, p->r->top, mi->ino, mi->nde,
+	top_add(p->top_frag, &p->ntop_frag, p->r->top, &p->floor_frag,
+		mi->ino, mi->nde,
 		mi->size);
 	if (mi->flags & MI_REALTIME)
 		return;
@@ -194,7 +212,8 @@ static void part_inode(struct part *p, const struct m_ag *ag,
 	p->nd++;
 	if (od_fsb_agno(g, x[0].startblock) != ag->agno)
 		p->cross_ag++;
-	top_add(p->top_dist, &p->ntop_dist, p->r->top, mi->ino,
+	top_add(p->top_dist, &p->ntop_dist, p->r->top, &p->floor_dist,
+		mi->ino,
 		absdiff(flin, ilin), od_fsb_agno(g, x[0].startblock));
 	/* allocation order: does data rise with inode number? */
 	if (*have_prev) {
@@ -251,7 +270,8 @@ static void part_run(void *priv, unsigned i)
 		mean = d->sum_dist / d->nchildren;
 		p->dirmean[p->ndm++] = mean;
 		/* rank by AGs spanned first, then by mean distance */
-		top_add(p->top_dirs, &p->ntop_dirs, p->r->top, d->ino,
+		top_add(p->top_dirs, &p->ntop_dirs, p->r->top,
+			&p->floor_dirs, d->ino,
 			(uint64_t)d->nags << 40 | (mean & ((1ull << 40) - 1)),
 			mean);
 	}
@@ -333,10 +353,12 @@ static void dist_merge(struct rpt_dist *d, uint64_t *const *arr,
 static void top_merge(struct rpt_item *dst, unsigned *n, unsigned cap,
 		      const struct rpt_item *src, unsigned nsrc)
 {
+	uint64_t floor = *n == cap && cap ? dst[top_min(dst, *n)].value : 0;
 	unsigned i;
 
 	for (i = 0; i < nsrc; i++)
-		top_add(dst, n, cap, src[i].ino, src[i].value, src[i].value2);
+		top_add(dst, n, cap, &floor, src[i].ino, src[i].value,
+			src[i].value2);
 }
 
 static void ag_table(const struct model *m, const struct m_ag *ag,

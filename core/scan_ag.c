@@ -168,7 +168,8 @@ static int chunk_rec(void *priv, const uint8_t *rec, struct err *e)
 	return 0;
 }
 
-static int push_ext(struct agscan *s, const struct od_irec *r)
+static int push_ext(struct agscan *s, const struct od_irec *r,
+		    const uint8_t *raw)
 {
 	struct m_ag *ag = s->ag;
 
@@ -176,7 +177,11 @@ static int push_ext(struct agscan *s, const struct od_irec *r)
 		return -EOVERFLOW;
 	if (bigmem_grow((void **)&ag->ext, &ag->cap_ext, ag->next, sizeof(*ag->ext)))
 		return -ENOMEM;
-	od_bmbt_rec_pack(r, ag->ext[ag->next++].rec);
+	/* the record is stored packed: copy it if we have the disk bytes */
+	if (raw)
+		memcpy(ag->ext[ag->next++].rec, raw, 16);
+	else
+		od_bmbt_rec_pack(r, ag->ext[ag->next++].rec);
 	return 0;
 }
 
@@ -203,7 +208,7 @@ static int scan_fork(struct agscan *s, const struct od_inode *di,
 					     i ? &prev : NULL, &r, i, &s->e);
 			if (ret)
 				return ret;
-			ret = push_ext(s, &r);
+			ret = push_ext(s, &r, fork + 16 * i);
 			if (ret)
 				return err_set(&s->e, ret, "out of memory");
 			prev = r;
@@ -219,7 +224,7 @@ static int scan_fork(struct agscan *s, const struct od_inode *di,
 		if (ret)
 			return ret;
 		for (i = 0; i < s->map.n; i++) {
-			ret = push_ext(s, &s->map.v[i]);
+			ret = push_ext(s, &s->map.v[i], NULL);
 			if (ret)
 				return err_set(&s->e, ret, "out of memory");
 			(*n)++;

@@ -8,20 +8,26 @@
 /* xfs_format.h: bigtime counts nanoseconds from the old epoch, -2^31 s. */
 #define BIGTIME_EPOCH_OFFSET	2147483648ll
 
-static struct od_time decode_time(const uint8_t *p, bool bigtime)
+static struct od_time decode_time(uint64_t raw, bool bigtime)
 {
 	struct od_time t;
 
 	if (bigtime) {
-		uint64_t ns = od_get_be64(p);
+		uint64_t ns = raw;
 
 		t.sec = (int64_t)(ns / 1000000000ull) - BIGTIME_EPOCH_OFFSET;
 		t.nsec = (uint32_t)(ns % 1000000000ull);
 	} else {
-		t.sec = (int32_t)od_get_be32(p);
-		t.nsec = od_get_be32(p + 4);
+		t.sec = (int32_t)(raw >> 32);
+		t.nsec = (uint32_t)raw;
 	}
 	return t;
+}
+
+struct od_time od_inode_time(const struct od_inode *ip, int which)
+{
+	return decode_time(ip->time_raw[which],
+			   (ip->flags2 & OD_DIFLAG2_BIGTIME) != 0);
 }
 
 bool od_inode_has_magic(const uint8_t *buf, size_t len)
@@ -55,7 +61,6 @@ enum od_err od_inode_decode(const uint8_t *buf, size_t len,
 			    struct od_inode *ip, const char **field)
 {
 	uint32_t lit;
-	bool bigtime;
 
 	memset(ip, 0, sizeof(*ip));
 	ip->ino = ino;
@@ -91,10 +96,9 @@ enum od_err od_inode_decode(const uint8_t *buf, size_t len,
 			     od_get_be16(buf + 20);
 	}
 	ip->flags2 = ip->version == 3 ? od_get_be64(buf + 120) : 0;
-	bigtime = (ip->flags2 & OD_DIFLAG2_BIGTIME) != 0;
-	ip->atime = decode_time(buf + 32, bigtime);
-	ip->mtime = decode_time(buf + 40, bigtime);
-	ip->ctime = decode_time(buf + 48, bigtime);
+	ip->time_raw[OD_ATIME] = od_get_be64(buf + 32);
+	ip->time_raw[OD_MTIME] = od_get_be64(buf + 40);
+	ip->time_raw[OD_CTIME] = od_get_be64(buf + 48);
 	ip->size = od_get_be64(buf + 56);
 	ip->nblocks = od_get_be64(buf + 64);
 	ip->extsize = od_get_be32(buf + 72);
@@ -114,7 +118,7 @@ enum od_err od_inode_decode(const uint8_t *buf, size_t len,
 		ip->changecount = od_get_be64(buf + 104);
 		ip->lsn = od_get_be64(buf + 112);
 		ip->cowextsize = od_get_be32(buf + 128);
-		ip->crtime = decode_time(buf + 144, bigtime);
+		ip->time_raw[OD_CRTIME] = od_get_be64(buf + 144);
 	}
 
 	if ((ip->flags2 & OD_DIFLAG2_NREXT64) && !g->nrext64)
@@ -148,8 +152,9 @@ enum od_err od_inode_decode(const uint8_t *buf, size_t len,
 		if (ip->anextents != 0)
 			BAD("anextents");
 	}
+	/* nextents is 64 bits with nrext64: divide, a product can wrap */
 	if (ip->format == OD_FMT_EXTENTS &&
-	    ip->nextents * 16 > ip->dfork_len)
+	    ip->nextents > ip->dfork_len / 16)
 		BAD("nextents");
 	if (ip->format == OD_FMT_LOCAL && ip->size > ip->dfork_len)
 		BAD("size");

@@ -47,7 +47,8 @@ struct od_inode {
 	uint8_t aformat;
 	uint8_t forkoff;	/* attr fork offset, 8-byte units; 0 = none */
 	uint32_t uid, gid, nlink, projid;
-	struct od_time atime, mtime, ctime, crtime;
+	/* raw timestamps (atime, mtime, ctime, crtime): od_inode_time() */
+	uint64_t time_raw[4];
 	uint64_t size;
 	uint64_t nblocks;
 	uint32_t extsize, cowextsize;
@@ -73,6 +74,10 @@ struct od_inode {
 enum od_err od_inode_decode(const uint8_t *buf, size_t len,
 			    const struct od_geo *g, uint64_t ino,
 			    struct od_inode *ip, const char **field);
+
+enum { OD_ATIME, OD_MTIME, OD_CTIME, OD_CRTIME };
+/* Decode timestamp which (legacy seconds/nanoseconds, or bigtime). */
+struct od_time od_inode_time(const struct od_inode *ip, int which);
 
 /* Quick test of the magic, for scanning free slots. */
 bool od_inode_has_magic(const uint8_t *buf, size_t len);
