@@ -3,8 +3,10 @@
  * Bulk-loading btrees: given sorted leaf records, build every block of a
  * new tree (all levels, sibling links, node keys, v5 headers with blkno,
  * owner, uuid and CRC) into memory, at block addresses the caller chose.
- * Blocks are filled evenly so every non-root block holds at least half
- * of what it can (what xfs_repair checks).  Used to rebuild the AG
+ * Each level gets the fewest blocks that hold it, filled evenly, so
+ * every non-root block holds at least half of what it can (the minrecs
+ * xfs_repair checks).  Records come packed and sorted (core/btrecs.h).
+ * Used to rebuild the AG
  * btrees (bnobt, cntbt, inobt, finobt, rmapbt with its overlapping
  * low/high keys, refcountbt) and file bmap btrees (whose root lives in
  * the inode fork).

@@ -97,6 +97,18 @@ bool btrec_rmap_mergeable(const struct btrec_rmap *r1,
  * (xfs_repair's "should be merged with previous record") and every
  * mapping xfs_repair observes is covered by one record.  Works in place
  * (two qsorts), allocates nothing, cannot fail.
+ *
+ * Feed it one record per piece of space, any order, any splitting:
+ * every data/attr fork extent in the AG (offset, ATTR_FORK for the attr
+ * fork, UNWRITTEN as the extent says), every bmbt block (BMBT_BLOCK,
+ * plus ATTR_FORK for an attr fork's, offset 0), the AG headers up to
+ * the block after the AGFL (OWN_FS), the internal log (OWN_LOG), each
+ * inode chunk's allocated blocks (OWN_INODES), bnobt/cntbt/rmapbt and
+ * AGFL blocks (OWN_AG), inobt/finobt blocks (OWN_INOBT), refcountbt
+ * blocks (OWN_REFC).  xfs_repair -n compares fork extents, bmbt blocks,
+ * OWN_FS, OWN_LOG and OWN_INODES with what it finds (rmaps_verify_btree:
+ * one tree record must cover each observation, same owner and flags);
+ * the AG btree and AGFL owners only against its block map.
  */
 size_t btrec_rmap_merge(uint8_t *recs, size_t n);
 

@@ -10,6 +10,7 @@
  */
 #include "exec_priv.h"
 #include "btbuild.h"
+#include "btrecs.h"
 #include "btwalk.h"
 #include "fork.h"
 #include "sort.h"
@@ -96,18 +97,6 @@ static int rr_add(struct vec *vc, const struct rrec *r)
 	return vec_push(vc, r, sizeof(*r));
 }
 
-static int cmp_rrec(const void *a, const void *b)
-{
-	const struct rrec *x = a, *y = b;
-	uint64_t kx = x->off & ~RM_UNWRITTEN, ky = y->off & ~RM_UNWRITTEN;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	if (x->owner != y->owner)
-		return x->owner < y->owner ? -1 : 1;
-	return kx < ky ? -1 : kx > ky;
-}
-
 struct exec_agprep {
 	struct vec *statics;	/* per AG: struct rrec */
 };
@@ -150,7 +139,8 @@ struct agx {
 	size_t nfree;
 	uint32_t used;
 	uint32_t nb[6];		/* blocks: bno, cnt, rmap, ino, fino, refc */
-	struct vec rmap;	/* struct rrec, final */
+	uint8_t *rmap;		/* packed rmap records, merged, final */
+	size_t nrmap, cap_rmap;
 };
 
 enum { T_BNO, T_CNT, T_RMAP, T_INO, T_FINO, T_REFC, T_N };
@@ -365,55 +355,65 @@ static int layout_free(struct agx *ax, uint32_t used)
 	return 0;
 }
 
-static int add_meta_run(struct vec *vc, uint32_t start, uint32_t len,
-			uint64_t owner)
+static int rmap_push(struct agx *ax, const struct rrec *r)
 {
-	struct rrec r = { start, len, owner, 0 };
+	if (ax->nrmap == ax->cap_rmap) {
+		size_t cap = ax->cap_rmap ? ax->cap_rmap * 2 : 1024;
+		uint8_t *nv = realloc(ax->rmap, cap * BTREC_RMAP_LEN);
 
-	return len ? vec_push(vc, &r, sizeof(r)) : 0;
+		if (!nv)
+			return -ENOMEM;
+		ax->rmap = nv;
+		ax->cap_rmap = cap;
+	}
+	od_put_be32(ax->rmap + ax->nrmap * BTREC_RMAP_LEN, r->start);
+	od_put_be32(ax->rmap + ax->nrmap * BTREC_RMAP_LEN + 4, r->len);
+	od_put_be64(ax->rmap + ax->nrmap * BTREC_RMAP_LEN + 8, r->owner);
+	od_put_be64(ax->rmap + ax->nrmap * BTREC_RMAP_LEN + 16, r->off);
+	ax->nrmap++;
+	return 0;
 }
 
-/* The complete rmap record set for the current layout. */
+/*
+ * The complete rmap record set for the current layout, merged the way
+ * xfs_repair expects (btrec_rmap_merge: per owner and fork, so pieces of
+ * one file merge even when another owner's shared extent sorts between).
+ */
 static int layout_rmap(struct agx *ax)
 {
 	const struct od_geo *g = ax->x->g;
 	uint32_t at = ax->pa->bt_start;
-	struct vec all = { 0 };
-	struct rrec *v;
+	struct rrec r;
 	size_t i;
 	int ret = 0;
 
-	ax->rmap.n = 0;
+	ax->nrmap = 0;
 	if (!g->rmapbt)
 		return 0;
 	for (i = 0; i < ax->statics.n && !ret; i++)
-		ret = vec_push(&all, (struct rrec *)ax->statics.v + i,
-			       sizeof(struct rrec));
+		ret = rmap_push(ax, (struct rrec *)ax->statics.v + i);
 	for (i = 0; i < ax->maps.n && !ret; i++)
-		ret = vec_push(&all, (struct rrec *)ax->maps.v + i,
-			       sizeof(struct rrec));
-	for (i = 0; i < ax->ag->nagfl && !ret; i++)
-		ret = add_meta_run(&all, ax->ag->agfl[i], 1, OWN_AG);
-	if (!ret)
-		ret = add_meta_run(&all, at, ax->nb[T_BNO] + ax->nb[T_CNT] +
-				   ax->nb[T_RMAP], OWN_AG);
-	at += ax->nb[T_BNO] + ax->nb[T_CNT] + ax->nb[T_RMAP];
-	if (!ret)
-		ret = add_meta_run(&all, at, ax->nb[T_INO] + ax->nb[T_FINO],
-				   OWN_INOBT);
-	at += ax->nb[T_INO] + ax->nb[T_FINO];
-	if (!ret)
-		ret = add_meta_run(&all, at, ax->nb[T_REFC], OWN_REFC);
-	if (ret) {
-		free(all.v);
-		return ret;
+		ret = rmap_push(ax, (struct rrec *)ax->maps.v + i);
+	for (i = 0; i < ax->ag->nagfl && !ret; i++) {
+		r = (struct rrec){ ax->ag->agfl[i], 1, OWN_AG, 0 };
+		ret = rmap_push(ax, &r);
 	}
-	v = all.v;
-	qsort(v, all.n, sizeof(*v), cmp_rrec);
-	for (i = 0; i < all.n && !ret; i++)
-		ret = rr_add(&ax->rmap, &v[i]);
-	free(all.v);
-	return ret;
+	r = (struct rrec){ at, ax->nb[T_BNO] + ax->nb[T_CNT] + ax->nb[T_RMAP],
+			   OWN_AG, 0 };
+	if (!ret && r.len)
+		ret = rmap_push(ax, &r);
+	at += r.len;
+	r = (struct rrec){ at, ax->nb[T_INO] + ax->nb[T_FINO], OWN_INOBT, 0 };
+	if (!ret && r.len)
+		ret = rmap_push(ax, &r);
+	at += r.len;
+	r = (struct rrec){ at, ax->nb[T_REFC], OWN_REFC, 0 };
+	if (!ret && r.len)
+		ret = rmap_push(ax, &r);
+	if (ret)
+		return ret;
+	ax->nrmap = btrec_rmap_merge(ax->rmap, ax->nrmap);
+	return 0;
 }
 
 /* Blocks every tree needs for the current layout. */
@@ -429,7 +429,7 @@ static uint32_t layout_blocks(struct agx *ax)
 	ax->nb[T_REFC] = g->reflink ?
 		btbuild_nblocks(g, OD_BT_REFC, ax->refc.n, 0) : 0;
 	ax->nb[T_RMAP] = g->rmapbt ?
-		btbuild_nblocks(g, OD_BT_RMAP, ax->rmap.n, 0) : 0;
+		btbuild_nblocks(g, OD_BT_RMAP, ax->nrmap, 0) : 0;
 	return ax->nb[T_BNO] + ax->nb[T_CNT] + ax->nb[T_INO] +
 	       ax->nb[T_FINO] + ax->nb[T_REFC] + ax->nb[T_RMAP];
 }
@@ -522,7 +522,7 @@ static int write_trees(struct agx *ax, struct newhdr *h)
 {
 	const struct od_geo *g = ax->x->g;
 	uint32_t at = ax->pa->bt_start;
-	uint8_t *bno = NULL, *cnt = NULL, *rm = NULL;
+	uint8_t *bno = NULL, *cnt = NULL;
 	struct m_free *bycnt = NULL;
 	size_t i;
 	int ret = -ENOMEM;
@@ -531,8 +531,7 @@ static int write_trees(struct agx *ax, struct newhdr *h)
 	bno = malloc((ax->nfree ? ax->nfree : 1) * 8);
 	cnt = malloc((ax->nfree ? ax->nfree : 1) * 8);
 	bycnt = malloc((ax->nfree ? ax->nfree : 1) * sizeof(*bycnt));
-	rm = malloc((ax->rmap.n ? ax->rmap.n : 1) * 24);
-	if (!bno || !cnt || !bycnt || !rm)
+	if (!bno || !cnt || !bycnt)
 		goto out;
 	for (i = 0; i < ax->nfree; i++) {
 		od_put_be32(bno + 8 * i, ax->freesp[i].agbno);
@@ -547,14 +546,6 @@ static int write_trees(struct agx *ax, struct newhdr *h)
 		od_put_be32(cnt + 8 * i, bycnt[i].agbno);
 		od_put_be32(cnt + 8 * i + 4, bycnt[i].len);
 	}
-	for (i = 0; i < ax->rmap.n; i++) {
-		const struct rrec *r = (const struct rrec *)ax->rmap.v + i;
-
-		od_put_be32(rm + 24 * i, r->start);
-		od_put_be32(rm + 24 * i + 4, r->len);
-		od_put_be64(rm + 24 * i + 8, r->owner);
-		od_put_be64(rm + 24 * i + 16, r->off);
-	}
 	/* the run's order: bnobt, cntbt, rmapbt (OWN_AG), inobt, finobt, refc */
 	ret = write_tree(ax, OD_BT_BNO, bno, ax->nfree, &at, ax->nb[T_BNO],
 			 &h->root[T_BNO], &h->levels[T_BNO]);
@@ -563,7 +554,7 @@ static int write_trees(struct agx *ax, struct newhdr *h)
 				 ax->nb[T_CNT], &h->root[T_CNT],
 				 &h->levels[T_CNT]);
 	if (!ret && g->rmapbt)
-		ret = write_tree(ax, OD_BT_RMAP, rm, ax->rmap.n, &at,
+		ret = write_tree(ax, OD_BT_RMAP, ax->rmap, ax->nrmap, &at,
 				 ax->nb[T_RMAP], &h->root[T_RMAP],
 				 &h->levels[T_RMAP]);
 	if (!ret)
@@ -582,7 +573,6 @@ out:
 	free(bno);
 	free(cnt);
 	free(bycnt);
-	free(rm);
 	return ret == -ENOMEM ? err_set(ax->x->e, ret, "out of memory") : ret;
 }
 
@@ -660,7 +650,7 @@ static void agx_free(struct agx *ax)
 {
 	free(ax->maps.v);
 	free(ax->refc.v);
-	free(ax->rmap.v);
+	free(ax->rmap);
 	free(ax->ino_recs);
 	free(ax->fino_recs);
 	free(ax->freesp);

@@ -20,7 +20,7 @@ failed=0
 label=${asan:+" (asan)"}
 if [ -n "$unit" ]; then
 	for t in "$unit"/*; do
-		[ -x "$t" ] || continue
+		[ -f "$t" ] && [ -x "$t" ] || continue
 		"$t" || { echo "FAIL unit $(basename "$t")$label"; failed=1; }
 	done
 fi

@@ -535,7 +535,7 @@ static void test_geometry(struct t_state *ts, bool v5, unsigned blocklog,
 				counts[2] = (fl - 4) / 16 * l + 1;
 			}
 			for (ci = 0; ci < 12; ci++)
-				if (counts[ci] <= 400000)
+				if (counts[ci] <= 200000)
 					build_one(ts, &tf, t, counts[ci], fl,
 						  r);
 		}
@@ -543,7 +543,7 @@ static void test_geometry(struct t_state *ts, bool v5, unsigned blocklog,
 	memfs_close(&tf);
 }
 
-/* What the builder refuses: unsorted records, bad or repeated addresses. */
+/* Edges: no records; refused: unsorted records, bad or repeated addresses. */
 static void test_refusals(struct t_state *ts, struct memfs_rng *r)
 {
 	static const struct { uint32_t agno; uint64_t a2; } bad[] = {
@@ -564,6 +564,11 @@ static void test_refusals(struct t_state *ts, struct memfs_rng *r)
 	err_clear(&e);
 	T_CHECK(ts, btbuild(tf.g, OD_BT_BNO, 1, 1, recs, 200, addr, 0, &out,
 			    &e) == 0 && out.root == 22 && out.levels == 2);
+	btbuild_free(&out);
+	/* no records at all: one empty root leaf; recs may be NULL */
+	T_CHECK(ts, btbuild(tf.g, OD_BT_REFC, 1, 1, NULL, 0, addr, 0, &out,
+			    &e) == 0 && out.root == 20 && out.levels == 1 &&
+		    od_get_be16(out.buf + 6) == 0);
 	btbuild_free(&out);
 	memcpy(recs + 8 * 200, recs, 8);	/* out of order at the end */
 	T_CHECK(ts, btbuild(tf.g, OD_BT_BNO, 1, 1, recs + 8, 200, addr, 0,
