@@ -30,7 +30,7 @@ struct build {
 	const struct od_geo *g;
 	struct blkmap *bm;
 	uint32_t n;		/* AGs */
-	size_t *cnt;		/* cnt[s * n + t]: extents of AG s's inodes in t */
+	size_t *cnt;		/* [s * n + t]: AG s's inodes' extents in t */
 	size_t *off;		/* next slot of source s in target t */
 	struct spanvec *own;	/* per AG: free, metadata, inode spans */
 	int err;		/* set atomically on failure */

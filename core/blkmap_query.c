@@ -105,8 +105,10 @@ static void sweep(const struct blkmap *bm, uint64_t lin, uint64_t end,
 		     i < ba->nspan && ba->span[i].agbno < hi; i++) {
 			const struct bm_span *sp = &ba->span[i];
 			uint32_t s = sp->agbno > lo ? sp->agbno : lo;
-			uint32_t e = bm_span_end(sp) < hi ? bm_span_end(sp) : hi;
+			uint32_t e = bm_span_end(sp);
 
+			if (e > hi)
+				e = hi;
 			if (s >= e)
 				continue;
 			if (sp->kind == BK_INODES && agno == mark_agno &&
@@ -117,8 +119,8 @@ static void sweep(const struct blkmap *bm, uint64_t lin, uint64_t end,
 				fn(priv, base + mark_agbno,
 				   base + mark_agbno + 1, BC_MARKED, sp, agno);
 				if (mark_agbno + 1 < e)
-					fn(priv, base + mark_agbno + 1, base + e,
-					   BC_INODES, sp, agno);
+					fn(priv, base + mark_agbno + 1,
+					   base + e, BC_INODES, sp, agno);
 				continue;
 			}
 			fn(priv, base + s, base + e, blkmap_class(sp, mark),
@@ -199,7 +201,8 @@ static void cells_piece(void *priv, uint64_t s, uint64_t e, enum bm_class c,
 			const struct bm_span *sp, uint32_t agno)
 {
 	struct cells *cl = priv;
-	uint64_t c0 = (s - cl->lin) / cl->step, c1 = (e - 1 - cl->lin) / cl->step;
+	uint64_t c0 = (s - cl->lin) / cl->step;
+	uint64_t c1 = (e - 1 - cl->lin) / cl->step;
 	uint64_t k;
 
 	(void)sp;

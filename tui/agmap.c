@@ -65,7 +65,6 @@ static void cursor_cell(const struct agmap *a, const struct agmap_layout *l,
 static void describe(struct tui *t, const struct bm_summary *s,
 		     enum bm_class dom, char *buf, size_t len)
 {
-	const struct od_geo *g = &t->fs->geo;
 	const struct bm_span *sp = dom < BC_NCLASS ? s->top[dom] : NULL;
 	uint32_t agno = dom < BC_NCLASS ? s->top_agno[dom] : 0;
 	const struct m_ino *mi;
@@ -111,7 +110,6 @@ static void describe(struct tui *t, const struct bm_summary *s,
 			 sp->flags & BMS_UNWRITTEN ? " unwritten" : "");
 		break;
 	}
-	(void)g;
 }
 
 /* Two lines: where the cursor is and what the cell holds; what owns it. */
@@ -125,6 +123,7 @@ static void readout(struct tui *t, const struct agmap_layout *l, int y)
 	char buf[1024];
 	size_t o;
 	unsigned c, done = 0, n;
+	const char *name;
 	double pct;
 
 	cursor_cell(a, l, &cs, &step);
@@ -156,18 +155,18 @@ static void readout(struct tui *t, const struct agmap_layout *l, int y)
 		if (best == BC_NCLASS)
 			break;
 		done |= 1u << best;
+		name = blkmap_class_name(best);
 		pct = s.inside ? (double)s.blocks[best] * 100.0 /
 				 (double)s.inside : 0.0;
 		if (pct < 1.0)
 			o += (size_t)snprintf(buf + o, sizeof(buf) - o,
-					      " %s <1%%", blkmap_class_name(best));
+					      " %s <1%%", name);
 		else if (pct > 99.0 && pct < 100.0)
 			o += (size_t)snprintf(buf + o, sizeof(buf) - o,
-					      " %s >99%%", blkmap_class_name(best));
+					      " %s >99%%", name);
 		else
 			o += (size_t)snprintf(buf + o, sizeof(buf) - o,
-					      " %s %.0f%%", blkmap_class_name(best),
-					      pct);
+					      " %s %.0f%%", name, pct);
 	}
 	move(y, 0);
 	clrtoeol();
@@ -195,10 +194,12 @@ static void legend(const struct tui *t, int y)
 	move(y, 0);
 	clrtoeol();
 	for (i = 0; i < sizeof(item) / sizeof(item[0]) && x < COLS; i++) {
-		if (item[i].cls == BC_MARKED && !t->map.mark)
+		unsigned cls = item[i].cls;
+
+		if (cls == BC_MARKED && !t->map.mark)
 			continue;
-		mvaddch(y, x, (chtype)(unsigned char)draw_class_char(item[i].cls) |
-			draw_class_attr(t, item[i].cls));
+		mvaddch(y, x, (chtype)(unsigned char)draw_class_char(cls) |
+			draw_class_attr(t, cls));
 		draw_text(y, x + 2, COLS - x - 2, item[i].name);
 		x += (int)strlen(item[i].name) + 4;
 	}
@@ -213,7 +214,8 @@ static void grid(struct tui *t, const struct agmap_layout *l)
 	int r, c;
 
 	for (r = 0; r < l->rows; r++) {
-		uint64_t lin = a->origin + (uint64_t)r * (uint64_t)l->cols * step;
+		uint64_t lin = a->origin +
+			       (uint64_t)r * (uint64_t)l->cols * step;
 		char lab[48];
 
 		if (lin < bm->dblocks) {
@@ -227,8 +229,9 @@ static void grid(struct tui *t, const struct agmap_layout *l)
 		for (c = 0; c < l->cols; c++) {
 			size_t i = (size_t)r * (size_t)l->cols + (size_t)c;
 			unsigned cls = a->cls[i];
-			chtype ch = (chtype)(unsigned char)draw_class_char(cls) |
-				    draw_class_attr(t, cls);
+			chtype ch = (unsigned char)draw_class_char(cls);
+
+			ch |= draw_class_attr(t, cls);
 
 			if (i == cur)
 				ch |= A_REVERSE | A_BOLD;

@@ -108,11 +108,12 @@ void agmap_place(struct agmap *a, const struct blkmap *bm,
 		if (a->cursor < a->origin) {
 			uint64_t k = div_up(a->origin - a->cursor, rowb);
 
-			a->origin = a->origin > k * rowb ? a->origin - k * rowb :
-							   0;
+			a->origin = a->origin > k * rowb ?
+				    a->origin - k * rowb : 0;
 		} else if (a->cursor >= a->origin + span) {
-			a->origin += ((a->cursor - a->origin - span) / rowb + 1) *
-				     rowb;
+			uint64_t k = (a->cursor - a->origin - span) / rowb + 1;
+
+			a->origin += k * rowb;
 		}
 		return;
 	}

@@ -211,6 +211,8 @@ static void bench_path(struct tui *t)
 int tui_bench(struct tui *t, const char *path, unsigned n)
 {
 	static const struct bench_size sizes[] = { { 80, 24 }, { 200, 60 } };
+	struct bm_summary sum;
+	unsigned c;
 	size_t s;
 
 	if (!n)
@@ -218,6 +220,13 @@ int tui_bench(struct tui *t, const char *path, unsigned n)
 	printf("block map: %llu spans, built in %.1f ms\n",
 	       (unsigned long long)t->bm->nspans,
 	       (double)t->bm->build_ns / 1e6);
+	blkmap_summary(t->bm, 0, t->bm->dblocks, 0, &sum);
+	printf("  blocks:");
+	for (c = 0; c < BC_NCLASS; c++)
+		if (c != BC_MARKED)
+			printf(" %s %llu%s", blkmap_class_name(c),
+			       (unsigned long long)sum.blocks[c],
+			       c + 1 < BC_NCLASS ? "," : "\n");
 	for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
 		if (bench_compute(t, &sizes[s], n))
 			return -ENOMEM;

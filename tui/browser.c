@@ -192,52 +192,91 @@ static bool ent_is_dir(const struct br_ent *be)
  * opens its file view over its directory's listing.  Symlinks are not
  * followed.  Called before the terminal is set up.
  */
+/* One component of --path, looked up in directory dir. */
+static int lookup(struct tui *t, uint64_t dir, const char *comp,
+		  const char *path, uint64_t *ino, struct err *e)
+{
+	struct dir d;
+	int ret;
+
+	ret = dir_open(t->fs, dir, &d, e);
+	if (ret)
+		return ret;
+	ret = dir_lookup(&d, (const uint8_t *)comp, strlen(comp), ino, e);
+	dir_close(&d);
+	if (ret == -ENOENT)
+		ret = err_set(e, -ENOENT, "%s: no such file or directory",
+			      path);
+	return ret;
+}
+
+/* List dir; a failure's message goes to e, not to the status bar. */
+static int load_into(struct tui *t, uint64_t dir, const char *p,
+		     struct err *e)
+{
+	int ret = browser_load(t, dir, p);
+
+	if (ret)
+		err_set(e, ret, "%s", t->msg);
+	t->msg[0] = '\0';
+	return ret;
+}
+
+/* A file at the end of --path: its directory's listing, then its view. */
+static int open_file(struct tui *t, uint64_t dir, const char *dpath,
+		     const char *name, uint64_t ino, const char *fpath,
+		     struct err *e)
+{
+	int ret = load_into(t, dir, dpath, e);
+
+	if (ret)
+		return ret;
+	select_name(&t->br, name, strlen(name));
+	ret = fileview_open(t, ino, fpath);
+	if (!ret)
+		tui_push(t, TS_FILE, ino);
+	return ret;
+}
+
+/*
+ * Start at path (NULL: the root).  Each component is looked up through
+ * the directory's hash index; a last component that is not a directory
+ * opens its file view over its directory's listing.  Symlinks are not
+ * followed.  Called before the terminal is set up.
+ */
 int browser_init(struct tui *t, const char *path, struct err *e)
 {
 	uint64_t cur = t->fs->sb.rootino, ino;
-	char *buf = NULL, *acc = NULL, *comp, *next;
+	char *buf, *acc, *comp, *next, *np;
 	const struct m_ino *mi;
+	bool done = false;
 	int ret = 0;
 
 	if (!path || !*path)
-		goto load;
+		return load_into(t, cur, "/", e);
 	buf = strdup(path);
 	acc = strdup("/");
 	if (!buf || !acc) {
 		ret = err_set(e, -ENOMEM, "out of memory");
 		goto out;
 	}
-	for (comp = buf; comp; comp = next) {
-		struct dir d;
-		char *np;
-		size_t len;
-
+	for (comp = buf; comp && !ret && !done; comp = next) {
 		next = strchr(comp, '/');
 		if (next)
 			*next++ = '\0';
-		len = strlen(comp);
-		if (len == 0 || strcmp(comp, ".") == 0)
+		if (!*comp || strcmp(comp, ".") == 0)
 			continue;
 		if (strcmp(comp, "..") == 0) {
 			ret = err_set(e, -EINVAL, "%s: '..' is not supported "
 				      "in --path", path);
-			goto out;
+			break;
 		}
-		ret = dir_open(t->fs, cur, &d, e);
-		if (ret)
-			goto out;
-		ret = dir_lookup(&d, (const uint8_t *)comp, len, &ino, e);
-		dir_close(&d);
-		if (ret == -ENOENT)
-			ret = err_set(e, -ENOENT, "%s: no such file or "
-				      "directory", path);
-		if (ret)
-			goto out;
-		np = path_join(acc, comp, len);
-		if (!np) {
+		ret = lookup(t, cur, comp, path, &ino, e);
+		np = ret ? NULL : path_join(acc, comp, strlen(comp));
+		if (!ret && !np)
 			ret = err_set(e, -ENOMEM, "out of memory");
-			goto out;
-		}
+		if (ret)
+			break;
 		mi = model_find(t->m, ino, NULL);
 		if (mi && od_mode_isdir(mi->mode)) {
 			free(acc);
@@ -247,34 +286,19 @@ int browser_init(struct tui *t, const char *path, struct err *e)
 		}
 		while (next && *next == '/')
 			next++;
-		if (next && *next) {
-			free(np);
+		if (next && *next)
 			ret = err_set(e, -ENOTDIR, "%s: %s is not a directory",
 				      path, comp);
-			goto out;
-		}
-		/* a file: its directory's listing, then its view */
-		ret = browser_load(t, cur, acc);
-		if (ret) {
-			err_set(e, ret, "%s", t->msg);
-			free(np);
-			goto out;
-		}
-		select_name(&t->br, comp, len);
-		ret = fileview_open(t, ino, np);
+		else
+			ret = open_file(t, cur, acc, comp, ino, np, e);
 		free(np);
-		if (!ret)
-			tui_push(t, TS_FILE, ino);
-		goto out;
+		done = true;
 	}
-load:
-	ret = browser_load(t, cur, acc ? acc : "/");
-	if (ret)
-		err_set(e, ret, "%s", t->msg);
+	if (!ret && !done)
+		ret = load_into(t, cur, acc, e);
 out:
 	free(buf);
 	free(acc);
-	t->msg[0] = '\0';
 	return ret;
 }
 
@@ -403,6 +427,14 @@ static void prompt_key(struct tui *t, struct tui_key k)
 	}
 }
 
+/* A new order shows its top: the ranking is what one sorts for. */
+static void resort(struct browser *b)
+{
+	browser_sort(b);
+	b->cur = 0;
+	b->top = 0;
+}
+
 static void set_sort(struct browser *b, enum br_sort s)
 {
 	if (b->sort == s) {
@@ -411,7 +443,7 @@ static void set_sort(struct browser *b, enum br_sort s)
 		b->sort = s;
 		b->rev = false;
 	}
-	browser_sort(b);
+	resort(b);
 }
 
 static int list_rows(void)
@@ -459,10 +491,10 @@ void browser_key(struct tui *t, struct tui_key k)
 	} else if (tui_key_ch(k, 's')) {
 		b->sort = (b->sort + 1) % BS_NKEYS;
 		b->rev = false;
-		browser_sort(b);
+		resort(b);
 	} else if (tui_key_ch(k, 'S')) {
 		b->rev = !b->rev;
-		browser_sort(b);
+		resort(b);
 	} else if (k.code == 0 && k.ch >= '1' && k.ch < '1' + BS_NKEYS) {
 		set_sort(b, (enum br_sort)(k.ch - '1'));
 	} else if (tui_key_ch(k, '/')) {

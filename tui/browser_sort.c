@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Ordering and searching a directory listing (once per change, not per draw). */
+/* Ordering and searching a directory listing: once per change, not per draw. */
 #include "tui.h"
 
 #include <stdlib.h>

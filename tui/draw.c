@@ -228,10 +228,15 @@ void draw_header(const struct tui *t)
 		 freep, (unsigned long long)r->dist_first.median);
 	/* a narrow terminal gets the same figures, tersely */
 	if (x + (int)strlen(buf) > COLS)
-		snprintf(buf, sizeof(buf), " %ux%ux%u%s %llu ino frag %.2f%% "
-			 "free %.1f%% dist %llu", g->agcount, g->agblocks, bs,
-			 bu, (unsigned long long)t->m->ninodes, frag, freep,
+		snprintf(buf, sizeof(buf), " %u AG x %u x %u%s  %llu ino  "
+			 "frag %.2f%%  free %.1f%%  dist %llu", g->agcount,
+			 g->agblocks, bs, bu,
+			 (unsigned long long)t->m->ninodes, frag, freep,
 			 (unsigned long long)r->dist_first.median);
+	draw_text(0, x, COLS - x, buf);
+	attroff(bar_attr(t));
+}
+
 void draw_status(const struct tui *t, const char *text)
 {
 	attron(bar_attr(t));

@@ -155,20 +155,20 @@ static void draw_info(struct tui *t)
 	char buf[512], flags[256];
 
 	snprintf(buf, sizeof(buf), "inode %" PRIu64 "  AG %u  agino %u  "
-		 "inode block %u:%u (linear %" PRIu64 ")  size %" PRIu64,
-		 fv->ino, agno, agino, agno, od_agino_agbno(g, agino),
-		 model_ino_lin(t->fs, fv->ino), fv->have_ip ? di->size : 0);
+		 "inode block %u:%u (linear %" PRIu64 ")", fv->ino, agno, agino,
+		 agno, od_agino_agbno(g, agino),
+		 model_ino_lin(t->fs, fv->ino));
 	draw_text(INFO_TOP, 0, COLS, buf);
 	if (!fv->have_ip)
 		return;
-	snprintf(buf, sizeof(buf), "type %s  format %s  attr fork %s  "
-		 "extents %" PRIu64 " data, %u attr  blocks %" PRIu64,
+	snprintf(buf, sizeof(buf), "size %" PRIu64 "  type %s  format %s  "
+		 "attr fork %s  blocks %" PRIu64, di->size,
 		 draw_type_name(di->mode, 0), fmt_name(di->format),
-		 fmt_name(di->forkoff ? di->aformat : -1), di->nextents,
-		 di->anextents, di->nblocks);
+		 fmt_name(di->forkoff ? di->aformat : -1), di->nblocks);
 	draw_text(INFO_TOP + 1, 0, COLS, buf);
 	flag_names(di, flags, sizeof(flags));
-	snprintf(buf, sizeof(buf), "flags %s", flags);
+	snprintf(buf, sizeof(buf), "extents %" PRIu64 " data, %u attr  "
+		 "flags %s", di->nextents, di->anextents, flags);
 	draw_text(INFO_TOP + 2, 0, COLS, buf);
 	if (mi && model_data_dist(t->m, ag, mi, &dist, &first))
 		snprintf(buf, sizeof(buf), "inode-to-data distance %" PRIu64

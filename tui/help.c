@@ -62,7 +62,8 @@ void help_draw(struct tui *t)
 	if (rows < 1)
 		rows = 1;
 	if (h->top + (size_t)rows > HELP_LINES)
-		h->top = HELP_LINES > (size_t)rows ? HELP_LINES - (size_t)rows : 0;
+		h->top = HELP_LINES > (size_t)rows ?
+			 HELP_LINES - (size_t)rows : 0;
 	for (i = 0; i < rows && h->top + (size_t)i < HELP_LINES; i++) {
 		if (h->top + (size_t)i == 0)
 			attron(A_BOLD);

@@ -72,7 +72,8 @@ static void world_init(struct world *w, uint32_t seed)
 		ag->meta = w->meta[a];
 		ag->meta[ag->nmeta++] = (struct m_meta_blk){ 0, MM_SB, a };
 		ag->meta[ag->nmeta++] = (struct m_meta_blk){ 1, MM_BNOBT, a };
-		ag->meta[ag->nmeta++] = (struct m_meta_blk){ 2, MM_AGFL_FREE, a };
+		ag->meta[ag->nmeta++] =
+			(struct m_meta_blk){ 2, MM_AGFL_FREE, a };
 		if (a == 1)
 			for (i = 0; i < 10; i++)
 				ag->meta[ag->nmeta++] = (struct m_meta_blk){
