@@ -53,6 +53,7 @@ void model_free(struct model *m)
 		bigmem_free(ag->freesp, ag->cap_free, sizeof(*ag->freesp));
 		free(ag->agfl);
 		bigmem_free(ag->meta, ag->cap_meta, sizeof(*ag->meta));
+		bigmem_free(ag->xmeta, ag->cap_xmeta, sizeof(*ag->xmeta));
 		bigmem_free(ag->dir, ag->cap_dir, sizeof(*ag->dir));
 		bigmem_free(ag->link, ag->cap_link, sizeof(*ag->link));
 	}

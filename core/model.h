@@ -81,7 +81,7 @@ enum m_meta {
 };
 
 struct m_meta_blk {
-	uint32_t agbno;
+	uint32_t agbno;		/* (xmeta: the AG it lies in) */
 	uint32_t kind;		/* enum m_meta */
 	uint64_t owner;		/* bmbt: inode number; else agno */
 };
@@ -102,6 +102,9 @@ struct m_ag {
 	struct m_free *freesp;	size_t nfree, cap_free;	/* bnobt, by agbno */
 	uint32_t *agfl;		uint32_t nagfl;
 	struct m_meta_blk *meta; size_t nmeta, cap_meta;
+	/* bmbt blocks found here that lie in other AGs: fsbno in owner's
+	 * place, moved into their AG's meta after the scan (scan.c) */
+	struct m_meta_blk *xmeta; size_t nxmeta, cap_xmeta;
 	struct m_dir *dir;	size_t ndir, cap_dir;
 	struct m_link *link;	size_t nlink, cap_link;
 };

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The scan driver: a pool of threads taking AGs in turn. */
 #include "scan.h"
+#include "bigmem.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -31,6 +32,52 @@ static void *worker(void *arg)
 	}
 	__atomic_sub_fetch(&pl->running, 1, __ATOMIC_RELEASE);
 	return NULL;
+}
+
+static int cmp_meta(const void *a, const void *b)
+{
+	const struct m_meta_blk *x = a, *y = b;
+
+	return x->agbno < y->agbno ? -1 : x->agbno > y->agbno;
+}
+
+/* bmbt blocks a worker found in other AGs go to their AG's meta list. */
+static void move_xmeta(struct model *m)
+{
+	bool *dirty = calloc(m->agcount, sizeof(*dirty));
+	uint32_t a, t;
+	size_t i;
+
+	for (a = 0; a < m->agcount; a++) {
+		struct m_ag *ag = &m->ag[a];
+
+		for (i = 0; i < ag->nxmeta; i++) {
+			const struct m_meta_blk *x = &ag->xmeta[i];
+			struct m_ag *dst;
+
+			t = x->kind;
+			if (t >= m->agcount)
+				continue;
+			dst = &m->ag[t];
+			if (bigmem_grow((void **)&dst->meta, &dst->cap_meta,
+					dst->nmeta, sizeof(*dst->meta)))
+				break;	/* the map shows them as unknown */
+			dst->meta[dst->nmeta].agbno = x->agbno;
+			dst->meta[dst->nmeta].kind = MM_BMBT;
+			dst->meta[dst->nmeta].owner = x->owner;
+			dst->nmeta++;
+			if (dirty)
+				dirty[t] = true;
+		}
+		bigmem_free(ag->xmeta, ag->cap_xmeta, sizeof(*ag->xmeta));
+		ag->xmeta = NULL;
+		ag->nxmeta = ag->cap_xmeta = 0;
+	}
+	for (a = 0; a < m->agcount; a++)
+		if (!dirty || dirty[a])
+			qsort(m->ag[a].meta, m->ag[a].nmeta,
+			      sizeof(*m->ag[a].meta), cmp_meta);
+	free(dirty);
 }
 
 static uint64_t now_ns(void)
@@ -111,6 +158,7 @@ int scan_fs(struct fs *fs, const struct scan_opts *o, struct model **out,
 			pthread_join(tids[i], NULL);
 	free(tids);
 
+	move_xmeta(m);
 	for (i = 0; i < m->agcount; i++) {
 		m->ninodes += m->ag[i].nino;
 		if (m->ag[i].err && !ret) {

@@ -72,9 +72,20 @@ static int meta_block(void *priv, uint64_t fsbno, unsigned level,
 	uint32_t agno = od_fsb_agno(s->g, fsbno);
 
 	(void)level;
-	/* bmbt blocks may live in other AGs: they are noted where they lie */
-	if (agno != s->ag->agno)
+	/* bmbt blocks may live in other AGs: kept aside, moved after the scan */
+	if (agno != s->ag->agno) {
+		struct m_ag *ag = s->ag;
+		struct m_meta_blk *mb;
+
+		if (bigmem_grow((void **)&ag->xmeta, &ag->cap_xmeta, ag->nxmeta,
+				sizeof(*ag->xmeta)))
+			return err_set(e, -ENOMEM, "out of memory");
+		mb = &ag->xmeta[ag->nxmeta++];
+		mb->agbno = od_fsb_agbno(s->g, fsbno);
+		mb->kind = agno;	/* which AG; kind is MM_BMBT */
+		mb->owner = mc->owner;
 		return 0;
+	}
 	if (add_meta(s, od_fsb_agbno(s->g, fsbno), mc->kind, mc->owner))
 		return err_set(e, -ENOMEM, "out of memory");
 	return 0;
