@@ -63,10 +63,14 @@ expected() {	# OPTS PATHFILE OUT
 import sys
 plain, full, pathfile = (open(f, "rb").read() for f in sys.argv[1:4])
 paths = pathfile.split(b"\0")[:-1]
+import re
+# rows are "%4d: [" (no leading blank from row 1000 on), "\tN: [", the
+# column header " EXT:", the legend; anything else starts a file's block
+row = re.compile(rb"^( *\d+: \[|\t| EXT: | FLAG Values:|    0)")
 def blocks(data):
     out, cur = [], None
     for line in data.split(b"\n")[:-1]:
-        if line[:1] not in (b" ", b"\t"):
+        if not row.match(line):
             cur = [line]
             out.append(cur)
         else:
