@@ -22,8 +22,9 @@ struct pmap {
 /* A physical range moved as one piece. */
 struct unit {
 	uint32_t start, len;
-	uint64_t key;		/* placement order: tree order, fork */
-	uint64_t key2;		/* then file offset */
+	uint64_t key;		/* placement order: the inode's chunk, */
+	uint64_t key2;		/* then tree order and fork, */
+	uint64_t key3;		/* then file offset */
 	uint32_t npieces;
 	uint32_t piece0;	/* first piece in the pieces array */
 	bool written;		/* some member is not unwritten: copy it */
@@ -56,6 +57,7 @@ struct planner {
 	/* all inodes, indexed by a dense number */
 	struct inode_ref *ref;
 	size_t nref;
+	uint8_t *in_order;	/* per inode and fork: 0 unknown, 1 yes, 2 no */
 };
 
 /* ---------------------------------------------------------------- */
@@ -177,6 +179,9 @@ struct agplan {
 	struct m_free *obst;	size_t nobst, cap_obst;	/* fixed ranges */
 	struct seg *seg;	size_t nseg;
 	size_t seg_first;	/* segments before it are full */
+	bool compact;		/* move everything (second pass) */
+	uint8_t *pinned;	/* per unit: stays where it is */
+	uint32_t bt_at, bt_len;	/* run reserved for the AG btrees */
 };
 
 static int add_obst(struct agplan *ap, uint32_t start, uint32_t len)
@@ -234,10 +239,17 @@ static int gather_obstacles(struct agplan *ap)
 			ret |= add_obst(ap, b0, b1 - b0 + 1);
 		}
 	}
-	if (ret)
-		return -ENOMEM;
+	return ret ? -ENOMEM : 0;
+}
+
+static void merge_obstacles(struct agplan *ap);
+
+/* Sort and merge touching or overlapping obstacles. */
+static void merge_obstacles(struct agplan *ap)
+{
+	size_t i, k;
+
 	qsort(ap->obst, ap->nobst, sizeof(*ap->obst), cmp_free);
-	/* merge touching or overlapping obstacles */
 	for (i = 1, k = 0; i < ap->nobst; i++) {
 		struct m_free *p = &ap->obst[k], *c = &ap->obst[i];
 
@@ -250,7 +262,6 @@ static int gather_obstacles(struct agplan *ap)
 	}
 	if (ap->nobst)
 		ap->nobst = k + 1;
-	return 0;
 }
 
 /* Bytes of fork whichfork in the inode (its literal-area share). */
@@ -324,11 +335,28 @@ static int cmp_pmap_start(const void *a, const void *b)
 	return x->len < y->len ? -1 : x->len > y->len;
 }
 
-/* The order a mapping asks to be placed in: tree order, fork, offset. */
-static uint64_t map_key(const struct planner *pl, const struct pmap *pm)
+/*
+ * The order a mapping asks to be placed in: by the inode's chunk first
+ * (inodes do not move, so data follows its inode's neighbourhood in
+ * inode order, which keeps a well laid out AG where it is), then in
+ * directory-tree order among the files of a chunk, data fork first, by
+ * file offset.
+ */
+static void map_key(const struct planner *pl, const struct pmap *pm,
+		    uint64_t k[3])
 {
-	/* order < 2^40 inodes; fork bit; offset rank is kept by stable use */
-	return pl->ref[pm->ino_idx].order << 1 | pm->fork;
+	k[0] = pl->ref[pm->ino_idx].mi->ino >> 6;
+	k[1] = pl->ref[pm->ino_idx].order << 1 | pm->fork;
+	k[2] = pm->startoff;
+}
+
+static bool key_less(const uint64_t a[3], const struct unit *u)
+{
+	if (a[0] != u->key)
+		return a[0] < u->key;
+	if (a[1] != u->key2)
+		return a[1] < u->key2;
+	return a[2] < u->key3;
 }
 
 /* Group overlapping mappings (shared blocks) into units. */
@@ -343,15 +371,18 @@ static int build_units(struct agplan *ap)
 		return -ENOMEM;
 	for (i = 0; i < ap->nmap; i++) {
 		struct pmap *pm = &ap->map[i];
-		uint64_t key = map_key(ap->pl, pm);
+		uint64_t key[3];
+
+		map_key(ap->pl, pm, key);
 
 		if (i == 0 || pm->start >= end) {
 			struct unit *un = &ap->unit[u++];
 
 			un->start = pm->start;
 			un->len = pm->len;
-			un->key = key;
-			un->key2 = pm->startoff;
+			un->key = key[0];
+			un->key2 = key[1];
+			un->key3 = key[2];
 			un->written = !pm->unwritten;
 			un->target = ap->agno;
 			un->owner_ag = od_ino_agno(ap->pl->g,
@@ -366,15 +397,75 @@ static int build_units(struct agplan *ap)
 			un->shared = true;
 			if (!pm->unwritten)
 				un->written = true;
-			if (key < un->key ||
-			    (key == un->key && pm->startoff < un->key2)) {
-				un->key = key;
-				un->key2 = pm->startoff;
+			if (key_less(key, un)) {
+				un->key = key[0];
+				un->key2 = key[1];
+				un->key3 = key[2];
 			}
 		}
 		pm->unit = (uint32_t)(u - 1);
 	}
 	ap->nunit = u;
+	return 0;
+}
+
+
+/*
+ * Is the fork already one physically contiguous run in file-offset order
+ * (holes allowed)?  Then moving it gains nothing by itself.
+ */
+static bool fork_in_order(struct planner *pl, uint32_t idx, int fork)
+{
+	uint8_t *st = &pl->in_order[2 * (size_t)idx + (size_t)fork];
+	const struct m_ino *mi = pl->ref[idx].mi;
+	const struct m_ag *ag = pl->ref[idx].ag;
+	uint32_t first = fork == FORK_DATA ? 0 : mi->nde;
+	uint32_t n = fork == FORK_DATA ? mi->nde : mi->nae, k;
+	struct od_irec prev, cur;
+
+	if (*st)
+		return *st == 1;
+	*st = 1;
+	for (k = 0; k < n; k++) {
+		m_ext_get(&ag->ext[mi->ext + first + k], &cur);
+		if (k && cur.startblock != prev.startblock + prev.blockcount) {
+			*st = 2;
+			break;
+		}
+		prev = cur;
+	}
+	return *st == 1;
+}
+
+/*
+ * Pin what is fine where it is: shared units, and the units of files
+ * that are already contiguous in their inode's AG.  Pinned units become
+ * obstacles, so placement only fills the holes around them.
+ */
+static int pin_units(struct agplan *ap)
+{
+	size_t i;
+
+	ap->pinned = calloc(ap->nunit ? ap->nunit : 1, 1);
+	if (!ap->pinned)
+		return -ENOMEM;
+	for (i = 0; i < ap->nunit; i++)
+		ap->pinned[i] = !ap->compact;
+	for (i = 0; i < ap->nmap; i++) {
+		const struct pmap *pm = &ap->map[i];
+		const struct unit *un = &ap->unit[pm->unit];
+
+		if (un->shared || !ap->pinned[pm->unit])
+			continue;
+		if (un->owner_ag != ap->agno ||
+		    !fork_in_order(ap->pl, pm->ino_idx, pm->fork))
+			ap->pinned[pm->unit] = 0;
+	}
+	for (i = 0; i < ap->nunit; i++)
+		if (ap->pinned[i] &&
+		    add_obst(ap, ap->unit[i].start, ap->unit[i].len))
+			return -ENOMEM;
+	merge_obstacles(ap);
 	return 0;
 }
 
@@ -450,6 +541,36 @@ static bool seg_take(struct agplan *ap, uint32_t len, uint32_t *at)
 	return false;
 }
 
+/*
+ * Like seg_take, but first look in the windows at or after hint (the
+ * inode's block), so data lands just after its inode; the big window,
+ * kept last for free space, is left alone here.
+ */
+static bool seg_take_near(struct agplan *ap, uint32_t len, uint32_t hint,
+			  uint32_t *at)
+{
+	size_t lo = 0, hi = ap->nseg ? ap->nseg - 1 : 0, i, n = 0;
+
+	while (lo < hi) {	/* segments [0, nseg-1) are in block order */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ap->seg[mid].end <= hint)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (i = lo; i + 1 < ap->nseg && n < FIRST_FIT_SCAN; i++, n++) {
+		struct seg *sg = &ap->seg[i];
+
+		if (sg->end - sg->cur >= len) {
+			*at = sg->cur;
+			sg->cur += len;
+			return true;
+		}
+	}
+	return seg_take(ap, len, at);
+}
+
 /* Take up to len blocks from the first open segment (for splitting). */
 static uint32_t seg_take_some(struct agplan *ap, uint32_t len, uint32_t *at)
 {
@@ -506,6 +627,8 @@ static int cmp_uref(const void *a, const void *b, void *arg)
 		return ux->key < uy->key ? -1 : 1;
 	if (ux->key2 != uy->key2)
 		return ux->key2 < uy->key2 ? -1 : 1;
+	if (ux->key3 != uy->key3)
+		return ux->key3 < uy->key3 ? -1 : 1;
 	if (x->agno != y->agno)
 		return x->agno < y->agno ? -1 : 1;
 	return ux->start < uy->start ? -1 : ux->start > uy->start;
@@ -546,12 +669,28 @@ static int place_all(struct planner *pl, struct agplan *aps)
 		return -ENOMEM;
 	}
 	for (a = 0, n = 0; a < g->agcount; a++) {
-		uint64_t space = 0, used = 0, reserve = ag_reserve(&aps[a]);
+		struct agplan *ap = &aps[a];
+		uint64_t space = 0, used = 0, reserve = ag_reserve(ap);
 
-		for (i = 0; i < aps[a].nseg; i++)
-			space += aps[a].seg[i].end - aps[a].seg[i].start;
-		for (i = 0; i < aps[a].nunit; i++) {
-			used += aps[a].unit[i].len;
+		/* the AG btrees go first: into the lowest hole that fits */
+		ap->bt_len = agbt_estimate(pl, ap);
+		if (!seg_take(ap, ap->bt_len, &ap->bt_at))
+			ap->bt_len = 0;	/* taken at the end instead */
+		for (i = 0; i < ap->nseg; i++)
+			space += ap->seg[i].end - ap->seg[i].cur;
+		for (i = 0; i < ap->nunit; i++) {
+			if (ap->pinned[i]) {
+				/* stays: a piece onto itself */
+				if (add_piece(ap, &ap->unit[i], 0,
+					      ap->unit[i].len,
+					      ap->unit[i].start)) {
+					free(all);
+					free(room);
+					return -ENOMEM;
+				}
+				continue;
+			}
+			used += ap->unit[i].len;
 			all[n].agno = a;
 			all[n++].idx = (uint32_t)i;
 		}
@@ -579,19 +718,22 @@ static int place_all(struct planner *pl, struct agplan *aps)
 		struct unit *un = &src->unit[all[i].idx];
 		struct agplan *dst = &aps[un->target];
 		uint64_t total = un->len;
-		uint32_t at, done = 0;
+		uint32_t at, done = 0, hint;
 		size_t j = i + 1;
 
 		while (j < n && !un->shared) {
 			const struct unit *v = &aps[all[j].agno].unit[all[j].idx];
 
-			if (v->key != un->key || v->shared ||
+			if (v->key != un->key || v->key2 != un->key2 || v->shared ||
 			    v->target != un->target || total + v->len > UINT32_MAX)
 				break;
 			total += v->len;
 			j++;
 		}
-		if (j - i > 1 && seg_take(dst, (uint32_t)total, &at)) {
+		/* near the inode when the data joins the inode's AG */
+		hint = un->owner_ag == un->target ?
+		       od_agino_agbno(g, od_ino_agino(g, un->key << 6)) : 0;
+		if (j - i > 1 && seg_take_near(dst, (uint32_t)total, hint, &at)) {
 			for (; i < j && !ret; i++) {
 				struct agplan *s2 = &aps[all[i].agno];
 				struct unit *u2 = &s2->unit[all[i].idx];
@@ -602,7 +744,7 @@ static int place_all(struct planner *pl, struct agplan *aps)
 			continue;
 		}
 		i++;
-		if (seg_take(dst, un->len, &at)) {
+		if (seg_take_near(dst, un->len, hint, &at)) {
 			ret = add_piece(src, un, 0, un->len, at);
 			continue;
 		}
@@ -973,10 +1115,15 @@ static int finish_ag(struct planner *pl, struct agplan *ap)
 
 	pa->agno = ap->agno;
 	pa->changed = true;
-	pa->bt_len = agbt_estimate(pl, ap);
-	if (!seg_take(ap, pa->bt_len, &at))
-		return -ENOSPC;
-	pa->bt_start = at;
+	if (ap->bt_len) {
+		pa->bt_len = ap->bt_len;
+		pa->bt_start = ap->bt_at;
+	} else {
+		pa->bt_len = agbt_estimate(pl, ap);
+		if (!seg_take(ap, pa->bt_len, &at))
+			return -ENOSPC;
+		pa->bt_start = at;
+	}
 	pa->freesp = malloc((ap->nseg ? ap->nseg : 1) * sizeof(*pa->freesp));
 	if (!pa->freesp)
 		return -ENOMEM;
@@ -1201,6 +1348,24 @@ static void agplan_free(struct agplan *ap)
 	bigmem_free(ap->piece, ap->cap_piece, sizeof(*ap->piece));
 	bigmem_free(ap->obst, ap->cap_obst, sizeof(*ap->obst));
 	free(ap->seg);
+	free(ap->pinned);
+	memset(ap, 0, sizeof(*ap));
+}
+
+/* Does the AG keep at least 90% of its free space in one extent? */
+static bool consolidated(const struct agplan *ap)
+{
+	uint64_t total = 0, longest = 0;
+	size_t i;
+
+	for (i = 0; i < ap->nseg; i++) {
+		uint64_t n = ap->seg[i].end - ap->seg[i].cur;
+
+		total += n;
+		if (n > longest)
+			longest = n;
+	}
+	return longest * 10 >= total * 9;
 }
 
 int plan_build(const struct model *m, struct plan *p, struct err *e)
@@ -1208,9 +1373,10 @@ int plan_build(const struct model *m, struct plan *p, struct err *e)
 	struct planner pl = { 0 };
 	struct agplan *aps = NULL;
 	struct nrecs nr = { 0 };
+	bool *compact = NULL;
 	uint32_t a;
-	size_t i, k;
-	int ret = 0;
+	size_t k;
+	int pass, ret = 0;
 
 	memset(p, 0, sizeof(*p));
 	p->m = m;
@@ -1232,22 +1398,46 @@ int plan_build(const struct model *m, struct plan *p, struct err *e)
 			pl.nref++;
 		}
 	ret = tree_order(&pl);
-	for (a = 0; a < m->agcount && !ret; a++) {
-		struct agplan *ap = &aps[a];
+	pl.in_order = calloc(2 * (pl.nref ? pl.nref : 1), 1);
+	compact = calloc(m->agcount, sizeof(*compact));
+	if (!pl.in_order || !compact)
+		ret = -ENOMEM;
+	/*
+	 * Pass 1 pins what is already contiguous and fills only the holes;
+	 * an AG that would still keep less than 90% of its free space in one
+	 * extent is compacted whole in pass 2.
+	 */
+	for (pass = 0; pass < 2 && !ret; pass++) {
+		bool again = false;
 
-		ap->pl = &pl;
-		ap->agno = a;
-		ap->agblocks = od_ag_blocks(pl.g, a);
-		ret = gather_obstacles(ap);
+		for (a = 0; a < m->agcount && !ret; a++) {
+			struct agplan *ap = &aps[a];
+
+			agplan_free(ap);
+			ap->pl = &pl;
+			ap->agno = a;
+			ap->agblocks = od_ag_blocks(pl.g, a);
+			ap->compact = compact[a];
+			ret = gather_obstacles(ap);
+			if (!ret)
+				ret = gather_maps(ap);
+			if (!ret)
+				ret = build_units(ap);
+			if (!ret)
+				ret = pin_units(ap);
+			if (!ret)
+				ret = build_segments(ap);
+		}
 		if (!ret)
-			ret = gather_maps(ap);
-		if (!ret)
-			ret = build_units(ap);
-		if (!ret)
-			ret = build_segments(ap);
+			ret = place_all(&pl, aps);
+		for (a = 0; a < m->agcount && !ret && pass == 0; a++)
+			if (!consolidated(&aps[a])) {
+				compact[a] = true;
+				again = true;
+			}
+		if (!again)
+			break;
 	}
-	if (!ret)
-		ret = place_all(&pl, aps);
 	for (a = 0; a < m->agcount && !ret; a++)
 		ret = remap(&aps[a], &nr);
 	if (!ret)
@@ -1263,13 +1453,14 @@ out:
 		agplan_free(&aps[a]);
 	free(aps);
 	free(pl.ref);
+	free(pl.in_order);
+	free(compact);
 	bigmem_free(nr.v, nr.cap, sizeof(*nr.v));
 	if (ret == -ENOSPC)
 		return err_set(e, ret, "not enough free space to rebuild the "
 			       "btrees after packing");
 	if (ret)
 		return err_set(e, ret, "out of memory");
-	(void)i;
 	return 0;
 }
 
