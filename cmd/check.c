@@ -18,11 +18,6 @@ static void problem(void *priv, const char *msg)
 {
 	struct cctx *c = priv;
 
-	if (msg[0] == '(') {
-		/* a note on what was not checked, not a problem */
-		cmd_error("%s", msg);
-		return;
-	}
 	if (c->max && c->printed >= c->max)
 		return;
 	c->printed++;
@@ -81,6 +76,8 @@ int cmd_check(int argc, char **argv)
 		return EXIT_ERROR;
 	}
 	fs_close(fs);
+	if (res.skipped)
+		cmd_error("note: %s", res.skipped);
 	if (res.problems > c.printed)
 		cmd_error("... and %llu more problem%s",
 			  (unsigned long long)(res.problems - c.printed),

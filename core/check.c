@@ -139,8 +139,8 @@ int check_fs(struct fs *fs, unsigned threads, check_report_fn fn, void *priv,
 		return err_set(e, -EOPNOTSUPP, "%u AGs: too many to check",
 			       fs->geo.agcount);
 	if (fs->log_state == FS_LOG_DIRTY)
-		check_problem(&c.glog, "log: dirty (%s): the filesystem was not "
-			      "cleanly unmounted", fs->log_detail);
+		check_problem(&c.glog, "log: dirty (%s): the filesystem was "
+			      "not cleanly unmounted", fs->log_detail);
 	ret = scan_fs(fs, &so, &c.m, e);
 	if (ret && ret != -EFSCORRUPTED && ret != -EFSBADCRC)
 		goto out;
@@ -176,14 +176,13 @@ int check_fs(struct fs *fs, unsigned threads, check_report_fn fn, void *priv,
 		res->blocks_checked += c.cag[a].claimed;
 	}
 	deliver(&c.glog, fn, priv, res);
-	/* notes, not problems */
 	if (c.incomplete)
-		fn(priv, "(the scan could not read everything: lost blocks, "
-		   "refcounts, reverse mappings and link counts were not "
-		   "checked)");
+		res->skipped = "the scan could not read everything: lost "
+			       "blocks, refcounts, reverse mappings and link "
+			       "counts were not checked";
 	else if (c.links_unknown)
-		fn(priv, "(a directory could not be read: link counts were "
-		   "not checked)");
+		res->skipped = "a directory could not be read: link counts "
+			       "were not checked";
 	res->inodes = c.m->ninodes;
 	ret = 0;
 out:

@@ -332,8 +332,8 @@ static void check_chunks(struct check_ctx *c, struct check_ag *ca)
 				holes |= 1ull << j;
 		if ((r->free & holes) != holes)
 			check_problem(&ca->log, "ag %u inobt: chunk at inode "
-				      "%llu: holemask 0x%x but free 0x%llx (holes "
-				      "must be free)", ca->agno,
+				      "%llu: holemask 0x%x but free 0x%llx "
+				      "(holes must be free)", ca->agno,
 				      (unsigned long long)od_agino_ino(g,
 					ca->agno, r->startino), r->holemask,
 				      (unsigned long long)r->free);
@@ -365,7 +365,8 @@ static void compare_bno_cnt(struct check_ctx *c, struct check_ag *ca)
 		return;
 	}
 	for (i = j = 0; i < ag->nfree || j < ca->ncnt;) {
-		uint64_t b = i < ag->nfree ? (uint64_t)ag->freesp[i].agbno << 32 |
+		uint64_t b = i < ag->nfree ?
+			     (uint64_t)ag->freesp[i].agbno << 32 |
 			     ag->freesp[i].len : UINT64_MAX;
 		uint64_t x = j < ca->ncnt ? k[j] : UINT64_MAX;
 		int d = cmp_u64(b, x);
@@ -374,14 +375,14 @@ static void compare_bno_cnt(struct check_ctx *c, struct check_ag *ca)
 			i++;
 			j++;
 		} else if (d < 0) {
-			check_problem(&ca->log, "ag %u: free extent %u+%u is in "
-				      "the bnobt but not in the cntbt",
+			check_problem(&ca->log, "ag %u: free extent %u+%u is "
+				      "in the bnobt but not in the cntbt",
 				      ca->agno, ag->freesp[i].agbno,
 				      ag->freesp[i].len);
 			i++;
 		} else {
-			check_problem(&ca->log, "ag %u: free extent %u+%u is in "
-				      "the cntbt but not in the bnobt",
+			check_problem(&ca->log, "ag %u: free extent %u+%u is "
+				      "in the cntbt but not in the bnobt",
 				      ca->agno, (uint32_t)(x >> 32),
 				      (uint32_t)x);
 			j++;
@@ -391,50 +392,54 @@ static void compare_bno_cnt(struct check_ctx *c, struct check_ag *ca)
 }
 
 /* The finobt must hold exactly the inobt records with free inodes. */
-static void compare_ino_fino(struct check_ag *ca)
+static void compare_ino_fino(struct check_ctx *c, struct check_ag *ca)
 {
 	const struct m_ag *ag = ca->ag;
 	size_t i = 0, j = 0;
 
 	while (i < ag->nchunk || j < ca->nfino) {
-		const struct od_inobt_rec *a = NULL, *b = NULL;
+		const struct od_inobt_rec *a = i < ag->nchunk ? &ag->chunk[i] :
+					       NULL;
+		const struct od_inobt_rec *b = j < ca->nfino ? &ca->fino[j] :
+					       NULL;
+		uint32_t start = a && (!b || a->startino <= b->startino) ?
+				 a->startino : b->startino;
+		unsigned long long ino = (unsigned long long)od_agino_ino(c->g,
+							ca->agno, start);
 
-		while (i < ag->nchunk && ag->chunk[i].freecount == 0)
-			i++;
-		if (i < ag->nchunk)
-			a = &ag->chunk[i];
-		if (j < ca->nfino)
-			b = &ca->fino[j];
-		if (!a && !b)
-			break;
 		if (a && b && a->startino == b->startino) {
-			if (a->holemask != b->holemask || a->count != b->count ||
-			    a->freecount != b->freecount || a->free != b->free)
-				check_problem(&ca->log, "ag %u: finobt record for "
-					      "chunk %u (free 0x%llx, %u free) "
+			if (a->freecount == 0)
+				check_problem(&ca->log, "ag %u: the finobt "
+					      "holds the chunk at inode %llu, "
+					      "which has no free inodes",
+					      ca->agno, ino);
+			else if (a->holemask != b->holemask ||
+				 a->count != b->count ||
+				 a->freecount != b->freecount ||
+				 a->free != b->free)
+				check_problem(&ca->log, "ag %u: the finobt "
+					      "record of the chunk at inode "
+					      "%llu (free 0x%llx, %u free) "
 					      "differs from the inobt's (free "
-					      "0x%llx, %u free)", ca->agno,
-					      b->startino,
+					      "0x%llx, %u free)", ca->agno, ino,
 					      (unsigned long long)b->free,
 					      b->freecount,
 					      (unsigned long long)a->free,
 					      a->freecount);
 			i++;
 			j++;
-		} else if (a && (!b || a->startino < b->startino)) {
-			check_problem(&ca->log, "ag %u: chunk %u has %u free "
-				      "inodes but is not in the finobt",
-				      ca->agno, a->startino, a->freecount);
+		} else if (a && a->startino == start) {
+			if (a->freecount)
+				check_problem(&ca->log, "ag %u: the chunk at "
+					      "inode %llu has %u free inode%s "
+					      "but is not in the finobt",
+					      ca->agno, ino, a->freecount,
+					      a->freecount == 1 ? "" : "s");
 			i++;
 		} else {
-			if (b->freecount == 0)
-				check_problem(&ca->log, "ag %u: finobt holds "
-					      "chunk %u, which has no free "
-					      "inodes", ca->agno, b->startino);
-			else
-				check_problem(&ca->log, "ag %u: finobt holds "
-					      "chunk %u, which the inobt does "
-					      "not", ca->agno, b->startino);
+			check_problem(&ca->log, "ag %u: the finobt holds a "
+				      "chunk at inode %llu, which the inobt "
+				      "does not", ca->agno, ino);
 			j++;
 		}
 	}
@@ -478,6 +483,6 @@ void check_ag_trees(struct check_ctx *c, uint32_t agno)
 	if (ca->tree_ok[CT_BNO] && ca->tree_ok[CT_CNT])
 		compare_bno_cnt(c, ca);
 	if (ca->tree_ok[CT_INO] && ca->tree_ok[CT_FINO])
-		compare_ino_fino(ca);
+		compare_ino_fino(c, ca);
 	check_ag_counters(c, agno);
 }

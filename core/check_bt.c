@@ -284,8 +284,8 @@ static void check_chain_ends(struct check_bt *w)
 	for (l = 0; l < OD_BTREE_MAXLEVELS_ANY; l++)
 		if (w->have_prev[l] && w->prev_right[l] != OD_NULLFSBLOCK)
 			check_problem(w->log, "%s block 0x%llx: right sibling "
-				      "%s, but it is the last block of level %u",
-				      w->what,
+				      "%s, but it is the last block of level "
+				      "%u", w->what,
 				      (unsigned long long)w->prev_ptr[l],
 				      sib_str(w->prev_right[l], a, sizeof(a)),
 				      l);

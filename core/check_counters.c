@@ -69,9 +69,9 @@ static void check_agf(struct check_ctx *c, struct check_ag *ca)
 	}
 	if (g->rmapbt && ca->tree_ok[CT_RMAP] &&
 	    agf->rmap_blocks != ca->tree_blocks[CT_RMAP])
-		check_problem(&ca->log, "agf %u: rmap_blocks %u, but the rmapbt "
-			      "has %u blocks", ca->agno, agf->rmap_blocks,
-			      ca->tree_blocks[CT_RMAP]);
+		check_problem(&ca->log, "agf %u: rmap_blocks %u, but the "
+			      "rmapbt has %u blocks", ca->agno,
+			      agf->rmap_blocks, ca->tree_blocks[CT_RMAP]);
 	if (g->reflink && ca->tree_ok[CT_REFC] &&
 	    agf->refcount_blocks != ca->tree_blocks[CT_REFC])
 		check_problem(&ca->log, "agf %u: refcount_blocks %u, but the "
@@ -192,9 +192,9 @@ void check_sb_counters(struct check_ctx *c)
 			      "%llu free inodes", (unsigned long long)sb->ifree,
 			      (unsigned long long)ifree);
 	if (space_ok && sb->fdblocks != fdblocks)
-		check_problem(&c->glog, "sb: fdblocks %llu, but %llu blocks are "
-			      "free (free extents, AGFL blocks and non-root "
-			      "free space%s btree blocks)",
+		check_problem(&c->glog, "sb: fdblocks %llu, but %llu blocks "
+			      "are free (free extents, AGFL blocks and "
+			      "non-root free space%s btree blocks)",
 			      (unsigned long long)sb->fdblocks,
 			      (unsigned long long)fdblocks,
 			      g->rmapbt ? " and rmap" : "");
@@ -225,13 +225,13 @@ void check_ag_links(struct check_ctx *c, uint32_t agno)
 		if (ca->nlink[i] == refs)
 			continue;
 		if (refs == 0)
-			check_problem(&ca->log, "inode %llu: link count %u, but "
-				      "no directory entry names it",
+			check_problem(&ca->log, "inode %llu: link count %u, "
+				      "but no directory entry names it",
 				      (unsigned long long)mi->ino,
 				      ca->nlink[i]);
 		else
-			check_problem(&ca->log, "inode %llu: link count %u, but "
-				      "%u directory entr%s name it%s",
+			check_problem(&ca->log, "inode %llu: link count %u, "
+				      "but %u directory entr%s name it%s",
 				      (unsigned long long)mi->ino,
 				      ca->nlink[i], refs,
 				      refs == 1 ? "y" : "ies",

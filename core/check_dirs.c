@@ -71,6 +71,10 @@ static int entry(void *priv, const uint8_t *name, size_t namelen,
 	(void)e;
 	if (!od_ino_valid(c->g, ino) ||
 	    !(mi = lookup(d, ino, &agp))) {
+		/* the scan could not read all of that AG: no verdict */
+		if (od_ino_valid(c->g, ino) &&
+		    c->m->ag[od_ino_agno(c->g, ino)].err)
+			return 0;
 		check_problem(log, "directory %llu: entry \"%.*s\" names inode "
 			      "%llu, which is not in use", dir, nl,
 			      (const char *)name, (unsigned long long)ino);

@@ -137,8 +137,8 @@ static int check_bmbt_fork(struct ipass *p, int whichfork)
 		return ret;
 	}
 	if (w.nrecs != nrecs)
-		check_problem(&p->ca->log, "inode %llu: %s fork bmbt holds %llu "
-			      "records, the inode says %llu",
+		check_problem(&p->ca->log, "inode %llu: %s fork bmbt holds "
+			      "%llu records, the inode says %llu",
 			      (unsigned long long)di->ino, fork_name(whichfork),
 			      (unsigned long long)w.nrecs,
 			      (unsigned long long)nrecs);
@@ -190,8 +190,9 @@ static void check_attr_block(struct ipass *p, const uint8_t *buf,
 				      oe == OD_ECRC ? "bad crc" : field);
 		else if (bi.owner != ino || bi.blkno != daddr)
 			check_problem(&p->ca->log, "inode %llu attr fork block "
-				      "%llu: owner %llu, blkno 0x%llx, expected "
-				      "%llu, 0x%llx", (unsigned long long)ino,
+				      "%llu: owner %llu, blkno 0x%llx, "
+				      "expected %llu, 0x%llx",
+				      (unsigned long long)ino,
 				      (unsigned long long)off,
 				      (unsigned long long)bi.owner,
 				      (unsigned long long)bi.blkno,
@@ -445,7 +446,7 @@ static void read_chunks(struct ipass *p)
 		err_clear(&p->e);
 		if (fs_read_daddr(p->c->fs, start >> 9, p->buf, (size_t)len,
 				  &p->e, what))
-			p->ca->damaged_inodes++;	/* the scan met it too */
+			p->ca->damaged_inodes++;	/* the scan met it */
 		else
 			decode_run(p, first_ci, first_i, len);
 	}

@@ -11,9 +11,11 @@
  *             blocks, directories, symlinks, attribute blocks
  *             (check_inodes.c, check_dirs.c)
  *   spans     file extents and bmbt blocks handed to the AG they lie in
- *             (check_space.c), then per AG: the ownership sweep, the
- *             refcounts (check_space.c) and the rmapbt (check_rmap.c)
- *   counters  AGF, AGI, superblock, link counts (check_counters.c)
+ *             (check_spans.c), then per AG: the ownership sweep
+ *             (check_space.c), the refcounts (check_refcount.c) and the
+ *             rmapbt (check_rmap.c)
+ *   counters  AGF and AGI (at the end of the trees phase), link counts
+ *             and the superblock (check_counters.c)
  */
 #ifndef CORE_CHECK_INT_H
 #define CORE_CHECK_INT_H
@@ -178,7 +180,7 @@ struct check_ag {
 	uint64_t damaged_inodes;	/* MI_DAMAGED, or unreadable here */
 
 	/* spans phase */
-	struct check_spans spans;	/* everything claiming this AG's blocks */
+	struct check_spans spans;	/* every claim on this AG's blocks */
 	uint64_t claimed;		/* blocks some span covers */
 };
 
@@ -210,6 +212,11 @@ void check_sb_counters(struct check_ctx *c);
 /* The inode (and its AG) owning extent record idx of AG src; NULL if none. */
 const struct m_ino *check_ext_owner(const struct check_ctx *c, uint32_t src,
 				    uint32_t idx);
+
+/* "block 5" or "blocks 5-9": [a, b) for messages */
+void check_range_str(uint32_t a, uint32_t b, char *buf, size_t len);
+/* Shared blocks against the refcount btree (after the sweep's sort). */
+int check_ag_refcounts(struct check_ctx *c, struct check_ag *ca);
 
 /* "inode 131 data fork offset 8" and so on: what a span is, at block b. */
 void check_span_str(const struct check_ctx *c, const struct check_ag *ca,

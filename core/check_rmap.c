@@ -30,7 +30,8 @@ void check_rmap_owner_str(const struct check_rmap *r, char *buf, size_t len)
 	const char *fork = r->offset & CHECK_RMAP_ATTR ? "attr" : "data";
 
 	if (!check_rmap_inode_owner(r->owner)) {
-		if (r->owner <= CHECK_RMAP_OWN_FS && r->owner > CHECK_RMAP_OWN_MIN)
+		if (r->owner <= CHECK_RMAP_OWN_FS &&
+		    r->owner > CHECK_RMAP_OWN_MIN)
 			snprintf(buf, len, "%s",
 				 own[CHECK_RMAP_OWN_FS - r->owner]);
 		else
@@ -191,7 +192,8 @@ void check_ag_rmap(struct check_ctx *c, uint32_t agno)
 	}
 	while (i < e.n || j < ca->nrmap) {
 		const struct check_rmap *x = i < e.n ? &e.v[i] : NULL;
-		const struct check_rmap *y = j < ca->nrmap ? &ca->rmap[j] : NULL;
+		const struct check_rmap *y = j < ca->nrmap ? &ca->rmap[j] :
+					     NULL;
 		int d = !x ? 1 : !y ? -1 : cmp_key(x, y);
 
 		if (d == 0 && x->len == y->len && x->offset == y->offset) {
@@ -201,8 +203,9 @@ void check_ag_rmap(struct check_ctx *c, uint32_t agno)
 			char own[96];
 
 			check_rmap_owner_str(x, own, sizeof(own));
-			check_problem(&ca->log, "ag %u: rmapbt record for blocks "
-				      "%u-%u (%s%s) should cover blocks %u-%u",
+			check_problem(&ca->log, "ag %u: rmapbt record for "
+				      "blocks %u-%u (%s%s) should cover blocks "
+				      "%u-%u",
 				      ca->agno, y->start,
 				      y->start + y->len - 1, own,
 				      (x->offset ^ y->offset) &

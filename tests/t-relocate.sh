@@ -175,8 +175,11 @@ refusals() {
 		fi
 	}
 	mount -o loop,ro "$img" "$MNT" && { expect_refusal "mounted image" "mounted"; umount "$MNT"; }
-	flock -x "$img" sleep 120 & local holder=$!
-	sleep 0.5
+	# another process holding the image's write lock (the lock dies with it)
+	python3 -c 'import fcntl, sys, time
+f = open(sys.argv[1], "rb"); fcntl.flock(f, fcntl.LOCK_EX); time.sleep(120)' "$img" &
+	local holder=$!
+	sleep 1
 	expect_refusal "image opened by another writer" "busy"
 	kill "$holder" 2>/dev/null; wait "$holder" 2>/dev/null
 	cp --sparse=always "$img" "$T_TMP/keep.img"
