@@ -1,0 +1,64 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The command line and the documentation: exit codes for usage errors,
+# --help for every command, every command in the man page, the page
+# lint-clean, and make install laying out the binary and the page.
+# Usage: t-cli.sh XFSDEFRAG
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+top=$(cd "$here/.." && pwd)
+t_tmpdir
+
+expect() {	# CODE DESCRIPTION ARGS...
+	local code=$1 what=$2
+	shift 2
+	"$bin" "$@" > "$T_TMP/out" 2> "$T_TMP/err"
+	local rc=$?
+	if [ $rc -eq "$code" ]; then t_ok "$what: exit $rc"
+	else t_fail "$what: exit $rc, expected $code ($(head -n 1 "$T_TMP/err"))"; fi
+}
+
+expect 2 "no arguments"
+expect 2 "unknown command" frobnicate
+expect 0 "--help" --help
+expect 0 "--version" --version
+cmds=$("$bin" --help | awk '/^commands:/ {on = 1; next} on && /^  [a-z]/ {print $1}')
+[ -n "$cmds" ] || t_fail "--help lists no commands"
+for c in $cmds; do
+	expect 0 "$c --help" "$c" --help
+	expect 2 "$c without arguments" "$c"
+	if grep -q "^\.BI* \"*$c " "$top/man/xfsdefrag.8" ||
+	   grep -q "^\.B xfsdefrag $c\$" "$top/man/xfsdefrag.8"; then
+		t_ok "man page documents $c"
+	else
+		t_fail "man page does not document $c"
+	fi
+done
+expect 2 "bmap with a bad option" bmap -Z x y
+expect 2 "report with a bad AG number" report -a x y
+expect 1 "info on a missing image" info "$T_TMP/nonexistent"
+
+if command -v mandoc > /dev/null; then
+	if mandoc -Tlint "$top/man/xfsdefrag.8" > "$T_TMP/lint" 2>&1; then
+		t_ok "man page is lint-clean"
+	else
+		t_fail "mandoc -Tlint: $(head -n 3 "$T_TMP/lint")"
+	fi
+else
+	t_skip "mandoc not installed: man page not linted"
+fi
+grep -q "^\.SH EXIT STATUS" "$top/man/xfsdefrag.8" && t_ok "man page has EXIT STATUS" ||
+	t_fail "man page lacks EXIT STATUS"
+
+if [ -z "${XFSDEFRAG_ASAN:-}" ]; then
+	if make -s -C "$top" install DESTDIR="$T_TMP/root" PREFIX=/usr > "$T_TMP/inst" 2>&1 &&
+	   [ -x "$T_TMP/root/usr/sbin/xfsdefrag" ] &&
+	   [ -f "$T_TMP/root/usr/share/man/man8/xfsdefrag.8" ]; then
+		t_ok "make install DESTDIR=... PREFIX=/usr"
+	else
+		t_fail "make install: $(tail -n 2 "$T_TMP/inst")"
+	fi
+fi
+t_summary cli
