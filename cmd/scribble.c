@@ -7,8 +7,9 @@
  * journaling layer: the superblock (NEEDSREPAIR set, as a writer does),
  * an AGF, an AGI, the root inode's block, each PATH's inode and data
  * (journaled ahead with undo_prepare + undo_sync), an unaligned write, a
- * write straddling live and free blocks, writes into free space, and at
- * last junk over the primary superblock.  --fault N stacks the crash
+ * write straddling live and free blocks, writes into free space (none
+ * of these two with --free-writes 0), and at last junk over the primary
+ * superblock (not with --keep-sb).  --fault N stacks the crash
  * layer below the journal: the process exits 75 before write N+1.
  *
  * --plan FILE lists, before anything is written:
@@ -17,6 +18,11 @@
  *   sync                    undo_sync
  *   free OFF LEN            bytes written into free-at-start blocks: undo
  *                           leaves them as the run wrote them
+ *
+ * debug-scribble --compare A B [PLAN]: is B byte-identical to A (exit 0,
+ * else 1 and the first differing byte)?  With PLAN, first copies A's bytes
+ * into B where the plan wrote into free space.  Reads only where either
+ * file has data (SEEK_DATA), so sparse images compare at once.
  */
 #include "cmd.h"
 #include "../core/btwalk.h"
@@ -28,10 +34,13 @@
 #include "../ondisk/crc32c.h"
 #include "../ondisk/inobt.h"
 
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 enum step_kind { ST_WRITE, ST_PREPARE, ST_SYNC };
 
@@ -39,7 +48,7 @@ struct step {
 	enum step_kind kind;
 	uint64_t off, len;
 	const char *what;	/* names the write in the plan */
-	bool sb_flag;		/* the superblock with NEEDSREPAIR, not junk */
+	bool sb_flag;		/* sb with NEEDSREPAIR, not junk */
 };
 
 struct extent {
@@ -188,7 +197,7 @@ static int plan(struct scribble *s, char **paths, int npaths, long nfree,
 	for (k = 0; k < npaths && !ret; k++)
 		ret = plan_path(s, paths[k], e);
 	/* one live block and one free block in one write */
-	for (i = 0; i < s->nfr && !ret; i++) {
+	for (i = 0; i < s->nfr && nfree > 0 && !ret; i++) {
 		if (s->fr[i].lin % g->agblocks == 0)
 			continue;
 		ret = add_step(s, ST_WRITE, (s->fr[i].lin - 1) << g->blocklog,
@@ -308,6 +317,88 @@ static int run(struct scribble *s, struct undo *u, struct err *e)
 	return ret;
 }
 
+/* Copy a's bytes into b at every "free OFF LEN" of plan. */
+static int unfree(int a, int b, const char *plan, uint8_t *buf, size_t len)
+{
+	FILE *f = fopen(plan, "r");
+	char line[256];
+	uint64_t off, n;
+	int ret = 0;
+
+	if (!f)
+		return -errno;
+	while (!ret && fgets(line, sizeof(line), f))
+		if (sscanf(line, "free %" SCNu64 " %" SCNu64, &off, &n) == 2 &&
+		    n <= len && (pread(a, buf, n, (off_t)off) != (ssize_t)n ||
+				 pwrite(b, buf, n, (off_t)off) != (ssize_t)n))
+			ret = -EIO;
+	fclose(f);
+	return ret;
+}
+
+/* The next data in fd at or after off, up to its hole: [*d, *h). */
+static void data_at(int fd, uint64_t off, uint64_t size, uint64_t *d,
+		    uint64_t *h)
+{
+	off_t x = lseek(fd, (off_t)off, SEEK_DATA);
+
+	*d = x < 0 ? size : (uint64_t)x;
+	x = *d < size ? lseek(fd, (off_t)*d, SEEK_HOLE) : -1;
+	*h = x < 0 ? size : (uint64_t)x;
+}
+
+static int compare(const char *pa, const char *pb, const char *plan)
+{
+	const size_t chunk = 1 << 20;
+	uint8_t *x = malloc(chunk), *y = malloc(chunk);
+	int a = open(pa, O_RDONLY), b = open(pb, plan ? O_RDWR : O_RDONLY);
+	uint64_t size, off = 0, da, ha, db, hb, end, i;
+	struct stat sa, sb;
+	int ret = EXIT_ERROR;
+
+	if (!x || !y || a < 0 || b < 0 || fstat(a, &sa) || fstat(b, &sb) ||
+	    (plan && unfree(a, b, plan, x, chunk))) {
+		cmd_error("compare: %s", strerror(errno));
+		goto out;
+	}
+	if (sa.st_size != sb.st_size) {
+		printf("sizes differ\n");
+		goto out;
+	}
+	size = (uint64_t)sa.st_size;
+	while (off < size) {
+		data_at(a, off, size, &da, &ha);
+		data_at(b, off, size, &db, &hb);
+		off = da < db ? da : db;	/* holes in both: equal */
+		end = da < db ? ha : hb;
+		if (off >= size)
+			break;
+		if (end - off > chunk)
+			end = off + chunk;
+		if (pread(a, x, end - off, (off_t)off) != (ssize_t)(end - off) ||
+		    pread(b, y, end - off, (off_t)off) != (ssize_t)(end - off)) {
+			cmd_error("compare: short read at %" PRIu64, off);
+			goto out;
+		}
+		for (i = 0; i < end - off && x[i] == y[i]; i++)
+			;
+		if (i < end - off) {
+			printf("byte %" PRIu64 " differs\n", off + i);
+			goto out;
+		}
+		off = end;
+	}
+	ret = EXIT_OK;
+out:
+	if (a >= 0)
+		close(a);
+	if (b >= 0)
+		close(b);
+	free(x);
+	free(y);
+	return ret;
+}
+
 int cmd_debug_scribble(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -329,6 +420,8 @@ int cmd_debug_scribble(int argc, char **argv)
 	size_t i;
 	char *end;
 
+	if (argc >= 4 && argc <= 5 && strcmp(argv[1], "--compare") == 0)
+		return compare(argv[2], argv[3], argc == 5 ? argv[4] : NULL);
 	optind = 1;
 	s.rng = 1;
 	while ((opt = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {

@@ -57,7 +57,7 @@ static void print_check(const char *file, const char *image,
 	printf("filesystem: %s, %" PRIu64 " blocks of %" PRIu32 " bytes\n",
 	       uuid, in->dblocks, in->blocksize);
 	printf("made for:   ");
-	cmd_put_escaped(stdout, in->image);	/* from the file: untrusted */
+	cmd_put_escaped(stdout, in->image);	/* from the file */
 	printf(" (%" PRIu64 " bytes), %s\n", in->image_size, when);
 	printf("records:    %" PRIu64 ", %" PRIu64 " bytes of original data "
 	       "(%" PRIu64 " blocks)\n", in->records, in->bytes,
@@ -128,10 +128,9 @@ int cmd_undo(int argc, char **argv)
 	if (fs->mounted)
 		cmd_error("warning: %s is mounted%s%s", image,
 			  fs->mountpoint[0] ? " on " : "", fs->mountpoint);
-	if (verbose)
-		info.each = print_rec;
 	if (check)
-		ret = undo_check(file, fs, &info, &e);
+		ret = undo_check_each(file, fs, &info,
+				      verbose ? print_rec : NULL, NULL, &e);
 	else
 		ret = undo_apply(file, fs, &info, &e);
 	if (ret) {
@@ -147,8 +146,8 @@ int cmd_undo(int argc, char **argv)
 		printf("the run had been interrupted (%s has no end record)\n",
 		       file);
 	if (info.torn_tail)
-		printf("ignored %" PRIu64 " torn record%s at the end of %s (the "
-		       "run stopped before writing what they cover)\n",
+		printf("ignored %" PRIu64 " torn record%s at the end of %s "
+		       "(the run stopped before writing what they cover)\n",
 		       info.torn, info.torn == 1 ? "" : "s", file);
 	printf("restored %" PRIu64 " blocks (%" PRIu64 " bytes) from %s; the "
 	       "filesystem is as it was before the run\n", blocks_of(&info),

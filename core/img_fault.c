@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#define FAULT_EXIT	75	/* EX_TEMPFAIL: tests tell it from a failure */
+#define FAULT_EXIT	75	/* EX_TEMPFAIL: not any failure's status */
 
 struct fault_priv {
 	long left;		/* writes still allowed; < 0: no limit */

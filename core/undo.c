@@ -50,9 +50,9 @@ struct undo {
 	struct bitmap done;	/* journaled */
 	struct bitmap free;	/* free when the run began */
 	void *index;		/* tsearch tree of struct rix, by block */
-	uint64_t end;		/* journal length: where the next record goes */
+	uint64_t end;		/* journal length: next record here */
 	uint64_t seq;		/* next record's sequence number */
-	uint64_t batch;		/* first record not yet fsync'd (== seq: none) */
+	uint64_t batch;		/* first unsynced record (seq: none) */
 	uint64_t bytes;		/* original bytes journaled */
 	bool finished;		/* UEND written */
 	struct err err;		/* sticky: the journal failed */
@@ -178,6 +178,11 @@ int undo_read_original(struct undo *u, uint64_t off, void *buf, size_t len,
 	uint8_t *p = buf;
 	int ret = 0;
 
+	if (off > u->size || len > u->size - off)
+		return err_set(e, -ENXIO, "undo: range %llu+%zu lies beyond "
+			       "the image (%llu bytes)",
+			       (unsigned long long)off, len,
+			       (unsigned long long)u->size);
 	while (len && !ret) {
 		struct rix probe = { off >> u->blocklog, 1, 0 }, **hit;
 		uint64_t rec_off, n;
@@ -199,9 +204,9 @@ int undo_read_original(struct undo *u, uint64_t off, void *buf, size_t len,
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got <= 0)
-			ret = err_set(e, got < 0 ? -errno : -EIO, "undo file %s: "
-				      "reading back the original of image byte "
-				      "%llu failed: %s", u->path,
+			ret = err_set(e, got < 0 ? -errno : -EIO,
+				      "undo file %s: reading back the original "
+				      "of image byte %llu failed: %s", u->path,
 				      (unsigned long long)off,
 				      got < 0 ? strerror(errno) : "short file");
 		else {

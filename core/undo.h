@@ -105,13 +105,6 @@ struct undo_info {
 	uint64_t image_size;	/* recorded in the header */
 	uint64_t ctime;		/* unix seconds */
 	uint64_t torn;		/* records ignored as torn (torn_tail) */
-	/*
-	 * Input, optional: called for every record in journal order (pos:
-	 * byte offset in the journal; torn: ignored).  Kept by undo_check.
-	 */
-	void (*each)(void *priv, uint64_t seq, uint64_t pos, uint64_t off,
-		     uint32_t len, bool torn);
-	void *priv;
 };
 
 /*
@@ -127,6 +120,14 @@ struct undo_info {
  */
 int undo_check(const char *path, struct fs *fs, struct undo_info *info,
 	       struct err *e);
+/*
+ * undo_check, calling each for every record in journal order (pos: byte
+ * offset of its header in the journal; torn: ignored as a torn tail).
+ */
+typedef void (*undo_each_fn)(void *priv, uint64_t seq, uint64_t pos,
+			     uint64_t off, uint32_t len, bool torn);
+int undo_check_each(const char *path, struct fs *fs, struct undo_info *info,
+		    undo_each_fn each, void *priv, struct err *e);
 /*
  * Verify as undo_check, then write every record's original bytes back to
  * the image (fs must be open read-write) and fsync.  Idempotent.

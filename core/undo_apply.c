@@ -29,7 +29,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define SCAN_WINDOW	(1u << 20)	/* bytes read at a time when hunting */
+#define SCAN_WINDOW	(1u << 20)	/* hunt() reads this much */
 
 struct urec {
 	uint64_t seq;
@@ -51,7 +51,8 @@ struct scan {
 	bool complete;
 	uint8_t *buf;		/* record data */
 	size_t buflen;
-	struct undo_info *info;	/* for the each() callback, may be NULL */
+	undo_each_fn each;	/* may be NULL */
+	void *priv;
 };
 
 static int read_at(struct scan *s, void *buf, size_t len, uint64_t pos,
@@ -90,8 +91,8 @@ static int damaged(struct scan *s, struct err *e, uint64_t pos,
 static void note(struct scan *s, uint64_t seq, uint64_t pos, uint64_t off,
 		 uint32_t len, bool torn)
 {
-	if (s->info && s->info->each)
-		s->info->each(s->info->priv, seq, pos, off, len, torn);
+	if (s->each)
+		s->each(s->priv, seq, pos, off, len, torn);
 }
 
 static int open_hdr(struct scan *s, const char *path, struct err *e)
@@ -116,8 +117,8 @@ static int open_hdr(struct scan *s, const char *path, struct err *e)
 	s->fsize = (uint64_t)st.st_size;
 	if (s->fsize < OD_UNDO_HDR_LEN)
 		return err_set(e, -EFSCORRUPTED, "undo file %s: header is "
-			       "incomplete (%llu bytes): the run stopped before "
-			       "writing anything", path,
+			       "incomplete (%llu bytes): the run stopped "
+			       "before writing anything", path,
 			       (unsigned long long)s->fsize);
 	buf = malloc(OD_UNDO_HDR_LEN);
 	if (!buf)
@@ -248,7 +249,8 @@ static int hunt(struct scan *s, uint64_t from, uint64_t *at, struct err *e)
 	if (!w)
 		return err_set(e, -ENOMEM, "out of memory");
 	for (base = from; base < s->fsize &&
-	     s->fsize - base >= OD_UNDO_REC_LEN; base += n - OD_UNDO_REC_LEN + 1) {
+	     s->fsize - base >= OD_UNDO_REC_LEN;
+	     base += n - OD_UNDO_REC_LEN + 1) {
 		n = s->fsize - base < SCAN_WINDOW ? (size_t)(s->fsize - base) :
 		    SCAN_WINDOW;
 		ret = read_at(s, w, n, base, e);
@@ -281,6 +283,7 @@ static int scan_tail(struct scan *s, uint64_t pos, uint64_t k0,
 {
 	struct od_undo_rec r;
 	uint64_t p, min_seq = k0 + 1;
+	bool counted = !known;	/* the bytes at p belong to a torn record */
 	char what[160];
 	int rc;
 
@@ -298,16 +301,18 @@ static int scan_tail(struct scan *s, uint64_t pos, uint64_t k0,
 			/* no usable header here: is there one further on? */
 			uint64_t at;
 
-			rc = hunt(s, p + 1, &at, e);
-			if (rc || at == s->fsize)
-				return rc;
-			if (at > p) {
+			if (!counted) {
 				s->torn++;
 				note(s, min_seq, p, 0, 0, true);
 			}
+			counted = true;
+			rc = hunt(s, p + 1, &at, e);
+			if (rc || at == s->fsize)
+				return rc;
 			p = at;
 			continue;
 		}
+		counted = false;
 		if (r.end || r.batch > k0) {
 			snprintf(what, sizeof(what), "record %llu at byte %llu "
 				 "fails its checks, and %s after it shows it "
@@ -382,7 +387,8 @@ static int check_overlap(struct scan *s, struct err *e)
 	char what[128];
 	size_t i;
 
-	qsort(s->v, s->n, sizeof(*s->v), urec_cmp);
+	if (s->n > 1)
+		qsort(s->v, s->n, sizeof(*s->v), urec_cmp);
 	for (i = 1; i < s->n; i++) {
 		if (s->v[i - 1].off + s->v[i - 1].len <= s->v[i].off)
 			continue;
@@ -475,13 +481,14 @@ static void scan_free(struct scan *s)
 
 /* Header, identity (if fs), records, overlaps: everything but writing. */
 static int scan_all(struct scan *s, const char *path, struct fs *fs,
-		    struct undo_info *info, struct err *e)
+		    undo_each_fn each, void *priv, struct err *e)
 {
 	int ret;
 
 	memset(s, 0, sizeof(*s));
 	s->fd = -1;
-	s->info = info;
+	s->each = each;
+	s->priv = priv;
 	ret = open_hdr(s, path, e);
 	if (ret == 0 && fs)
 		ret = check_identity(s, fs, e);
@@ -496,13 +503,7 @@ static int scan_all(struct scan *s, const char *path, struct fs *fs,
 
 static void fill_info(const struct scan *s, struct undo_info *info)
 {
-	void (*each)(void *, uint64_t, uint64_t, uint64_t, uint32_t, bool) =
-		info->each;
-	void *priv = info->priv;
-
 	memset(info, 0, sizeof(*info));
-	info->each = each;
-	info->priv = priv;
 	memcpy(info->uuid, s->h.uuid, 16);
 	info->dblocks = s->h.dblocks;
 	info->blocksize = s->h.blocksize;
@@ -516,16 +517,23 @@ static void fill_info(const struct scan *s, struct undo_info *info)
 	snprintf(info->image, sizeof(info->image), "%s", s->h.path);
 }
 
-int undo_check(const char *path, struct fs *fs, struct undo_info *info,
-	       struct err *e)
+int undo_check_each(const char *path, struct fs *fs, struct undo_info *info,
+		    undo_each_fn each, void *priv, struct err *e)
 {
 	struct scan s;
-	int ret = scan_all(&s, path, fs, info, e);
+	int ret = scan_all(&s, path, fs, each, priv, e);
 
+	memset(info, 0, sizeof(*info));
 	if (ret == 0)
 		fill_info(&s, info);
 	scan_free(&s);
 	return ret;
+}
+
+int undo_check(const char *path, struct fs *fs, struct undo_info *info,
+	       struct err *e)
+{
+	return undo_check_each(path, fs, info, NULL, NULL, e);
 }
 
 int undo_apply(const char *path, struct fs *fs, struct undo_info *info,
@@ -533,8 +541,9 @@ int undo_apply(const char *path, struct fs *fs, struct undo_info *info,
 {
 	struct scan s;
 	size_t i;
-	int ret = scan_all(&s, path, fs, info, e);
+	int ret = scan_all(&s, path, fs, NULL, NULL, e);
 
+	memset(info, 0, sizeof(*info));
 	if (ret == 0 && !fs->img->writable)
 		ret = err_set(e, -EROFS, "%s: not open for writing", fs->path);
 	for (i = 0; ret == 0 && i < s.n; i++) {
@@ -545,9 +554,10 @@ int undo_apply(const char *path, struct fs *fs, struct undo_info *info,
 			ret = read_at(&s, s.buf, r->len,
 				      r->pos + OD_UNDO_REC_LEN, e);
 		if (ret == 0 && od_undo_crc(s.buf, r->len) != r->dcrc)
-			ret = err_set(e, -EFSBADCRC, "undo file %s: record %llu "
-				      "changed while being applied; run undo "
-				      "again", path, (unsigned long long)r->seq);
+			ret = err_set(e, -EFSBADCRC, "undo file %s: record "
+				      "%llu changed while being applied; run "
+				      "undo again", path,
+				      (unsigned long long)r->seq);
 		if (ret == 0)
 			ret = img_pwrite(fs->img, s.buf, r->len, r->off);
 		if (ret && !e->code)
@@ -668,14 +678,16 @@ static bool secondary_matches(struct fs *fs, const struct od_undo_hdr *h)
 	uint32_t agno, ss = fs->geo.sectsize;
 
 	for (agno = 1; agno < fs->geo.agcount; agno++) {
-		uint64_t off = od_agb_lin(&fs->geo, agno, 0) << fs->geo.blocklog;
+		uint64_t off = od_agb_lin(&fs->geo, agno, 0) <<
+			       fs->geo.blocklog;
 
 		if (img_pread(fs->img, buf, ss, off) != 0 ||
 		    od_sb_decode(buf, ss, &sb) != OD_OK ||
 		    (od_sb_is_v5(&sb) && !od_cksum_ok(buf, ss, OD_SB_CRC_OFF)))
 			continue;
 		if (memcmp(sb.uuid, h->uuid, 16) == 0 &&
-		    sb.blocksize == h->blocksize && sb.sectsize == h->sectsize &&
+		    sb.blocksize == h->blocksize &&
+		    sb.sectsize == h->sectsize &&
 		    sb.agblocks == h->agblocks && sb.agcount == h->agcount)
 			return true;
 	}
@@ -731,7 +743,7 @@ int undo_open_fs(const char *journal, const char *image, unsigned flags,
 	if (ret != -EFSCORRUPTED && ret != -EFSBADCRC && ret != -EMEDIUMTYPE)
 		return ret ? err_set(e, ret, "%s", first.msg) : 0;
 	/* the superblock is unreadable: does the journal hold its original? */
-	ret = scan_all(&s, journal, NULL, NULL, e);
+	ret = scan_all(&s, journal, NULL, NULL, NULL, e);
 	if (ret == 0 && (s.n == 0 || s.v[0].off != 0 ||
 			 s.v[0].len < s.h.sectsize))
 		ret = err_set(e, first.code, "%s", first.msg);

@@ -29,7 +29,7 @@
 #define AGBLOCKS	256u
 #define AGCOUNT		4u
 #define DBLOCKS		((uint64_t)AGBLOCKS * AGCOUNT)
-#define TAIL		1000u	/* image bytes past the last whole block */
+#define TAIL		1000u	/* bytes after the last whole block */
 #define IMGSIZE		(DBLOCKS * BS + TAIL)
 #define NBLOCKS		(DBLOCKS + 1)	/* with the partial one */
 
@@ -128,20 +128,33 @@ static void flip(const char *p, uint64_t pos)
 	close(fd);
 }
 
-static void copy_file(const char *from, const char *to)
+/*
+ * A fresh copy of the first len bytes of from (unlink, not O_TRUNC or
+ * truncate: ext4 flushes a file truncated over dirty data on close).
+ */
+static void copy_prefix(const char *from, const char *to, uint64_t len)
 {
-	int a = open(from, O_RDONLY), b = open(to, O_WRONLY | O_CREAT |
-					       O_TRUNC, 0600);
+	int a = open(from, O_RDONLY), b;
 	uint8_t buf[65536];
 	ssize_t n;
 
-	while (a >= 0 && b >= 0 && (n = read(a, buf, sizeof(buf))) > 0)
+	unlink(to);
+	b = open(to, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	while (a >= 0 && b >= 0 && len &&
+	       (n = read(a, buf, len < sizeof(buf) ? len : sizeof(buf))) > 0) {
 		if (write(b, buf, (size_t)n) != n)
 			break;
+		len -= (uint64_t)n;
+	}
 	if (a >= 0)
 		close(a);
 	if (b >= 0)
 		close(b);
+}
+
+static void copy_file(const char *from, const char *to)
+{
+	copy_prefix(from, to, UINT64_MAX);
 }
 
 static int wr(struct fs *fs, uint64_t off, size_t len)
@@ -155,10 +168,11 @@ static int wr(struct fs *fs, uint64_t off, size_t len)
 	return ret;
 }
 
-/* Image equals the original everywhere but in blocks free[0..nfree). */
-static bool same_but(const struct env *v, const uint64_t *fr, size_t nfree)
+/* Blocks other than free[0..nfree) that differ from the original. */
+static uint64_t differs_but(const struct env *v, const uint64_t *fr,
+			    size_t nfree, bool say)
 {
-	uint64_t b;
+	uint64_t b, n = 0;
 	size_t i;
 
 	for (b = 0; b < NBLOCKS; b++) {
@@ -167,13 +181,20 @@ static bool same_but(const struct env *v, const uint64_t *fr, size_t nfree)
 
 		for (i = 0; i < nfree; i++)
 			skip |= fr[i] == b;
-		if (!skip && memcmp(v->img + b * BS, v->orig + b * BS, len)) {
+		if (skip || !memcmp(v->img + b * BS, v->orig + b * BS, len))
+			continue;
+		if (say && n == 0)
 			fprintf(stderr, "block %llu differs\n",
 				(unsigned long long)b);
-			return false;
-		}
+		n++;
 	}
-	return true;
+	return n;
+}
+
+/* Image equals the original everywhere but in blocks free[0..nfree). */
+static bool same_but(const struct env *v, const uint64_t *fr, size_t nfree)
+{
+	return differs_but(v, fr, nfree, true) == 0;
 }
 
 static void reset(struct env *v)
@@ -298,11 +319,13 @@ static void test_layer(struct env *v, char *journal, size_t jlen)
 	T_CHECK(ts, undo_bytes(u) == BS);
 	T_CHECK(ts, wr(fs, BS + 2000, 100) == 0);	/* block 1 again */
 	T_CHECK(ts, undo_bytes(u) == BS);
-	T_CHECK(ts, wr(fs, 99 * BS + 7, 2 * BS) == 0);	/* 99 live, 100, 101 free */
+	/* 99 live, 100 and 101 free */
+	T_CHECK(ts, wr(fs, 99 * BS + 7, 2 * BS) == 0);
 	T_CHECK(ts, undo_bytes(u) == 2 * BS);
 	T_CHECK(ts, wr(fs, 105 * BS, BS) == 0);		/* free only */
 	T_CHECK(ts, undo_bytes(u) == 2 * BS);
-	T_CHECK(ts, wr(fs, IMGSIZE - 10, 10) == 0);	/* partial last block */
+	/* the partial last block */
+	T_CHECK(ts, wr(fs, IMGSIZE - 10, 10) == 0);
 	T_CHECK(ts, undo_bytes(u) == 2 * BS + TAIL);
 	/* prepared and synced ahead: the writes add nothing */
 	T_CHECK(ts, undo_prepare(u, 200 * BS, 4 * BS, &e) == 0);
@@ -325,12 +348,12 @@ static void test_layer(struct env *v, char *journal, size_t jlen)
 	err_clear(&e);
 	T_CHECK(ts, undo_finish(u, &e) == 0);
 	T_CHECK(ts, wr(fs, BS, 1) == 0);		/* journaled: fine */
-	T_CHECK(ts, wr(fs, 20 * BS, 1) == -EINVAL);	/* would need a record */
-	T_CHECK(ts, undo_finish(u, &e) == 0);		/* again: nothing */
+	T_CHECK(ts, wr(fs, 20 * BS, 1) == -EINVAL);	/* needs a record */
+	T_CHECK(ts, undo_finish(u, &e) == 0);		/* again: no-op */
 	undo_end(fs, u);
 	T_CHECK(ts, fs->img == base);
 	T_CHECK(ts, memcmp(v->img + 20 * BS, v->orig + 20 * BS, BS) == 0);
-	T_CHECK(ts, !same_but(v, fr, 3));
+	T_CHECK(ts, differs_but(v, fr, 3, false) == 607 + 1);
 
 	T_CHECK(ts, undo_check(journal, fs, &info, &e) == 0);
 	T_CHECK(ts, info.complete && !info.torn_tail);
@@ -345,7 +368,8 @@ static void test_layer(struct env *v, char *journal, size_t jlen)
 	for (b = 0; b < 3; b++)
 		T_CHECK(ts, memcmp(v->img + fr[b] * BS, v->orig + fr[b] * BS,
 				   BS) != 0);
-	T_CHECK(ts, undo_apply(journal, fs, &info, &e) == 0);	/* idempotent */
+	/* idempotent */
+	T_CHECK(ts, undo_apply(journal, fs, &info, &e) == 0);
 	T_CHECK(ts, same_but(v, fr, 3));
 	if (e.code)
 		fprintf(stderr, "%s\n", e.msg);
@@ -373,7 +397,7 @@ static void test_identity(struct env *v, const char *journal)
 	T_CHECK(ts, memcmp(other, copy, IMGSIZE) == 0);
 	fs_close(fs);
 
-	make_sb(other, 0x11, DBLOCKS - AGBLOCKS);	/* same uuid, smaller */
+	make_sb(other, 0x11, DBLOCKS - AGBLOCKS);	/* same uuid, 3 AGs */
 	memcpy(copy, other, IMGSIZE);
 	fs = open_fs(v, other);
 	err_clear(&e);
@@ -405,56 +429,73 @@ static void note_rec(void *priv, uint64_t seq, uint64_t pos, uint64_t off,
 }
 
 /*
- * A complete journal: a flipped byte anywhere in the header or a data
- * record is refused and nothing is written; in the end record it only
- * looks interrupted (every data record still valid).  Cut at any length,
- * what remains restores what it holds.
+ * A complete journal of three batches: a flipped byte in the header or
+ * in a data record is refused and nothing is written; in the end record
+ * it only looks interrupted (every data record still valid).  Cut at any
+ * length, what remains restores what it holds (a torn tail).
  */
-static void test_damage(struct env *v, const char *journal)
+static void test_damage(struct env *v, char *journal, size_t jlen)
 {
 	struct t_state *ts = v->ts;
 	char j2[96];
 	struct undo_info info = { 0 };
 	struct recpos rp = { .n = 0 };
 	struct err e = { 0 };
+	struct undo *u = NULL;
 	struct fs *fs;
-	uint64_t size = file_size(journal), pos, endpos, refused = 0;
-	uint64_t torn = 0, cut_ok = 0, nmid = 0, nend = 0, ncut = 0;
+	uint64_t size, pos, endpos, refused = 0, torn = 0, cut_ok = 0;
+	uint64_t nmid = 0, nend = 0, ncut = 0;
 	uint8_t *before = malloc(IMGSIZE);
+	size_t k;
 
-	snprintf(j2, sizeof(j2), "%s/damaged", v->dir);
+	reset(v);
 	fs = open_fs(v, v->img);
-	info.each = note_rec;
-	info.priv = &rp;
-	T_CHECK(ts, undo_check(journal, fs, &info, &e) == 0);
+	jpath(v, journal, jlen);
+	snprintf(j2, sizeof(j2), "%s/damaged", v->dir);
+	T_CHECK(ts, undo_begin(fs, journal, &u, &e) == 0);
+	T_CHECK(ts, wr(fs, 2 * BS, 2 * BS) == 0);
+	T_CHECK(ts, undo_prepare(u, 7 * BS, BS, &e) == 0 &&
+		    undo_prepare(u, 9 * BS, BS, &e) == 0 &&
+		    undo_sync(u, &e) == 0);
+	T_CHECK(ts, wr(fs, 7 * BS, 3 * BS) == 0);	/* 8 adds a record */
+	T_CHECK(ts, undo_finish(u, &e) == 0);
+	undo_end(fs, u);
+	size = file_size(journal);
+	T_CHECK(ts, undo_check_each(journal, fs, &info, note_rec, &rp, &e) ==
+		    0 && rp.n == 4);
 	endpos = size - OD_UNDO_REC_LEN;
 	memcpy(before, v->img, IMGSIZE);
-	/* every byte of the header, every 97th byte of the records */
-	for (pos = 0; pos < size; pos += pos < OD_UNDO_HDR_LEN ? 1 : 97) {
-		copy_file(journal, j2);
-		flip(j2, pos);
+	/* every byte of the header and record headers, some of the data */
+	for (pos = 0; pos < size; pos++) {
+		bool in_hdr = pos < OD_UNDO_HDR_LEN || pos >= endpos;
+
+		for (k = 0; k < rp.n; k++)
+			in_hdr |= pos - rp.pos[k] < OD_UNDO_REC_LEN;
+		if (!in_hdr && pos % 61)
+			continue;
+		flip(journal, pos);
 		memset(&info, 0, sizeof(info));
 		err_clear(&e);
 		if (pos >= endpos) {
 			nend++;
-			torn += undo_check(j2, fs, &info, &e) == 0 &&
+			torn += undo_check(journal, fs, &info, &e) == 0 &&
 				info.torn_tail && !info.complete &&
 				info.records == rp.n;
-			continue;
+		} else {
+			nmid++;
+			refused += undo_apply(journal, fs, &info, &e) < 0 &&
+				   (e.code == -EFSCORRUPTED ||
+				    e.code == -EFSBADCRC);
 		}
-		nmid++;
-		refused += undo_apply(j2, fs, &info, &e) < 0 &&
-			   (e.code == -EFSCORRUPTED || e.code == -EFSBADCRC);
+		flip(journal, pos);
 	}
 	T_CHECK(ts, refused == nmid && nmid > OD_UNDO_HDR_LEN);
-	T_CHECK(ts, torn == nend);
+	T_CHECK(ts, torn == nend && nend == OD_UNDO_REC_LEN);
 	T_CHECK(ts, memcmp(before, v->img, IMGSIZE) == 0);
 
 	/* cut short: a header cut is damage, a record cut is a torn tail */
-	for (pos = 1; pos < size; pos += pos < OD_UNDO_HDR_LEN ? 511 : 13) {
-		copy_file(journal, j2);
-		if (truncate(j2, (off_t)pos) != 0)
-			break;
+	for (pos = 1; pos < size; pos += pos < OD_UNDO_HDR_LEN ? 97 : 7) {
+		copy_prefix(journal, j2, pos);
 		ncut++;
 		memset(&info, 0, sizeof(info));
 		err_clear(&e);
@@ -463,16 +504,14 @@ static void test_damage(struct env *v, const char *journal)
 				  -EFSCORRUPTED;
 			continue;
 		}
-		if (undo_check(j2, fs, &info, &e) == 0 && !info.complete) {
-			size_t k = 0;
-
-			while (k < rp.n && rp.pos[k] + OD_UNDO_REC_LEN +
-			       rp.len[k] <= pos)
-				k++;
-			cut_ok += info.records == k &&
-				  info.torn_tail == (pos > (k < rp.n ?
-				  rp.pos[k] : endpos));
-		}
+		if (undo_apply(j2, fs, &info, &e) != 0 || info.complete)
+			continue;
+		for (k = 0; k < rp.n && rp.pos[k] + OD_UNDO_REC_LEN +
+		     rp.len[k] <= pos; k++)
+			;
+		cut_ok += info.records == k &&
+			  info.torn_tail == (pos > (k < rp.n ? rp.pos[k] :
+						    endpos));
 	}
 	T_CHECK(ts, cut_ok == ncut && ncut > 100);
 	fs_close(fs);
@@ -502,17 +541,15 @@ static void test_torn_batch(struct env *v, char *journal, size_t jlen)
 	jpath(v, journal, jlen);
 	snprintf(j2, sizeof(j2), "%s/torn", v->dir);
 	T_CHECK(ts, undo_begin(fs, journal, &u, &e) == 0);
-	T_CHECK(ts, wr(fs, 10 * BS, BS) == 0);		/* rec 0, synced */
+	T_CHECK(ts, wr(fs, 10 * BS, BS) == 0);		/* 0, synced */
 	T_CHECK(ts, undo_prepare(u, 20 * BS, BS, &e) == 0);	/* 1 */
 	T_CHECK(ts, undo_prepare(u, 30 * BS, BS, &e) == 0);	/* 2 */
 	T_CHECK(ts, undo_prepare(u, 40 * BS, BS, &e) == 0);	/* 3 */
 	/* crash here: records 1-3 never synced, their blocks not written */
 	undo_end(fs, u);
 	memcpy(scribbled, v->img, IMGSIZE);
-	info.each = note_rec;
-	info.priv = &rp;
-	T_CHECK(ts, undo_check(journal, fs, &info, &e) == 0 && rp.n == 4 &&
-		    !info.complete && !info.torn_tail);
+	T_CHECK(ts, undo_check_each(journal, fs, &info, note_rec, &rp, &e) ==
+		    0 && rp.n == 4 && !info.complete && !info.torn_tail);
 
 	/* record 2's data torn: 0, 1 and 3 are applied */
 	copy_file(journal, j2);
@@ -528,7 +565,7 @@ static void test_torn_batch(struct env *v, char *journal, size_t jlen)
 	flip(j2, rp.pos[1] + 3);
 	memset(&info, 0, sizeof(info));
 	T_CHECK(ts, undo_apply(j2, fs, &info, &e) == 0);
-	T_CHECK(ts, info.records == 3 && info.torn_tail);
+	T_CHECK(ts, info.records == 3 && info.torn == 1 && info.torn_tail);
 	T_CHECK(ts, same_but(v, fr, 0));
 
 	/* record 0 was synced (record 1 starts a later batch): damage */
@@ -548,7 +585,7 @@ static void test_torn_batch(struct env *v, char *journal, size_t jlen)
 	memset(&info, 0, sizeof(info));
 	err_clear(&e);
 	T_CHECK(ts, undo_apply(j2, fs, &info, &e) == 0 && info.records == 4 &&
-		    info.torn_tail);
+		    info.torn == 1 && info.torn_tail);
 	T_CHECK(ts, same_but(v, fr, 0));
 	fs_close(fs);
 	free(scribbled);
@@ -662,7 +699,7 @@ static void test_journal_full(struct env *v, char *journal, size_t jlen)
 		undo_mark_free(u, 9, 1, &e);
 		bad += wr(fs, 5 * BS, BS) != -EFBIG;
 		bad += memcmp(v->img + 5 * BS, v->orig + 5 * BS, BS) != 0;
-		bad += wr(fs, 9 * BS, BS) == 0;		/* even a free block */
+		bad += wr(fs, 9 * BS, BS) == 0;	/* even free blocks */
 		bad += undo_error(u, &e) != -EFBIG;
 		bad += strstr(e.msg, "nothing more is written") == NULL;
 		bad += undo_finish(u, &e) == 0;
@@ -708,7 +745,7 @@ int main(void)
 	test_format(&v);
 	test_layer(&v, journal, sizeof(journal));
 	test_identity(&v, journal);
-	test_damage(&v, journal);
+	test_damage(&v, journal, sizeof(journal));
 	test_torn_batch(&v, journal, sizeof(journal));
 	test_fault(&v, journal, sizeof(journal));
 	test_journal_full(&v, journal, sizeof(journal));
