@@ -52,6 +52,10 @@ static int bmap_one(struct fs *fs, const char *arg, const struct bmap_opts *o,
 		if (!*arg || *end)
 			return err_set(e, -EINVAL, "%s: not an inode number",
 				       arg);
+		/* the user's mistake, not damage: exit 1, not 3 */
+		if (!od_ino_valid(&fs->geo, ino))
+			return err_set(e, -EINVAL, "%s: inode number is "
+				       "outside the filesystem", arg);
 	} else {
 		ret = path_resolve(fs, arg, true, &ino, st, e);
 		if (ret)

@@ -34,6 +34,10 @@ static int iter_sf(struct dir *d, dir_iter_fn fn, void *priv, struct err *e)
 
 		oe = od_dir2_sf_entry(fork, len, &hdr, g->ftype, &pos, &de,
 				      &field);
+		if (oe == OD_ESHORT)
+			return err_set(e, -EFSCORRUPTED, "%s: entry %u runs "
+				       "past the end of the fork (%u bytes)",
+				       what, i, len);
 		if (oe)
 			return err_od(e, oe, field, what);
 		ret = fn(priv, de.name, de.namelen, de.ino, de.ftype, e);

@@ -71,6 +71,10 @@ static int lookup_sf(struct lookup *l, struct err *e)
 
 		oe = od_dir2_sf_entry(fork, len, &hdr, g->ftype, &pos, &de,
 				      &field);
+		if (oe == OD_ESHORT)
+			return err_set(e, -EFSCORRUPTED, "%s: entry %u runs "
+				       "past the end of the fork (%u bytes)",
+				       what, i, len);
 		if (oe)
 			return err_od(e, oe, field, what);
 		if (name_eq(l, de.name, de.namelen)) {

@@ -167,7 +167,9 @@ enum od_err od_sb_validate(const struct od_sb *sb, const char **field)
 	if ((uint64_t)sb->agblocks << sb->blocklog < (16u << 20) &&
 	    sb->agblocks < 64)
 		BAD("agblocks");
-	if (sb->dblocks == 0)
+	/* zero, or more bytes than a file offset (loff_t) can address */
+	if (sb->dblocks == 0 ||
+	    sb->dblocks > (uint64_t)INT64_MAX >> sb->blocklog)
 		BAD("dblocks");
 	agcount = sb->dblocks / sb->agblocks;
 	rem = sb->dblocks % sb->agblocks;

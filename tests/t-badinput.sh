@@ -13,15 +13,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 t_tmpdir
 
-for tool in mkfs.xfs xfs_db python3 sha256sum timeout truncate; do
+for tool in mkfs.xfs xfs_db python3 sha256sum timeout truncate cmp; do
 	if ! command -v $tool >/dev/null 2>&1; then
 		t_skip "badinput: $tool not installed"
-		hash_end
-for v in "${!PSUM[@]}"; do
-	[ "$(sha256sum <"$T/$v.img")" = "${PSUM[$v]}" ] ||
-		t_fail "$v: the pristine image was modified (sha256)"
-done
-t_summary badinput
+		t_summary badinput
 		exit
 	fi
 done
@@ -255,9 +250,8 @@ cases() {
 			"$C" bmap -v "$C" links/long
 		# the refcount btree is read for reflinked files
 		copy
-		ed poke $(($(inooff "$MEDIUM") + 120)) or64 2 \; \
-			inode-crc "$MEDIUM"	# di_flags2: reflink
-		clean "$v reflinked file (pristine refcountbt)" "$C" \
+		ed share "$MEDIUM" 5
+		clean "$v reflinked file, shared blocks (sound refcountbt)" "$C" \
 			bmap -v "$C" files/medium
 		ag=$(($(blkof "$MEDIUM" 0) >> AGBLKLOG))
 		b=$(xfs_db -r -c "agf $ag" -c "p refcntroot" "$P" | sed 's/.* = //')
@@ -332,7 +326,7 @@ cases() {
 	copy	# shortform: the last entry's name runs past the fork
 	ed poke $(($(inooff "$SFDIR") + LIT + 6 + 2 * (3 + 2 + 1 + 4))) u8 200 \; \
 		inode-crc "$SFDIR"
-	run "$v shortform entry overruns the fork" 3 "directory $SFDIR" "$C" \
+	run "$v shortform entry overruns the fork" 3 "directory $SFDIR .*past the end" "$C" \
 		bmap -v "$C" sf/e3
 
 	# forks larger than the inode (CRC fixed)
@@ -403,6 +397,8 @@ else
 fi
 run "missing image" 1 "no such file" "$T/zero.img" info "$T/nonexistent.img"
 run "missing path" 1 "nope.*no such file" "$T/v4.img" bmap -v "$T/v4.img" files/nope
+run "inode number outside the fs" 1 "99999999999: inode number is outside" \
+	"$T/v4.img" bmap -v -i "$T/v4.img" 99999999999
 
 # ---- names that drive terminals -------------------------------------------
 

@@ -17,6 +17,8 @@ fuzzer's seed images.  Only ever pointed at scratch copies.
     xfsedit.py IMG fix-symlink INO          give a v5 remote symlink its header
     xfsedit.py IMG mkbtree INO              data fork -> 3-level bmbt; prints
                                             "N2 N1 L0 L1" block fsbnos
+    xfsedit.py IMG share INO N              v5: the file's first N blocks are
+                                            shared (refcountbt record, flag)
 
 Several commands may be given, separated by ';' words.
 KIND: sb agf agi agfl inode sblock lblock dir3data da3 symlink.  CRCs are
@@ -110,11 +112,18 @@ class Img:
     def lit_off(self):
         return 176 if self.v5 else 100
 
+    def nextents_off(self, off):
+        """Where an inode's data fork extent count is (nrext64: 64 bits)."""
+        if self.v5 and struct.unpack('>Q', self.read(off + 120, 8))[0] & 0x10:
+            return off + 24, '>Q'
+        return off + 76, '>I'
+
     def dfork(self, ino):
         off = self.ino_off(ino)
         core = self.read(off, 176)
         fmt, forkoff = core[5], core[82]
-        nextents, = struct.unpack('>I', core[76:80])
+        noff, nfmt = self.nextents_off(off)
+        nextents, = struct.unpack(nfmt, self.read(noff, struct.calcsize(nfmt)))
         size = forkoff * 8 if forkoff else self.inodesize - self.lit_off()
         return off, fmt, nextents, off + self.lit_off(), size
 
@@ -211,12 +220,14 @@ def free_blocks(im, agno, n):
     return [(agno << im.agblklog) | (start + length - 1 - i) for i in range(n)]
 
 
-def lblock(im, fsb, level, ino, nrecs):
+NULLFSBLOCK = 0xFFFFFFFFFFFFFFFF
+
+
+def lblock(im, fsb, level, ino, nrecs, left=NULLFSBLOCK, right=NULLFSBLOCK):
     """A long-format (bmbt) block header; returns (buf, hdr_len)."""
     blk = bytearray(im.bs)
     magic = b'BMA3' if im.v5 else b'BMAP'
-    struct.pack_into('>4sHHQQ', blk, 0, magic, level, nrecs,
-                     0xFFFFFFFFFFFFFFFF, 0xFFFFFFFFFFFFFFFF)
+    struct.pack_into('>4sHHQQ', blk, 0, magic, level, nrecs, left, right)
     if not im.v5:
         return blk, 24
     struct.pack_into('>QQ', blk, 24, im.fsb_daddr(fsb), 0)
@@ -241,8 +252,9 @@ def mkbtree(im, ino):
         sys.exit('xfsedit: inode %d: need one extent of 60+ blocks' % ino)
     recs = [(2 * i, base + 2 * i, 1) for i in range(30)]
     n2, n1, l0, l1 = free_blocks(im, (base >> im.agblklog) ^ 1, 4)
-    for fsb, part in ((l0, recs[:15]), (l1, recs[15:])):
-        blk, hl = lblock(im, fsb, 0, ino, len(part))
+    for fsb, part, left, right in ((l0, recs[:15], NULLFSBLOCK, l1),
+                                   (l1, recs[15:], l0, NULLFSBLOCK)):
+        blk, hl = lblock(im, fsb, 0, ino, len(part), left, right)
         for i, r in enumerate(part):
             blk[hl + 16 * i:hl + 16 * i + 16] = pack_rec(*r)
         put_lblock(im, fsb, blk)
@@ -260,10 +272,31 @@ def mkbtree(im, ino):
     struct.pack_into('>Q', root, 4 + 8 * maxrecs, n2)
     im.write(foff, bytes(root))
     im.write(off + 5, b'\x03')                          # di_format: btree
-    im.write(off + 76, struct.pack('>I', len(recs)))    # di_nextents
+    noff, nfmt = im.nextents_off(off)
+    im.write(noff, struct.pack(nfmt, len(recs)))        # di_nextents
     im.write(off + 64, struct.pack('>Q', len(recs) + 4))  # di_nblocks
     im.inode_crc(ino)
     return n2, n1, l0, l1
+
+
+def share(im, ino, n):
+    """Mark the first n blocks of a file's first extent shared (refcount
+    2) in its AG's refcount btree, an empty leaf, and flag the inode
+    reflinked: what a reflink copy whose twin was deleted leaves."""
+    (startoff, fsb, count), = im.extents(ino)[:1]
+    agno, agbno = fsb >> im.agblklog, fsb & ((1 << im.agblklog) - 1)
+    agf = im.read(agno * im.agblocks * im.bs + im.sectsize, 96)
+    root, level = struct.unpack('>II', agf[88:96])
+    off = (agno * im.agblocks + root) * im.bs
+    if level != 1 or struct.unpack('>H', im.read(off + 6, 2))[0] != 0:
+        sys.exit('xfsedit: ag %d refcountbt is not an empty leaf' % agno)
+    im.write(off + 6, struct.pack('>H', 1))
+    im.write(off + 56, struct.pack('>III', agbno, min(n, count), 2))
+    im.cksum('sblock', off)
+    ioff = im.ino_off(ino)
+    flags2, = struct.unpack('>Q', im.read(ioff + 120, 8))
+    im.write(ioff + 120, struct.pack('>Q', flags2 | 2))   # reflink
+    im.inode_crc(ino)
 
 
 def main(argv):
@@ -315,6 +348,8 @@ def run(im, cmd, args):
         print(pos, name.decode('latin-1'))
     elif cmd == 'fix-symlink':
         fix_symlink(im, int(args[0], 0))
+    elif cmd == 'share':
+        share(im, int(args[0], 0), int(args[1], 0))
     elif cmd == 'mkbtree':
         print(*mkbtree(im, int(args[0], 0)))
     else:

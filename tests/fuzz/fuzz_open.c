@@ -21,7 +21,8 @@
  *   flags  := bit 0: leave CRCs as patched
  *
  * Checked besides memory safety (ASan/UBSan) and hangs (-timeout): every
- * failing call leaves one printable line in its struct err.
+ * failing call leaves one printable line in its struct err.  The target
+ * prints nothing unless $XFSDEFRAG_FUZZ_DEBUG is set: then each message.
  */
 #include "../../core/dir.h"
 #include "../../core/fs.h"
@@ -64,6 +65,7 @@ static unsigned nbases;
 static uint8_t *undo_buf;	/* original contents of patched blocks */
 static uint32_t undo_blk[MAX_PATCHES];
 static unsigned nundo;
+static bool debug;	/* $XFSDEFRAG_FUZZ_DEBUG: print each message */
 
 /* ---- base images --------------------------------------------------- */
 
@@ -130,6 +132,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 	(void)argc;
 	(void)argv;
+	debug = getenv("XFSDEFRAG_FUZZ_DEBUG") != NULL;
 	if (!dir)
 		dir = "build/fuzz/base";
 	d = opendir(dir);
@@ -335,6 +338,8 @@ static void check_err(int ret, const struct err *e, bool enoent_silent)
 
 	if (ret >= 0 || (ret == -ENOENT && enoent_silent && !e->msg[0]))
 		return;
+	if (debug)
+		fprintf(stderr, "fuzz_open: %d %s\n", ret, e->msg);
 	if (!e->msg[0])
 		abort();
 	for (s = e->msg; *s; s++)

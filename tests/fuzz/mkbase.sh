@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The fuzzer's base images (see fuzz_open.c): small pristine filesystems
 # of several geometries, each with every directory format, a remote
-# symlink, a 3-level bmbt file and a reflinked file.
+# symlink, a 3-level bmbt file and a file with shared blocks (v5).
 # Usage: mkbase.sh OUTDIR
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -19,16 +19,14 @@ while read -r name opts; do
 		echo "mkbase.sh: cannot make $name ($opts)" >&2
 		exit 1
 	fi
-	if [ "${opts#*crc=0}" = "$opts" ]; then	# v5: reflink files/medium
-		ino=$(bi_ino "$work/$name.img" /files/medium)
-		off=$("${BI_EDIT[@]}" "$work/$name.img" inooff "$ino")
-		"${BI_EDIT[@]}" "$work/$name.img" poke $((off + 120)) or64 2 \; \
-			inode-crc "$ino"
+	if [ "${opts#*crc=0}" = "$opts" ]; then	# v5: files/medium reflinked
+		"${BI_EDIT[@]}" "$work/$name.img" share \
+			"$(bi_ino "$work/$name.img" /files/medium)" 5
 	fi
 	mv "$work/$name.img" "$out/$name.img"
 done <<'LIST'
 v5
 v4 -m crc=0
-v5-1k-rmap -b size=1024 -m rmapbt=1
+v5-1k-rmap -b size=1024 -m rmapbt=1 -i nrext64=1
 v5-dir8k -n size=8192 -i size=1024 -m finobt=0
 LIST

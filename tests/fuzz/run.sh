@@ -18,7 +18,8 @@ fi
 export XFSDEFRAG_FUZZ_BASE="$base"
 mkdir -p "$out/corpus" "$out/artifacts"
 
-set -- -timeout=10 -rss_limit_mb=2048 -max_len=2050 -use_value_profile=1 "$@"
+set -- -timeout=10 -rss_limit_mb=2048 -max_len=258 -len_control=0 \
+	-use_value_profile=1 "$@"
 if ls "$here"/regress/* >/dev/null 2>&1; then
 	echo "fuzz: $(ls "$here"/regress | wc -l) regression inputs"
 	"$bin" "$@" "$here"/regress/* 2>"$out/regress.log" || {

@@ -142,6 +142,17 @@ static void test_sb(struct t_state *ts)
 				bad[i].off, field ? field : "(none)",
 				bad[i].field);
 	}
+	/* consistent geometry, but more bytes than a file offset can hold */
+	T_CHECK(ts, od_sb_decode(buf, sizeof(buf), &sb) == OD_OK);
+	sb.blocksize = 65536;
+	sb.blocklog = 16;
+	sb.inopblock = 128;
+	sb.inopblog = 7;
+	sb.agblocks = 0x7fffffff;
+	sb.agblklog = 31;
+	sb.dblocks = 1ull << 48;
+	T_CHECK(ts, od_sb_validate(&sb, &field) == OD_EFIELD &&
+		    strcmp(field, "dblocks") == 0);
 }
 
 static void test_geo(struct t_state *ts)
@@ -279,6 +290,17 @@ static void test_inode(struct t_state *ts)
 	od_cksum_set(ib, sizeof(ib), OD_DINODE_CRC_OFF);
 	T_CHECK(ts, od_inode_decode(ib, sizeof(ib), &g, 131, &ip, &field) ==
 		    OD_EFIELD && strcmp(field, "nextents") == 0);
+	/* nrext64: a 64-bit count whose product with 16 would wrap to 0 */
+	g.nrext64 = true;
+	od_put_be32(ib + 76, 0);
+	od_put_be64(ib + 120, OD_DIFLAG2_NREXT64);
+	od_put_be64(ib + 24, 1ull << 60);
+	od_cksum_set(ib, sizeof(ib), OD_DINODE_CRC_OFF);
+	T_CHECK(ts, od_inode_decode(ib, sizeof(ib), &g, 131, &ip, &field) ==
+		    OD_EFIELD && strcmp(field, "nextents") == 0);
+	g.nrext64 = false;
+	od_put_be64(ib + 120, 0);
+	od_put_be64(ib + 24, 0);
 	/* attr fork offset past the literal area */
 	od_put_be32(ib + 76, 1);
 	ib[82] = 50;
