@@ -645,15 +645,107 @@ static uint64_t ag_reserve(const struct agplan *ap)
 	return agbt_estimate(ap->pl, ap) + ap->nmap / 64 + space / 256 + 64;
 }
 
+/* Do two units (sorted by cmp_uref) ask to be placed as one fork? */
+static bool same_fork(const struct agplan *aps, const struct uref *x,
+		      const struct uref *y)
+{
+	const struct unit *ux = &aps[x->agno].unit[x->idx];
+	const struct unit *uy = &aps[y->agno].unit[y->idx];
+
+	return ux->key == uy->key && ux->key2 == uy->key2;
+}
+
+static void retarget(struct agplan *aps, const struct uref *u, size_t nu,
+		     uint32_t t, uint64_t *room)
+{
+	size_t k;
+
+	for (k = 0; k < nu; k++) {
+		struct unit *un = &aps[u[k].agno].unit[u[k].idx];
+
+		if (u[k].agno == t)
+			continue;
+		room[t] -= un->len;
+		room[u[k].agno] += un->len;
+		un->target = t;
+	}
+}
+
 /*
- * Bring each file's data into the AG of its inode when that AG has room
- * (shared units stay where they are), then place every AG's units in
- * tree order, first fit; what fits nowhere whole is split.
+ * The AG a fork's movable units go to (shared ones too: they are keyed to
+ * their first owner and move with all owners), all of them together
+ * so the file can end up in one extent: its inode's AG when that has
+ * room, else the AG already holding most of it, else the next AG after
+ * the inode's with room (as the kernel's allocator moves on); a fork
+ * that fits whole nowhere keeps its units where they are, except those
+ * its inode's AG can still take.  have[] is zero on entry and on return.
+ */
+static void choose_target(const struct od_geo *g, struct agplan *aps,
+			  const struct uref *u, size_t nu, uint64_t *room,
+			  uint64_t *have)
+{
+	uint32_t owner = aps[u[0].agno].unit[u[0].idx].owner_ag, t = 0, a;
+	uint64_t total = 0, best = 0;
+	bool found = false, one_ag = true;
+	size_t k;
+
+	for (k = 0; k < nu; k++) {
+		const struct unit *un = &aps[u[k].agno].unit[u[k].idx];
+
+		total += un->len;
+		have[u[k].agno] += un->len;
+		if (u[k].agno != u[0].agno)
+			one_ag = false;
+	}
+	if (!total)
+		goto out;
+	if (owner < g->agcount && room[owner] >= total - have[owner]) {
+		t = owner;
+		found = true;
+	} else if (one_ag) {
+		goto out;	/* contiguous or not, it can stay in its AG */
+	}
+	for (k = 0; k < nu && !found; k++) {	/* the AG with most of it */
+		a = u[k].agno;
+		if (have[a] > best && room[a] >= total - have[a]) {
+			best = have[a];
+			t = a;
+		}
+	}
+	found = found || best;
+	for (k = 1; k <= g->agcount && !found && owner < g->agcount; k++) {
+		a = (uint32_t)((owner + k) % g->agcount);
+		if (room[a] >= total - have[a]) {
+			t = a;
+			found = true;
+		}
+	}
+	if (found) {
+		retarget(aps, u, nu, t, room);
+		goto out;
+	}
+	for (k = 0; k < nu && owner < g->agcount; k++) {
+		struct unit *un = &aps[u[k].agno].unit[u[k].idx];
+
+		if (u[k].agno == owner || room[owner] < un->len)
+			continue;
+		retarget(aps, &u[k], 1, owner, room);
+	}
+out:
+	for (k = 0; k < nu; k++)
+		have[u[k].agno] = 0;
+}
+
+/*
+ * Choose each fork's AG (choose_target),
+ * then place every AG's units in tree order, a fork's units side by side
+ * in the first window that holds them all; what fits nowhere whole is
+ * split.
  */
 static int place_all(struct planner *pl, struct agplan *aps)
 {
 	const struct od_geo *g = pl->g;
-	uint64_t *room;
+	uint64_t *room, *have;
 	struct uref *all;
 	size_t n = 0, i;
 	uint32_t a;
@@ -663,9 +755,11 @@ static int place_all(struct planner *pl, struct agplan *aps)
 		n += aps[a].nunit;
 	all = malloc((n ? n : 1) * sizeof(*all));
 	room = calloc(g->agcount, sizeof(*room));
-	if (!all || !room) {
+	have = calloc(g->agcount, sizeof(*have));
+	if (!all || !room || !have) {
 		free(all);
 		free(room);
+		free(have);
 		return -ENOMEM;
 	}
 	for (a = 0, n = 0; a < g->agcount; a++) {
@@ -686,6 +780,7 @@ static int place_all(struct planner *pl, struct agplan *aps)
 					      ap->unit[i].start)) {
 					free(all);
 					free(room);
+					free(have);
 					return -ENOMEM;
 				}
 				continue;
@@ -698,15 +793,13 @@ static int place_all(struct planner *pl, struct agplan *aps)
 	}
 	qsort_r(all, n, sizeof(*all), cmp_uref, aps);
 	/* pass 1: choose target AGs; a move frees room where it came from */
-	for (i = 0; i < n; i++) {
-		struct unit *un = &aps[all[i].agno].unit[all[i].idx];
+	for (i = 0; i < n;) {
+		size_t j = i + 1;
 
-		if (un->shared || un->owner_ag == all[i].agno ||
-		    un->owner_ag >= g->agcount || room[un->owner_ag] < un->len)
-			continue;
-		room[un->owner_ag] -= un->len;
-		room[all[i].agno] += un->len;
-		un->target = un->owner_ag;
+		while (j < n && same_fork(aps, &all[i], &all[j]))
+			j++;
+		choose_target(g, aps, all + i, j - i, room, have);
+		i = j;
 	}
 	/*
 	 * pass 2: place, in order, in the target AG's windows.  The units
@@ -721,10 +814,10 @@ static int place_all(struct planner *pl, struct agplan *aps)
 		uint32_t at, done = 0, hint;
 		size_t j = i + 1;
 
-		while (j < n && !un->shared) {
+		while (j < n) {
 			const struct unit *v = &aps[all[j].agno].unit[all[j].idx];
 
-			if (v->key != un->key || v->key2 != un->key2 || v->shared ||
+			if (!same_fork(aps, &all[i], &all[j]) ||
 			    v->target != un->target || total + v->len > UINT32_MAX)
 				break;
 			total += v->len;
@@ -761,6 +854,7 @@ static int place_all(struct planner *pl, struct agplan *aps)
 	}
 	free(all);
 	free(room);
+	free(have);
 	return ret;
 }
 
@@ -1368,6 +1462,163 @@ static bool consolidated(const struct agplan *ap)
 	return longest * 10 >= total * 9;
 }
 
+/* A piece placed in its target AG's big window (fill_holes). */
+struct placed {
+	uint32_t target, dst, len;
+	const struct unit *un;	/* NULL: the AG btrees' reserved run */
+	struct piece *pc;
+	bool moved;
+};
+
+static int cmp_placed(const void *a, const void *b)
+{
+	const struct placed *x = a, *y = b;
+
+	if (x->target != y->target)
+		return x->target < y->target ? -1 : 1;
+	return x->dst < y->dst ? -1 : x->dst > y->dst;
+}
+
+/* First window before the big one with room for len blocks, or NULL. */
+static struct seg *hole_for(struct agplan *ap, uint32_t len)
+{
+	size_t i, n = 0;
+
+	for (i = ap->seg_first; i + 1 < ap->nseg && n < FIRST_FIT_SCAN;
+	     i++, n++)
+		if (ap->seg[i].end - ap->seg[i].cur >= len)
+			return &ap->seg[i];
+	return NULL;
+}
+
+static bool consolidated(const struct agplan *ap);
+
+static bool in_big(const struct agplan *ap, uint32_t at)
+{
+	const struct seg *big = &ap->seg[ap->nseg - 1];
+
+	return ap->nseg > 1 && at >= big->start && at < big->cur;
+}
+
+/*
+ * One AG's pieces in its big window, v[0..n) by block: move whole forks,
+ * last placed first, into the holes other windows kept (no unit in line
+ * for them fitted), until the big window's free tail holds 90% of the
+ * AG's free space; then slide what stays down over the gaps they left.
+ * Without this an immovable inode chunk between two such holes keeps
+ * the free space split.  Leaves the AG alone unless its pieces cover
+ * the used part of the big window exactly.
+ */
+static void fill_holes_ag(struct agplan *ap, struct placed *v, size_t n)
+{
+	struct seg *big = &ap->seg[ap->nseg - 1];
+	uint64_t hole_free = 0, big_free = big->end - big->cur;
+	uint32_t c = big->start;
+	size_t i, j, k;
+
+	for (i = 0; i < n; i++) {
+		if (v[i].dst != c)
+			return;		/* a gap or an overlap: not ours */
+		c += v[i].len;
+	}
+	if (c != big->cur)
+		return;
+	for (i = 0; i + 1 < ap->nseg; i++)
+		hole_free += ap->seg[i].end - ap->seg[i].cur;
+	for (i = n; i > 0 && big_free * 10 < (big_free + hole_free) * 9;
+	     i = j) {
+		uint64_t total = v[i - 1].len;
+		bool movable = v[i - 1].un && v[i - 1].un->npieces == 1;
+		struct seg *h;
+		uint32_t at;
+
+		/* the fork's units placed back to back */
+		for (j = i - 1; j > 0 && movable && v[j - 1].un &&
+		     v[j - 1].un->npieces == 1 &&
+		     v[j - 1].un->key == v[i - 1].un->key &&
+		     v[j - 1].un->key2 == v[i - 1].un->key2; j--)
+			total += v[j - 1].len;
+		if (!movable || total > hole_free ||
+		    !(h = hole_for(ap, (uint32_t)total)))
+			continue;
+		at = h->cur;
+		h->cur += (uint32_t)total;
+		hole_free -= total;
+		big_free += total;
+		for (k = j; k < i; k++) {
+			v[k].pc->dst = at;
+			at += v[k].len;
+			v[k].moved = true;
+		}
+	}
+	for (i = 0, c = big->start; i < n; i++) {
+		if (v[i].moved)
+			continue;
+		if (v[i].un)
+			v[i].pc->dst = c;
+		else
+			ap->bt_at = c;
+		c += v[i].len;
+	}
+	big->cur = c;
+}
+
+static int fill_holes(struct planner *pl, struct agplan *aps)
+{
+	uint32_t agcount = pl->g->agcount, a;
+	struct placed *v;
+	size_t n = 0, cap, i, j;
+	int pass;
+
+	/* count, then fill: every piece (split ones too) in a big window */
+	for (pass = 0, v = NULL, cap = 0; pass < 2; pass++) {
+		for (a = 0, n = 0; a < agcount; a++) {
+			struct agplan *ap = &aps[a];
+
+			if (ap->bt_len && in_big(ap, ap->bt_at) &&
+			    !consolidated(ap)) {
+				if (v)
+					v[n] = (struct placed){ a, ap->bt_at,
+						ap->bt_len, NULL, NULL, false };
+				n++;
+			}
+			for (i = 0; i < ap->nunit; i++) {
+				const struct unit *un = &ap->unit[i];
+				struct agplan *dst = &aps[un->target];
+
+				if (ap->pinned[i] || consolidated(dst))
+					continue;
+				for (j = 0; j < un->npieces; j++) {
+					struct piece *pc =
+						&ap->piece[un->piece0 + j];
+
+					if (!in_big(dst, pc->dst))
+						continue;
+					if (v)
+						v[n] = (struct placed){
+							un->target, pc->dst,
+							pc->len, un, pc, false };
+					n++;
+				}
+			}
+		}
+		if (pass == 0) {
+			cap = n;
+			v = bigmem_calloc(cap ? cap : 1, sizeof(*v));
+			if (!v)
+				return -ENOMEM;
+		}
+	}
+	qsort(v, n, sizeof(*v), cmp_placed);
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && v[j].target == v[i].target; j++)
+			;
+		fill_holes_ag(&aps[v[i].target], v + i, j - i);
+	}
+	bigmem_free(v, cap ? cap : 1, sizeof(*v));
+	return 0;
+}
+
 int plan_build(const struct model *m, struct plan *p, struct err *e)
 {
 	struct planner pl = { 0 };
@@ -1430,6 +1681,8 @@ int plan_build(const struct model *m, struct plan *p, struct err *e)
 		}
 		if (!ret)
 			ret = place_all(&pl, aps);
+		if (!ret)
+			ret = fill_holes(&pl, aps);
 		for (a = 0; a < m->agcount && !ret && pass == 0; a++)
 			if (!consolidated(&aps[a])) {
 				compact[a] = true;

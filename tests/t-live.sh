@@ -34,6 +34,10 @@ CONFIGS=(
 	"33|900m|-d agcount=8 -i size=1024 -n size=16384"
 )
 [ -n "${XFSDEFRAG_ASAN:-}" ] && CONFIGS=("${CONFIGS[0]}")
+# more, for a longer soak: XFSDEFRAG_LIVE_CONFIGS="seed|size|opts[|scale];..."
+if [ -n "${XFSDEFRAG_LIVE_CONFIGS:-}" ]; then
+	IFS=';' read -r -a CONFIGS <<< "$XFSDEFRAG_LIVE_CONFIGS"
+fi
 
 # xfs_bmap OPTS for every path, many per xfs_io process (xfs_bmap is a
 # script around "xfs_io -r -p xfs_bmap -c 'bmap OPTS' PATH").  Prints
@@ -85,13 +89,14 @@ PY
 }
 
 live_one() {
-	local seed=$1 size=$2 opts=$3 img=$T_TMP/live.img name="live seed $1 ($3)"
+	local seed=$1 size=$2 opts=$3 scale=${4:-1} img=$T_TMP/live.img
+	local name="live seed $1 ($3)"
 	rm -f "$img"
 	truncate -s "$size" "$img"
 	# shellcheck disable=SC2086
 	mkfs.xfs -q -f $opts "$img" || { t_fail "$name: mkfs"; return; }
 	mount -o loop "$img" "$MNT" || { t_fail "$name: mount"; return; }
-	python3 "$here/live_workload.py" "$MNT" "$seed" > "$T_TMP/wl.out" 2>&1
+	python3 "$here/live_workload.py" "$MNT" "$seed" "$scale" > "$T_TMP/wl.out" 2>&1
 	local wrc=$?
 	umount "$MNT"
 	[ $wrc -eq 0 ] || { t_fail "$name: workload: $(tail -n 1 "$T_TMP/wl.out")"; return; }
@@ -151,7 +156,7 @@ live_one() {
 }
 
 for c in "${CONFIGS[@]}"; do
-	IFS='|' read -r seed size opts <<< "$c"
-	live_one "$seed" "$size" "$opts"
+	IFS='|' read -r seed size opts scale <<< "$c"
+	live_one "$seed" "$size" "$opts" "$scale"
 done
 t_summary live
