@@ -449,6 +449,7 @@ static int pin_units(struct agplan *ap)
 	ap->pinned = calloc(ap->nunit ? ap->nunit : 1, 1);
 	if (!ap->pinned)
 		return -ENOMEM;
+
 	for (i = 0; i < ap->nunit; i++)
 		ap->pinned[i] = !ap->compact;
 	for (i = 0; i < ap->nmap; i++) {
@@ -736,11 +737,69 @@ out:
 		have[u[k].agno] = 0;
 }
 
+#define SPLIT_SCAN	4096	/* windows looked at for the largest */
+
+/* The window with the most room left, or NULL when the AG is full. */
+static struct seg *largest_window(struct agplan *ap)
+{
+	struct seg *best = NULL;
+	size_t i, n = 0;
+
+	while (ap->seg_first < ap->nseg &&
+	       ap->seg[ap->seg_first].cur == ap->seg[ap->seg_first].end)
+		ap->seg_first++;
+	for (i = ap->seg_first; i < ap->nseg && n < SPLIT_SCAN; i++, n++)
+		if (ap->seg[i].cur < ap->seg[i].end &&
+		    (!best || ap->seg[i].end - ap->seg[i].cur >
+			      best->end - best->cur))
+			best = &ap->seg[i];
+	if (ap->nseg && ap->seg[ap->nseg - 1].cur < ap->seg[ap->nseg - 1].end &&
+	    (!best || ap->seg[ap->nseg - 1].end - ap->seg[ap->nseg - 1].cur >
+		      best->end - best->cur))
+		best = &ap->seg[ap->nseg - 1];
+	return best;
+}
+
 /*
- * Choose each fork's AG (choose_target),
- * then place every AG's units in tree order, a fork's units side by side
- * in the first window that holds them all; what fits nowhere whole is
- * split.
+ * A fork no window holds whole: its units in file order as one stream
+ * over the largest windows, so it ends up in as few extents as the AG
+ * allows; a unit is cut where a window ends.
+ */
+static int place_split(struct agplan *aps, const struct uref *u, size_t nu,
+		       struct agplan *dst)
+{
+	uint32_t off = 0;
+	size_t k = 0;
+	int ret = 0;
+
+	while (k < nu && !ret) {
+		struct seg *sg = largest_window(dst);
+
+		if (!sg)
+			return -ENOSPC;
+		while (k < nu && sg->cur < sg->end && !ret) {
+			struct agplan *src = &aps[u[k].agno];
+			struct unit *un = &src->unit[u[k].idx];
+			uint32_t len = un->len - off;
+
+			if (len > sg->end - sg->cur)
+				len = sg->end - sg->cur;
+			ret = add_piece(src, un, off, len, sg->cur);
+			sg->cur += len;
+			off += len;
+			if (off == un->len) {
+				k++;
+				off = 0;
+			}
+		}
+	}
+	return ret;
+}
+
+/*
+ * Choose each fork's AG (choose_target), then place every AG's units in
+ * tree order, a fork's units side by side in the first window that holds
+ * them all; what fits nowhere whole is split.
  */
 static int place_all(struct planner *pl, struct agplan *aps)
 {
@@ -811,7 +870,7 @@ static int place_all(struct planner *pl, struct agplan *aps)
 		struct unit *un = &src->unit[all[i].idx];
 		struct agplan *dst = &aps[un->target];
 		uint64_t total = un->len;
-		uint32_t at, done = 0, hint;
+		uint32_t at, hint;
 		size_t j = i + 1;
 
 		while (j < n) {
@@ -826,7 +885,7 @@ static int place_all(struct planner *pl, struct agplan *aps)
 		/* near the inode when the data joins the inode's AG */
 		hint = un->owner_ag == un->target ?
 		       od_agino_agbno(g, od_ino_agino(g, un->key << 6)) : 0;
-		if (j - i > 1 && seg_take_near(dst, (uint32_t)total, hint, &at)) {
+		if (seg_take_near(dst, (uint32_t)total, hint, &at)) {
 			for (; i < j && !ret; i++) {
 				struct agplan *s2 = &aps[all[i].agno];
 				struct unit *u2 = &s2->unit[all[i].idx];
@@ -836,21 +895,8 @@ static int place_all(struct planner *pl, struct agplan *aps)
 			}
 			continue;
 		}
-		i++;
-		if (seg_take_near(dst, un->len, hint, &at)) {
-			ret = add_piece(src, un, 0, un->len, at);
-			continue;
-		}
-		while (done < un->len && !ret) {
-			uint32_t got = seg_take_some(dst, un->len - done, &at);
-
-			if (!got) {
-				ret = -ENOSPC;
-				break;
-			}
-			ret = add_piece(src, un, done, got, at);
-			done += got;
-		}
+		ret = place_split(aps, all + i, j - i, dst);
+		i = j;
 	}
 	free(all);
 	free(room);
@@ -1045,7 +1091,8 @@ static const char *unmerged_reason(const struct od_geo *g,
 		       "in one";
 	if (maxlen)
 		return "longer than the largest extent record (2^21-1 blocks)";
-	return "kept in place";
+	return "no free window is large enough for all of it (inode chunks, "
+	       "the log or the AG end are in the way)";
 }
 
 /*
@@ -1568,15 +1615,20 @@ static int fill_holes(struct planner *pl, struct agplan *aps)
 	uint32_t agcount = pl->g->agcount, a;
 	struct placed *v;
 	size_t n = 0, cap, i, j;
+	bool *todo;
 	int pass;
 
+	todo = calloc(agcount, sizeof(*todo));
+	if (!todo)
+		return -ENOMEM;
+	for (a = 0; a < agcount; a++)
+		todo[a] = aps[a].nseg > 1 && !consolidated(&aps[a]);
 	/* count, then fill: every piece (split ones too) in a big window */
 	for (pass = 0, v = NULL, cap = 0; pass < 2; pass++) {
 		for (a = 0, n = 0; a < agcount; a++) {
 			struct agplan *ap = &aps[a];
 
-			if (ap->bt_len && in_big(ap, ap->bt_at) &&
-			    !consolidated(ap)) {
+			if (todo[a] && ap->bt_len && in_big(ap, ap->bt_at)) {
 				if (v)
 					v[n] = (struct placed){ a, ap->bt_at,
 						ap->bt_len, NULL, NULL, false };
@@ -1586,7 +1638,7 @@ static int fill_holes(struct planner *pl, struct agplan *aps)
 				const struct unit *un = &ap->unit[i];
 				struct agplan *dst = &aps[un->target];
 
-				if (ap->pinned[i] || consolidated(dst))
+				if (ap->pinned[i] || !todo[un->target])
 					continue;
 				for (j = 0; j < un->npieces; j++) {
 					struct piece *pc =
@@ -1605,10 +1657,13 @@ static int fill_holes(struct planner *pl, struct agplan *aps)
 		if (pass == 0) {
 			cap = n;
 			v = bigmem_calloc(cap ? cap : 1, sizeof(*v));
-			if (!v)
+			if (!v) {
+				free(todo);
 				return -ENOMEM;
+			}
 		}
 	}
+	free(todo);
 	qsort(v, n, sizeof(*v), cmp_placed);
 	for (i = 0; i < n; i = j) {
 		for (j = i + 1; j < n && v[j].target == v[i].target; j++)
