@@ -544,8 +544,9 @@ static bool seg_take(struct agplan *ap, uint32_t len, uint32_t *at)
 
 /*
  * Like seg_take, but first look in the windows at or after hint (the
- * inode's block), so data lands just after its inode; the big window,
- * kept last for free space, is left alone here.
+ * inode's block), so data lands just after its inode, then in the nearest
+ * ones before it; the big window, kept last for free space, is left
+ * alone here.
  */
 static bool seg_take_near(struct agplan *ap, uint32_t len, uint32_t hint,
 			  uint32_t *at)
@@ -562,6 +563,15 @@ static bool seg_take_near(struct agplan *ap, uint32_t len, uint32_t hint,
 	}
 	for (i = lo; i + 1 < ap->nseg && n < FIRST_FIT_SCAN; i++, n++) {
 		struct seg *sg = &ap->seg[i];
+
+		if (sg->end - sg->cur >= len) {
+			*at = sg->cur;
+			sg->cur += len;
+			return true;
+		}
+	}
+	for (i = lo, n = 0; i > ap->seg_first && n < FIRST_FIT_SCAN; i--, n++) {
+		struct seg *sg = &ap->seg[i - 1];
 
 		if (sg->end - sg->cur >= len) {
 			*at = sg->cur;
@@ -737,6 +747,124 @@ out:
 		have[u[k].agno] = 0;
 }
 
+/*
+ * Room left in one AG's windows, by block order, for anchor(): a Fenwick
+ * tree over the windows so the room from any window on is a quick sum
+ * while placement takes blocks.
+ */
+struct wroom {
+	uint32_t *start;	/* window starts, ascending */
+	int64_t *fw;		/* Fenwick tree of room, 1-based */
+	uint64_t total;
+	size_t n;
+};
+
+static void wroom_add(struct wroom *w, size_t i, int64_t d)
+{
+	w->total += (uint64_t)d;
+	for (i++; i <= w->n; i += i & (~i + 1))
+		w->fw[i] += d;
+}
+
+/* Room in windows [0, i). */
+static uint64_t wroom_before(const struct wroom *w, size_t i)
+{
+	int64_t sum = 0;
+
+	for (; i; i -= i & (~i + 1))
+		sum += w->fw[i];
+	return (uint64_t)sum;
+}
+
+/* Index of the window holding block at (the last starting at or before). */
+static size_t wroom_find(const struct wroom *w, uint32_t at)
+{
+	size_t lo = 0, hi = w->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (w->start[mid] <= at)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? lo - 1 : 0;
+}
+
+static void wroom_push(struct wroom *w, size_t *k, const struct seg *sg)
+{
+	w->start[*k] = sg->start;
+	wroom_add(w, (*k)++, (int64_t)(sg->end - sg->cur));
+}
+
+static int wroom_init(struct wroom *w, const struct agplan *ap)
+{
+	size_t i, k = 0, last = ap->nseg ? ap->nseg - 1 : 0;
+	bool big_in = false;
+
+	memset(w, 0, sizeof(*w));
+	w->start = malloc((ap->nseg + 1) * sizeof(*w->start));
+	w->fw = calloc(ap->nseg + 1, sizeof(*w->fw));
+	if (!w->start || !w->fw)
+		return -ENOMEM;
+	if (!ap->nseg)
+		return 0;
+	w->n = ap->nseg;
+	/* segments [0, nseg-1) are in block order; the big one goes between */
+	for (i = 0; i < last; i++) {
+		if (!big_in && ap->seg[last].start < ap->seg[i].start) {
+			wroom_push(w, &k, &ap->seg[last]);
+			big_in = true;
+		}
+		wroom_push(w, &k, &ap->seg[i]);
+	}
+	if (!big_in)
+		wroom_push(w, &k, &ap->seg[last]);
+	return 0;
+}
+
+static void wroom_free(struct wroom *w)
+{
+	free(w->start);
+	free(w->fw);
+}
+
+static void wroom_take(struct wroom *w, uint32_t at, uint32_t len)
+{
+	if (w->n)
+		wroom_add(w, wroom_find(w, at), -(int64_t)len);
+}
+
+/*
+ * Where a fork whose inode sits at block hint should start looking for
+ * room: at the hint while the windows from there on can still hold the
+ * data of every fork after it that wants to be near its inode (rem
+ * blocks, this one's included), else at the latest window that leaves
+ * them room.  In a nearly full AG this stops each chunk's data spilling
+ * past the next chunks until the last ones wrap to the AG's front.
+ */
+static uint32_t anchor(const struct wroom *w, uint32_t hint, uint64_t rem)
+{
+	size_t lo = 0, hi, i;
+
+	if (!w->n)
+		return hint;
+	i = wroom_find(w, hint);
+	if (w->total - wroom_before(w, i) >= rem)
+		return hint;
+	hi = i;		/* the last window i' < i with room after it >= rem */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo + 1) / 2;
+
+		if (w->total - wroom_before(w, mid) >= rem)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return w->start[lo];
+}
+
 #define SPLIT_SCAN	4096	/* windows looked at for the largest */
 
 /* The window with the most room left, or NULL when the AG is full. */
@@ -766,7 +894,7 @@ static struct seg *largest_window(struct agplan *ap)
  * allows; a unit is cut where a window ends.
  */
 static int place_split(struct agplan *aps, const struct uref *u, size_t nu,
-		       struct agplan *dst)
+		       struct agplan *dst, struct wroom *wr)
 {
 	uint32_t off = 0;
 	size_t k = 0;
@@ -785,6 +913,7 @@ static int place_split(struct agplan *aps, const struct uref *u, size_t nu,
 			if (len > sg->end - sg->cur)
 				len = sg->end - sg->cur;
 			ret = add_piece(src, un, off, len, sg->cur);
+			wroom_take(wr, sg->cur, len);
 			sg->cur += len;
 			off += len;
 			if (off == un->len) {
@@ -804,7 +933,8 @@ static int place_split(struct agplan *aps, const struct uref *u, size_t nu,
 static int place_all(struct planner *pl, struct agplan *aps)
 {
 	const struct od_geo *g = pl->g;
-	uint64_t *room, *have;
+	uint64_t *room, *have, *rem = NULL;
+	struct wroom *wr = NULL;
 	struct uref *all;
 	size_t n = 0, i;
 	uint32_t a;
@@ -860,6 +990,20 @@ static int place_all(struct planner *pl, struct agplan *aps)
 		choose_target(g, aps, all + i, j - i, room, have);
 		i = j;
 	}
+	/* what each fork near its inode leaves to place after it, per AG */
+	wr = calloc(g->agcount, sizeof(*wr));
+	rem = malloc((n ? n : 1) * sizeof(*rem));
+	if (!wr || !rem)
+		ret = -ENOMEM;
+	for (a = 0; a < g->agcount && !ret; a++)
+		ret = wroom_init(&wr[a], &aps[a]);
+	for (i = n; i > 0 && !ret; i--) {
+		const struct unit *un = &aps[all[i - 1].agno].unit[all[i - 1].idx];
+
+		if (un->owner_ag == un->target)
+			have[un->target] += un->len;
+		rem[i - 1] = have[un->target];
+	}
 	/*
 	 * pass 2: place, in order, in the target AG's windows.  The units
 	 * of one fork go into one window together when one is big enough,
@@ -883,9 +1027,12 @@ static int place_all(struct planner *pl, struct agplan *aps)
 			j++;
 		}
 		/* near the inode when the data joins the inode's AG */
-		hint = un->owner_ag == un->target ?
-		       od_agino_agbno(g, od_ino_agino(g, un->key << 6)) : 0;
+		hint = 0;
+		if (un->owner_ag == un->target)
+			hint = anchor(&wr[un->target], od_agino_agbno(g,
+					od_ino_agino(g, un->key << 6)), rem[i]);
 		if (seg_take_near(dst, (uint32_t)total, hint, &at)) {
+			wroom_take(&wr[un->target], at, (uint32_t)total);
 			for (; i < j && !ret; i++) {
 				struct agplan *s2 = &aps[all[i].agno];
 				struct unit *u2 = &s2->unit[all[i].idx];
@@ -895,9 +1042,13 @@ static int place_all(struct planner *pl, struct agplan *aps)
 			}
 			continue;
 		}
-		ret = place_split(aps, all + i, j - i, dst);
+		ret = place_split(aps, all + i, j - i, dst, &wr[un->target]);
 		i = j;
 	}
+	for (a = 0; wr && a < g->agcount; a++)
+		wroom_free(&wr[a]);
+	free(wr);
+	free(rem);
 	free(all);
 	free(room);
 	free(have);
