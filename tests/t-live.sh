@@ -27,11 +27,12 @@ if ! t_can_mount; then
 	exit
 fi
 
-# seed | size | mkfs options
+# seed | size | mkfs options [| workload scale]
 CONFIGS=(
 	"11|512m|"
 	"22|400m|-b size=1024 -m rmapbt=1 -i nrext64=1"
 	"33|900m|-d agcount=8 -i size=1024 -n size=16384"
+	"114|330m|-d agcount=2 -b size=2048 -m rmapbt=1|4"
 )
 [ -n "${XFSDEFRAG_ASAN:-}" ] && CONFIGS=("${CONFIGS[0]}")
 # more, for a longer soak: XFSDEFRAG_LIVE_CONFIGS="seed|size|opts[|scale];..."
