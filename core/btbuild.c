@@ -9,6 +9,7 @@
  * (above the leaves) whose items fit the fork's bmdr root goes there.
  */
 #include "btbuild.h"
+#include "sort.h"
 #include "btrecs.h"
 #include "../ondisk/be.h"
 #include "../ondisk/bmbt.h"
@@ -263,7 +264,7 @@ static int check_addrs(const struct od_geo *g, enum od_bt_type t,
 	if (!s)
 		return err_set(e, -ENOMEM, "out of memory");
 	memcpy(s, addr, (size_t)n * sizeof(*s));
-	qsort(s, n, sizeof(*s), cmp_addr);
+	sort_any(s, n, sizeof(*s), cmp_addr);
 	for (i = 1; i < n && !ret; i++)
 		if (s[i] == s[i - 1])
 			ret = err_set(e, -EINVAL, "%s rebuild: block address "

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "btrecs.h"
+#include "sort.h"
 #include "../ondisk/be.h"
 
 #include <stdlib.h>
@@ -140,7 +141,7 @@ size_t btrec_rmap_merge(uint8_t *recs, size_t n)
 
 	if (n == 0)
 		return 0;
-	qsort(recs, n, BTREC_RMAP_LEN, rmap_merge_cmp);
+	sort_any(recs, n, BTREC_RMAP_LEN, rmap_merge_cmp);
 	btrec_rmap_unpack(recs, &prev);
 	for (i = 1; i < n; i++) {
 		btrec_rmap_unpack(recs + i * BTREC_RMAP_LEN, &cur);
@@ -152,7 +153,7 @@ size_t btrec_rmap_merge(uint8_t *recs, size_t n)
 		prev = cur;
 	}
 	btrec_rmap_pack(recs + out++ * BTREC_RMAP_LEN, &prev);
-	qsort(recs, out, BTREC_RMAP_LEN, btrec_cmp(OD_BT_RMAP));
+	sort_any(recs, out, BTREC_RMAP_LEN, btrec_cmp(OD_BT_RMAP));
 	return out;
 }
 

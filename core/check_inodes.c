@@ -10,6 +10,7 @@
  * and have mode 0.
  */
 #include "check_bt.h"
+#include "sort.h"
 #include "bigmem.h"
 #include "fork.h"
 #include "symlink.h"
@@ -80,7 +81,7 @@ static void merge_bmbt(struct ipass *p)
 
 	if (n < 2)
 		return;
-	qsort(v, n, sizeof(*v), cmp_bmbt);
+	sort_any(v, n, sizeof(*v), cmp_bmbt);
 	for (i = 1; i < n; i++) {
 		struct check_bmbt *l = &v[o];
 

@@ -265,7 +265,7 @@ static int build_refcounts(struct agx *ax)
 		ev[n].at = mp[i].start + mp[i].len;
 		ev[n++].delta = -1;
 	}
-	qsort(ev, n, sizeof(*ev), cmp_edge);
+	sort_any(ev, n, sizeof(*ev), cmp_edge);
 	for (i = 0; i < n;) {
 		uint32_t at = ev[i].at, nc = count;
 		uint8_t rec[12];
@@ -343,7 +343,7 @@ static int layout_free(struct agx *ax, uint32_t used)
 		ax->freesp[n].len = pa->bt_len - used;
 		n++;
 	}
-	qsort(ax->freesp, n, sizeof(*ax->freesp), cmp_free);
+	sort_any(ax->freesp, n, sizeof(*ax->freesp), cmp_free);
 	for (i = 0; i < n; i++) {
 		if (k && ax->freesp[k - 1].agbno + ax->freesp[k - 1].len ==
 		    ax->freesp[i].agbno)
@@ -541,7 +541,7 @@ static int write_trees(struct agx *ax, struct newhdr *h)
 			h->longest = ax->freesp[i].len;
 	}
 	memcpy(bycnt, ax->freesp, ax->nfree * sizeof(*bycnt));
-	qsort(bycnt, ax->nfree, sizeof(*bycnt), cmp_cnt);
+	sort_any(bycnt, ax->nfree, sizeof(*bycnt), cmp_cnt);
 	for (i = 0; i < ax->nfree; i++) {
 		od_put_be32(cnt + 8 * i, bycnt[i].agbno);
 		od_put_be32(cnt + 8 * i + 4, bycnt[i].len);

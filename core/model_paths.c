@@ -5,6 +5,7 @@
  * read each parent directory once to learn the names.
  */
 #include "model_paths.h"
+#include "sort.h"
 #include "dir.h"
 
 #include <stdio.h>
@@ -70,7 +71,7 @@ static void pset_sort(struct pset *s)
 {
 	size_t i, j = 0;
 
-	qsort(s->v, s->n, sizeof(*s->v), cmp_node);
+	sort_any(s->v, s->n, sizeof(*s->v), cmp_node);
 	for (i = 0; i < s->n; i++) {
 		if (j && s->v[j - 1].ino == s->v[i].ino) {
 			free(s->v[i].name);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "plan.h"
+#include "sort.h"
 #include "bigmem.h"
 #include "btbuild.h"
 #include "fork.h"
@@ -116,7 +117,7 @@ static int tree_order(struct planner *pl)
 		       m->ag[a].nlink * sizeof(*links));
 		k += m->ag[a].nlink;
 	}
-	qsort(links, nlinks, sizeof(*links), cmp_link_parent);
+	sort_any(links, nlinks, sizeof(*links), cmp_link_parent);
 	for (k = 0; k < pl->nref; k++)
 		pl->ref[k].order = 0;
 	stack[top++] = m->fs->sb.rootino;
@@ -249,7 +250,7 @@ static void merge_obstacles(struct agplan *ap)
 {
 	size_t i, k;
 
-	qsort(ap->obst, ap->nobst, sizeof(*ap->obst), cmp_free);
+	sort_any(ap->obst, ap->nobst, sizeof(*ap->obst), cmp_free);
 	for (i = 1, k = 0; i < ap->nobst; i++) {
 		struct m_free *p = &ap->obst[k], *c = &ap->obst[i];
 
@@ -365,7 +366,7 @@ static int build_units(struct agplan *ap)
 	size_t i, u = 0;
 	uint32_t end = 0;
 
-	qsort(ap->map, ap->nmap, sizeof(*ap->map), cmp_pmap_start);
+	sort_any(ap->map, ap->nmap, sizeof(*ap->map), cmp_pmap_start);
 	ap->unit = bigmem_calloc(ap->nmap ? ap->nmap : 1, sizeof(*ap->unit));
 	if (!ap->unit)
 		return -ENOMEM;
@@ -1256,7 +1257,7 @@ static int collect_forks(struct planner *pl, struct nrecs *nr)
 	struct plan *p = pl->p;
 	size_t i = 0;
 
-	qsort(nr->v, nr->n, sizeof(*nr->v), cmp_nrec);
+	sort_any(nr->v, nr->n, sizeof(*nr->v), cmp_nrec);
 	while (i < nr->n) {
 		uint32_t idx = nr->v[i].ino_idx;
 		uint8_t fork = nr->v[i].fork, why = 0;
@@ -1426,7 +1427,7 @@ static int finish_ag(struct planner *pl, struct agplan *ap)
 		pa->freesp[n].len = ap->seg[i].end - ap->seg[i].cur;
 		n++;
 	}
-	qsort(pa->freesp, n, sizeof(*pa->freesp), cmp_u32pair);
+	sort_any(pa->freesp, n, sizeof(*pa->freesp), cmp_u32pair);
 	pa->nfreesp = n;
 	pa->nfree_after = n;
 	for (i = 0; i < n; i++) {
@@ -1623,7 +1624,7 @@ static int metrics(struct planner *pl)
 	if (buf != small)
 		free(buf);
 	if (nd) {
-		qsort(dist, nd, sizeof(*dist), cmp_u64v);
+		sort_any(dist, nd, sizeof(*dist), cmp_u64v);
 		p->dist_median_after = dist[(nd - 1) / 2];
 		p->dist_p90_after = dist[(size_t)((nd * 90 + 99) / 100) - 1];
 		p->dist_max_after = dist[nd - 1];

@@ -488,9 +488,9 @@ int report_build(const struct model *m, int agsel, unsigned top,
 	dist_merge(&r->dist_centre, arr2, len1, n);
 	r->dir_median_mean = union_pct(arr3, len3, n, 50);
 	report_freesp(m, agsel, &r->freesp);
-	qsort(r->top_frag, r->ntop_frag, sizeof(*r->top_frag), cmp_item);
-	qsort(r->top_dist, r->ntop_dist, sizeof(*r->top_dist), cmp_item);
-	qsort(r->top_dirs, r->ntop_dirs, sizeof(*r->top_dirs), cmp_item);
+	sort_any(r->top_frag, r->ntop_frag, sizeof(*r->top_frag), cmp_item);
+	sort_any(r->top_dist, r->ntop_dist, sizeof(*r->top_dist), cmp_item);
+	sort_any(r->top_dirs, r->ntop_dirs, sizeof(*r->top_dirs), cmp_item);
 	for (a = 0; a < r->ntop_dirs; a++)
 		r->top_dirs[a].value >>= 40;	/* back to AGs spanned */
 out:

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The scan driver: a pool of threads taking AGs in turn. */
 #include "scan.h"
+#include "sort.h"
 #include "bigmem.h"
 
 #include <pthread.h>
@@ -75,7 +76,7 @@ static void move_xmeta(struct model *m)
 	}
 	for (a = 0; a < m->agcount; a++)
 		if (!dirty || dirty[a])
-			qsort(m->ag[a].meta, m->ag[a].nmeta,
+			sort_any(m->ag[a].meta, m->ag[a].nmeta,
 			      sizeof(*m->ag[a].meta), cmp_meta);
 	free(dirty);
 }

@@ -4,11 +4,13 @@
  * every allocated inode, reading inode chunks in merged sequential runs.
  */
 #include "scan.h"
+#include "sort.h"
 #include "btwalk.h"
 #include "dir.h"
 #include "fork.h"
 #include "bigmem.h"
 #include "../ondisk/be.h"
+#include "../ondisk/crc32c.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -322,7 +324,8 @@ static int scan_dir(struct agscan *s, const struct od_inode *di,
 	return 0;
 }
 
-static void scan_inode(struct agscan *s, uint64_t ino, const uint8_t *raw)
+static void scan_inode(struct agscan *s, uint64_t ino, const uint8_t *raw,
+		       bool crc_ok)
 {
 	struct m_ag *ag = s->ag;
 	struct m_ino *mi = &ag->ino[ag->nino];
@@ -333,7 +336,10 @@ static void scan_inode(struct agscan *s, uint64_t ino, const uint8_t *raw)
 	size_t ext0 = ag->next;
 	uint32_t n;
 
-	oe = od_inode_decode(raw, s->g->inodesize, s->g, ino, &di, &field);
+	oe = crc_ok ? od_inode_decode_crc_ok(raw, s->g->inodesize, s->g, ino,
+					     &di, &field) :
+		      od_inode_decode(raw, s->g->inodesize, s->g, ino, &di,
+				      &field);
 	if (oe) {
 		snprintf(what, sizeof(what), "inode %llu",
 			 (unsigned long long)ino);
@@ -416,17 +422,31 @@ static void decode_run(struct agscan *s, size_t ci, unsigned i,
 {
 	const struct od_geo *g = s->g;
 	struct m_ag *ag = s->ag;
-	uint64_t off;
+	uint64_t off, ino[3];
+	const uint8_t *raw[3];
+	bool ok[3] = { false, false, false };
+	unsigned n = 0, k;
 
 	for (off = 0; off < len; off += g->inodesize, i++) {
 		const struct od_inobt_rec *r;
 
 		next_present(ag, &ci, &i);
 		r = &ag->chunk[ci];
-		if (od_inobt_inuse(r, i))
-			scan_inode(s, od_agino_ino(g, ag->agno, r->startino + i),
-				   s->buf + off);
+		if (!od_inobt_inuse(r, i))
+			continue;
+		/* v5: checksum three inodes at once, then decode them */
+		ino[n] = od_agino_ino(g, ag->agno, r->startino + i);
+		raw[n++] = s->buf + off;
+		if (n < 3 && g->v5)
+			continue;
+		if (n == 3)
+			od_cksum3(raw, g->inodesize, OD_DINODE_CRC_OFF, ok);
+		for (k = 0; k < n; k++)
+			scan_inode(s, ino[k], raw[k], ok[k]);
+		n = 0;
 	}
+	for (k = 0; k < n; k++)
+		scan_inode(s, ino[k], raw[k], false);
 }
 
 /*
@@ -596,7 +616,7 @@ int scan_ag(struct fs *fs, struct m_ag *ag, const struct scan_opts *o,
 			ag_damage(&s, &s.e);
 	}
 	note_headers(&s);
-	qsort(ag->meta, ag->nmeta, sizeof(*ag->meta), cmp_meta);
+	sort_any(ag->meta, ag->nmeta, sizeof(*ag->meta), cmp_meta);
 out:
 	extmap_free(&s.map);
 	free(s.buf);

@@ -5,8 +5,17 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 /* Sort v[0..n) ascending; needs n words of scratch.  0 or -ENOMEM. */
 int sort_u64(uint64_t *v, size_t n);
+
+/* qsort, but an empty array may be NULL (C leaves qsort(NULL, 0) undefined). */
+static inline void sort_any(void *base, size_t n, size_t size,
+			    int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
 
 #endif

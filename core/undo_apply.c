@@ -17,6 +17,7 @@
  * A failing record followed by a later batch was fsync'd once: damage.
  */
 #include "undo.h"
+#include "sort.h"
 #include "probe.h"
 #include "../ondisk/be.h"
 #include "../ondisk/crc32c.h"
@@ -388,7 +389,7 @@ static int check_overlap(struct scan *s, struct err *e)
 	size_t i;
 
 	if (s->n > 1)
-		qsort(s->v, s->n, sizeof(*s->v), urec_cmp);
+		sort_any(s->v, s->n, sizeof(*s->v), urec_cmp);
 	for (i = 1; i < s->n; i++) {
 		if (s->v[i - 1].off + s->v[i - 1].len <= s->v[i].off)
 			continue;

@@ -85,11 +85,52 @@ static uint32_t crc32c_hw(uint32_t crc, const uint8_t *p, size_t len)
 	return (uint32_t)c;
 }
 
+/*
+ * Three equal-length buffers at once: the crc32 instruction has a latency
+ * of three cycles and a throughput of one, so three independent chains
+ * run at about three times the speed of one.
+ */
+__attribute__((target("sse4.2")))
+static void crc32c_hw3(uint32_t crc[3], const uint8_t *const p[3],
+		       size_t off, size_t len)
+{
+	uint64_t c0 = crc[0], c1 = crc[1], c2 = crc[2];
+	size_t k;
+
+	for (k = off; k + 8 <= off + len; k += 8) {
+		uint64_t v0, v1, v2;
+
+		memcpy(&v0, p[0] + k, 8);
+		memcpy(&v1, p[1] + k, 8);
+		memcpy(&v2, p[2] + k, 8);
+		c0 = __builtin_ia32_crc32di(c0, v0);
+		c1 = __builtin_ia32_crc32di(c1, v1);
+		c2 = __builtin_ia32_crc32di(c2, v2);
+	}
+	for (; k < off + len; k++) {
+		c0 = __builtin_ia32_crc32qi((uint32_t)c0, p[0][k]);
+		c1 = __builtin_ia32_crc32qi((uint32_t)c1, p[1][k]);
+		c2 = __builtin_ia32_crc32qi((uint32_t)c2, p[2][k]);
+	}
+	crc[0] = (uint32_t)c0;
+	crc[1] = (uint32_t)c1;
+	crc[2] = (uint32_t)c2;
+}
+
 static int have_sse42(void)
 {
 	return __builtin_cpu_supports("sse4.2");
 }
 #else
+static void crc32c_hw3(uint32_t crc[3], const uint8_t *const p[3],
+		       size_t off, size_t len)
+{
+	int k;
+
+	for (k = 0; k < 3; k++)
+		crc[k] = crc32c_sw(crc[k], p[k] + off, len);
+}
+
 static uint32_t crc32c_hw(uint32_t crc, const uint8_t *p, size_t len)
 {
 	return crc32c_sw(crc, p, len);
@@ -121,6 +162,30 @@ uint32_t od_cksum(const uint8_t *buf, size_t len, size_t crc_off)
 	crc = od_crc32c(crc, zero, 4);
 	crc = od_crc32c(crc, buf + crc_off + 4, len - crc_off - 4);
 	return ~crc;
+}
+
+void od_cksum3(const uint8_t *const buf[3], size_t len, size_t crc_off,
+	       bool ok[3])
+{
+	static const uint8_t zero[4];
+	const uint8_t *const z[3] = { zero, zero, zero };
+	uint32_t crc[3] = { 0xffffffffu, 0xffffffffu, 0xffffffffu };
+	int k;
+
+	if (crc_off + 4 > len) {
+		ok[0] = ok[1] = ok[2] = false;
+		return;
+	}
+	if (!have_sse42()) {
+		for (k = 0; k < 3; k++)
+			ok[k] = od_cksum_ok(buf[k], len, crc_off);
+		return;
+	}
+	crc32c_hw3(crc, buf, 0, crc_off);
+	crc32c_hw3(crc, z, 0, 4);
+	crc32c_hw3(crc, buf, crc_off + 4, len - crc_off - 4);
+	for (k = 0; k < 3; k++)
+		ok[k] = ~crc[k] == od_get_le32(buf[k] + crc_off);
 }
 
 bool od_cksum_ok(const uint8_t *buf, size_t len, size_t crc_off)

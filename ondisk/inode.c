@@ -56,9 +56,29 @@ static bool fork_fmt_ok(uint16_t mode, uint8_t fmt, uint64_t size)
 	return false;
 }
 
+static enum od_err inode_decode(const uint8_t *buf, size_t len,
+				const struct od_geo *g, uint64_t ino,
+				struct od_inode *ip, const char **field,
+				bool crc_checked);
+
 enum od_err od_inode_decode(const uint8_t *buf, size_t len,
 			    const struct od_geo *g, uint64_t ino,
 			    struct od_inode *ip, const char **field)
+{
+	return inode_decode(buf, len, g, ino, ip, field, false);
+}
+
+enum od_err od_inode_decode_crc_ok(const uint8_t *buf, size_t len,
+				   const struct od_geo *g, uint64_t ino,
+				   struct od_inode *ip, const char **field)
+{
+	return inode_decode(buf, len, g, ino, ip, field, true);
+}
+
+static enum od_err inode_decode(const uint8_t *buf, size_t len,
+				const struct od_geo *g, uint64_t ino,
+				struct od_inode *ip, const char **field,
+				bool crc_checked)
 {
 	uint32_t lit;
 
@@ -74,7 +94,8 @@ enum od_err od_inode_decode(const uint8_t *buf, size_t len,
 		*field = "crc";
 		if (ip->version != 3)
 			BAD("version");
-		if (!od_cksum_ok(buf, g->inodesize, OD_DINODE_CRC_OFF))
+		if (!crc_checked &&
+		    !od_cksum_ok(buf, g->inodesize, OD_DINODE_CRC_OFF))
 			return OD_ECRC;
 		if (memcmp(buf + 160, g->uuid, 16) != 0)
 			BAD("uuid");

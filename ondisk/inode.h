@@ -74,6 +74,10 @@ struct od_inode {
 enum od_err od_inode_decode(const uint8_t *buf, size_t len,
 			    const struct od_geo *g, uint64_t ino,
 			    struct od_inode *ip, const char **field);
+/* The same, for a caller that found the CRC good already (od_cksum3). */
+enum od_err od_inode_decode_crc_ok(const uint8_t *buf, size_t len,
+				   const struct od_geo *g, uint64_t ino,
+				   struct od_inode *ip, const char **field);
 
 enum { OD_ATIME, OD_MTIME, OD_CTIME, OD_CRTIME };
 /* Decode timestamp which (legacy seconds/nanoseconds, or bigtime). */

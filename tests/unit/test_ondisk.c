@@ -35,6 +35,39 @@ static void test_crc(struct t_state *ts)
 	T_CHECK(ts, !od_cksum_ok(buf, 10, 8));	/* field past the end */
 }
 
+/* od_cksum3 agrees with od_cksum_ok, buffer by buffer, whatever the length */
+static void test_crc3(struct t_state *ts)
+{
+	static uint8_t b[3][1031];
+	const uint8_t *const p[3] = { b[0], b[1], b[2] };
+	uint32_t x = 12345;
+	size_t len, i;
+	int k, bad;
+
+	for (k = 0; k < 3; k++)
+		for (i = 0; i < sizeof(b[k]); i++) {
+			x = x * 1103515245u + 12345u;
+			b[k][i] = (uint8_t)(x >> 16);
+		}
+	for (len = 4; len <= sizeof(b[0]); len += 61) {
+		size_t off = (len * 7 / 13) & ~(size_t)3;
+
+		for (bad = -1; bad < 3; bad++) {
+			bool ok[3];
+
+			for (k = 0; k < 3; k++) {
+				od_cksum_set(b[k], len, off);
+				if (k == bad)
+					b[k][len - 1] ^= 0x40;
+			}
+			od_cksum3(p, len, off, ok);
+			for (k = 0; k < 3; k++)
+				T_CHECK(ts, ok[k] == od_cksum_ok(b[k], len, off) &&
+					    ok[k] == (k != bad));
+		}
+	}
+}
+
 static void test_bmbt_rec(struct t_state *ts)
 {
 	struct od_irec in = { (1ull << 54) - 2, (1ull << 52) - 3, 0x1fffff,
@@ -318,6 +351,7 @@ int main(void)
 	struct t_state ts = { 0 };
 
 	test_crc(&ts);
+	test_crc3(&ts);
 	test_bmbt_rec(&ts);
 	test_hash(&ts);
 	test_sb(&ts);
