@@ -12,6 +12,7 @@
 #include "check_bt.h"
 #include "sort.h"
 #include "bigmem.h"
+#include "inorun.h"
 #include "fork.h"
 #include "symlink.h"
 #include "../ondisk/be.h"
@@ -381,37 +382,13 @@ static void one_inode(struct ipass *p, const struct od_inobt_rec *r,
 	check_inode(p, mi);
 }
 
-/* Byte offset on disk of inode agino of this AG. */
-static uint64_t inode_byte(const struct od_geo *g, uint32_t agno,
-			   uint32_t agino)
-{
-	return (od_agb_lin(g, agno, od_agino_agbno(g, agino)) << g->blocklog) +
-	       ((uint64_t)od_agino_offset(g, agino) << g->inodelog);
-}
-
-/* Move (ci, i) to the next physically present group of inodes. */
-static bool next_present(const struct m_ag *ag, size_t *ci, unsigned *i)
-{
-	while (*ci < ag->nchunk) {
-		if (*i >= OD_INODES_PER_CHUNK) {
-			(*ci)++;
-			*i = 0;
-			continue;
-		}
-		if (od_inobt_present(&ag->chunk[*ci], *i))
-			return true;
-		*i += OD_INODES_PER_HOLEMASK_BIT;
-	}
-	return false;
-}
-
 static void decode_run(struct ipass *p, size_t ci, unsigned i, uint64_t len)
 {
 	const struct od_geo *g = p->g;
 	uint64_t off;
 
 	for (off = 0; off < len && !p->c->fatal; off += g->inodesize, i++) {
-		next_present(p->ca->ag, &ci, &i);
+		inorun_present(p->ca->ag, &ci, &i);
 		one_inode(p, &p->ca->ag->chunk[ci], i, p->buf + off);
 	}
 }
@@ -420,36 +397,19 @@ static void read_chunks(struct ipass *p)
 {
 	const struct od_geo *g = p->g;
 	const struct m_ag *ag = p->ca->ag;
-	size_t ci = 0;
-	unsigned i = 0;
+	struct inorun run;
+	struct inorun_seg seg;
 	char what[64];
 
 	snprintf(what, sizeof(what), "ag %u inode chunk", p->ca->agno);
-	while (!p->c->fatal && next_present(ag, &ci, &i)) {
-		size_t first_ci = ci;
-		unsigned first_i = i;
-		uint64_t start = inode_byte(g, p->ca->agno,
-					    ag->chunk[ci].startino + i);
-		uint64_t len = 0;
-
-		do {
-			uint64_t b = inode_byte(g, p->ca->agno,
-						ag->chunk[ci].startino + i);
-			uint64_t glen = (uint64_t)OD_INODES_PER_HOLEMASK_BIT <<
-					g->inodelog;
-
-			if (b != start + len || len + glen > RUN_BUF)
-				break;
-			len += glen;
-			i += OD_INODES_PER_HOLEMASK_BIT;
-		} while (next_present(ag, &ci, &i));
-
+	inorun_init(&run, g, ag, RUN_BUF);
+	while (!p->c->fatal && inorun_next(&run, &seg)) {
 		err_clear(&p->e);
-		if (fs_read_daddr(p->c->fs, start >> 9, p->buf, (size_t)len,
-				  &p->e, what))
+		if (fs_read_daddr(p->c->fs, seg.start >> 9, p->buf,
+				  (size_t)seg.len, &p->e, what))
 			p->ca->damaged_inodes++;	/* the scan met it */
 		else
-			decode_run(p, first_ci, first_i, len);
+			decode_run(p, seg.ci, seg.i, seg.len);
 	}
 }
 

@@ -9,6 +9,7 @@
 #include "dir.h"
 #include "fork.h"
 #include "bigmem.h"
+#include "inorun.h"
 #include "../ondisk/be.h"
 #include "../ondisk/crc32c.h"
 
@@ -392,30 +393,6 @@ static void scan_inode(struct agscan *s, uint64_t ino, const uint8_t *raw,
 	ag->nino++;
 }
 
-/* Byte offset on disk of inode agino of this AG. */
-static uint64_t inode_byte(const struct od_geo *g, uint32_t agno,
-			   uint32_t agino)
-{
-	return (od_agb_lin(g, agno, od_agino_agbno(g, agino)) << g->blocklog) +
-	       ((uint64_t)od_agino_offset(g, agino) << g->inodelog);
-}
-
-/* Move (ci, i) to the next physically present inode group, if any. */
-static bool next_present(const struct m_ag *ag, size_t *ci, unsigned *i)
-{
-	while (*ci < ag->nchunk) {
-		if (*i >= OD_INODES_PER_CHUNK) {
-			(*ci)++;
-			*i = 0;
-			continue;
-		}
-		if (od_inobt_present(&ag->chunk[*ci], *i))
-			return true;
-		*i += OD_INODES_PER_HOLEMASK_BIT;
-	}
-	return false;
-}
-
 /* Decode the in-use inodes of a run read into s->buf. */
 static void decode_run(struct agscan *s, size_t ci, unsigned i,
 		       uint64_t len)
@@ -430,7 +407,7 @@ static void decode_run(struct agscan *s, size_t ci, unsigned i,
 	for (off = 0; off < len; off += g->inodesize, i++) {
 		const struct od_inobt_rec *r;
 
-		next_present(ag, &ci, &i);
+		inorun_present(ag, &ci, &i);
 		r = &ag->chunk[ci];
 		if (!od_inobt_inuse(r, i))
 			continue;
@@ -451,15 +428,15 @@ static void decode_run(struct agscan *s, size_t ci, unsigned i,
 
 /*
  * Read every physically present inode of the AG's chunks and decode the
- * ones in use.  Present inodes that follow each other on disk (within and
- * across chunks) are read in one pread of up to SCAN_BUF bytes.
+ * ones in use, in runs of up to SCAN_BUF bytes (inorun.h).
  */
 static int scan_chunks(struct agscan *s)
 {
 	const struct od_geo *g = s->g;
 	struct m_ag *ag = s->ag;
-	size_t ci = 0, n = 0;
-	unsigned i = 0;
+	struct inorun run;
+	struct inorun_seg seg;
+	size_t ci, n = 0;
 	char what[64];
 
 	/* the inode array is sized from the chunks: it never grows */
@@ -480,33 +457,14 @@ static int scan_chunks(struct agscan *s)
 		return err_set(&s->e, -ENOMEM, "out of memory");
 	snprintf(what, sizeof(what), "ag %u inode chunk", ag->agno);
 
-	ci = 0;
-	while (next_present(ag, &ci, &i)) {
-		size_t first_ci = ci;
-		unsigned first_i = i;
-		uint64_t start = inode_byte(g, ag->agno,
-					    ag->chunk[ci].startino + i);
-		uint64_t len = 0;
-
-		/* grow the run while the next present group is adjacent */
-		do {
-			const struct od_inobt_rec *r = &ag->chunk[ci];
-			uint64_t b = inode_byte(g, ag->agno, r->startino + i);
-			uint64_t glen = (uint64_t)OD_INODES_PER_HOLEMASK_BIT <<
-					g->inodelog;
-
-			if (b != start + len || len + glen > SCAN_BUF)
-				break;
-			len += glen;
-			i += OD_INODES_PER_HOLEMASK_BIT;
-		} while (next_present(ag, &ci, &i));
-
-		if (fs_read_daddr(s->fs, start >> 9, s->buf, (size_t)len,
-				  &s->e, what))
+	inorun_init(&run, g, ag, SCAN_BUF);
+	while (inorun_next(&run, &seg)) {
+		if (fs_read_daddr(s->fs, seg.start >> 9, s->buf,
+				  (size_t)seg.len, &s->e, what))
 			ag_damage(s, &s->e);
 		else
-			decode_run(s, first_ci, first_i, len);
-		__atomic_add_fetch(&s->p->inodes_done, len >> g->inodelog,
+			decode_run(s, seg.ci, seg.i, seg.len);
+		__atomic_add_fetch(&s->p->inodes_done, seg.len >> g->inodelog,
 				   __ATOMIC_RELAXED);
 	}
 	return 0;
