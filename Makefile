@@ -15,7 +15,7 @@ PKG_CONFIG ?= pkg-config
 
 WARN    := -std=c11 -Wall -Wextra -Werror -Wshadow -Wvla -Wstrict-prototypes \
            -Wmissing-prototypes -fno-common -Wformat=2 -Wno-format-nonliteral
-DEFS    := -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -DXFSDEFRAG_VERSION=\"0.1\"
+DEFS    := -I. -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -DXFSDEFRAG_VERSION=\"0.1\"
 PKGS    := blkid uuid ncursesw
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS))
 PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS))
@@ -23,7 +23,7 @@ ALL_CFLAGS  = $(WARN) $(DEFS) $(PKG_CFLAGS) $(CFLAGS) -MMD -MP
 LIBS        = $(PKG_LIBS) -lpthread -lm
 
 ONDISK_SRC := $(wildcard ondisk/*.c)
-CORE_SRC   := $(wildcard core/*.c)
+CORE_SRC   := $(wildcard core/*/*.c)
 CMD_SRC    := $(wildcard cmd/*.c)
 TUI_SRC    := $(wildcard tui/*.c)
 LIB_SRC    := $(ONDISK_SRC) $(CORE_SRC)

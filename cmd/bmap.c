@@ -5,10 +5,10 @@
  * The one deliberate difference: xfs_bmap may stop early on maps longer
  * than its first guess; we always print the whole map (or -n rows).
  */
-#include "cmd.h"
-#include "../core/bmapfmt.h"
-#include "../core/getbmap.h"
-#include "../core/path.h"
+#include "cmd/cmd.h"
+#include "core/fs/bmapfmt.h"
+#include "core/fs/getbmap.h"
+#include "core/fs/path.h"
 
 #include <getopt.h>
 #include <inttypes.h>

@@ -4,8 +4,8 @@
  * Problems go to stderr, one line each (the first N of them); the verdict
  * goes to stdout.  Exit 0 consistent, 3 problems found, 1 could not run.
  */
-#include "cmd.h"
-#include "../core/check.h"
+#include "cmd/cmd.h"
+#include "core/check/check.h"
 
 #include <getopt.h>
 #include <stdlib.h>

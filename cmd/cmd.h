@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "../core/fs.h"
+#include "core/fs/fs.h"
 
 /* Exit status, documented in xfsdefrag(8). */
 enum {

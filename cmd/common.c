@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "cmd.h"
+#include "cmd/cmd.h"
 
 #include <errno.h>
 #include <stdarg.h>

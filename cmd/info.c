@@ -4,7 +4,7 @@
  * for an unmounted filesystem (libfrog's report format), then what
  * xfs_info leaves out: UUID, label, named feature bits, log state.
  */
-#include "cmd.h"
+#include "cmd/cmd.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "json.h"
+#include "cmd/json.h"
 
 #include <math.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Command dispatch: one table, shared checks, the final stdout check. */
-#include "cmd.h"
+#include "cmd/cmd.h"
 
 #include <errno.h>
 #include <stdio.h>

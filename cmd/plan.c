@@ -4,13 +4,13 @@
  * `run` would, and prints what would move and the figures predicted
  * after it, next to today's.  Writes nothing.
  */
-#include "cmd.h"
-#include "json.h"
-#include "../core/model_paths.h"
-#include "../core/plan.h"
-#include "../core/refuse.h"
-#include "../core/report.h"
-#include "../core/scan.h"
+#include "cmd/cmd.h"
+#include "cmd/json.h"
+#include "core/model/model_paths.h"
+#include "core/relocate/plan.h"
+#include "core/relocate/refuse.h"
+#include "core/model/report.h"
+#include "core/model/scan.h"
 
 #include <getopt.h>
 #include <stdlib.h>

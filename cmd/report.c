@@ -6,10 +6,10 @@
  * the rest is ours.  --json gives the same figures in one schema,
  * documented in xfsdefrag(8).
  */
-#include "cmd.h"
-#include "json.h"
-#include "../core/report.h"
-#include "../core/scan.h"
+#include "cmd/cmd.h"
+#include "cmd/json.h"
+#include "core/model/report.h"
+#include "core/model/scan.h"
 
 #include <getopt.h>
 #include <time.h>

@@ -6,14 +6,14 @@
  * with an undo journal, verifies with the checker, and prints the figures
  * before and after.  A failed verification restores from the journal.
  */
-#include "cmd.h"
-#include "../core/check.h"
-#include "../core/exec.h"
-#include "../core/plan.h"
-#include "../core/refuse.h"
-#include "../core/report.h"
-#include "../core/scan.h"
-#include "../core/undo.h"
+#include "cmd/cmd.h"
+#include "core/check/check.h"
+#include "core/relocate/exec.h"
+#include "core/relocate/plan.h"
+#include "core/relocate/refuse.h"
+#include "core/model/report.h"
+#include "core/model/scan.h"
+#include "core/relocate/undo.h"
 
 #include <getopt.h>
 #include <stdlib.h>

@@ -24,15 +24,15 @@
  * into B where the plan wrote into free space.  Reads only where either
  * file has data (SEEK_DATA), so sparse images compare at once.
  */
-#include "cmd.h"
-#include "../core/btwalk.h"
-#include "../core/fork.h"
-#include "../core/inode.h"
-#include "../core/path.h"
-#include "../core/undo.h"
-#include "../ondisk/be.h"
-#include "../ondisk/crc32c.h"
-#include "../ondisk/inobt.h"
+#include "cmd/cmd.h"
+#include "core/fs/btwalk.h"
+#include "core/fs/fork.h"
+#include "core/fs/inode.h"
+#include "core/fs/path.h"
+#include "core/relocate/undo.h"
+#include "ondisk/be.h"
+#include "ondisk/crc32c.h"
+#include "ondisk/inobt.h"
 
 #include <fcntl.h>
 #include <getopt.h>

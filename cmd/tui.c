@@ -4,11 +4,11 @@
  * then browse it interactively: directories, a file's extents exactly as
  * xfs_bmap -v prints them, and AG block maps.  Read-only.
  */
-#include "cmd.h"
-#include "../core/blkmap.h"
-#include "../core/report.h"
-#include "../core/scan.h"
-#include "../tui/tui.h"
+#include "cmd/cmd.h"
+#include "core/model/blkmap.h"
+#include "core/model/report.h"
+#include "core/model/scan.h"
+#include "tui/tui.h"
 
 #include <getopt.h>
 #include <locale.h>

@@ -5,8 +5,8 @@
  * holds.  The journal must belong to IMAGE (uuid and geometry); a damaged
  * journal writes nothing.
  */
-#include "cmd.h"
-#include "../core/undo.h"
+#include "cmd/cmd.h"
+#include "core/relocate/undo.h"
 
 #include <getopt.h>
 #include <inttypes.h>

@@ -9,8 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "err.h"
-#include "geo.h"
+#include "ondisk/err.h"
+#include "ondisk/geo.h"
 
 #define OD_AGF_MAGIC		0x58414746u	/* "XAGF" */
 #define OD_AGI_MAGIC		0x58414749u	/* "XAGI" */

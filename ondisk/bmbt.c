@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "bmbt.h"
-#include "be.h"
-#include "btree.h"
+#include "ondisk/bmbt.h"
+#include "ondisk/be.h"
+#include "ondisk/btree.h"
 
 void od_bmbt_rec_unpack(const uint8_t *p, struct od_irec *r)
 {

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "err.h"
+#include "ondisk/err.h"
 
 #define OD_BMBT_REC_LEN		16
 #define OD_BMDR_HDR_LEN		4

@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "err.h"
-#include "geo.h"
+#include "ondisk/err.h"
+#include "ondisk/geo.h"
 
 #define OD_ABTB_MAGIC	0x41425442u	/* "ABTB" bnobt v4 */
 #define OD_ABTB3_MAGIC	0x41423342u	/* "AB3B" */

@@ -3,8 +3,8 @@
  * CRC-32C (Castagnoli), as XFS uses it for v5 metadata.  The SSE4.2
  * instruction is used when the CPU has it; the table is the fallback.
  */
-#include "crc32c.h"
-#include "be.h"
+#include "ondisk/crc32c.h"
+#include "ondisk/be.h"
 
 #include <string.h>
 

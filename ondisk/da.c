@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "da.h"
-#include "be.h"
-#include "btree.h"
-#include "crc32c.h"
+#include "ondisk/da.h"
+#include "ondisk/be.h"
+#include "ondisk/btree.h"
+#include "ondisk/crc32c.h"
 
 #include <string.h>
 

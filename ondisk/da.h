@@ -12,8 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "err.h"
-#include "geo.h"
+#include "ondisk/err.h"
+#include "ondisk/geo.h"
 
 #define OD_DA_NODE_MAGIC	0xfebe
 #define OD_DA3_NODE_MAGIC	0x3ebe

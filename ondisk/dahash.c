@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "dahash.h"
+#include "ondisk/dahash.h"
 
 static inline uint32_t rol32(uint32_t w, unsigned s)
 {

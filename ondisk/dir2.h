@@ -13,9 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "da.h"
-#include "err.h"
-#include "geo.h"
+#include "ondisk/da.h"
+#include "ondisk/err.h"
+#include "ondisk/geo.h"
 
 #define OD_DIR2_BLOCK_MAGIC	0x58443242u	/* "XD2B" */
 #define OD_DIR3_BLOCK_MAGIC	0x58444233u	/* "XDB3" */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "err.h"
+#include "ondisk/err.h"
 
 const char *od_strerror(enum od_err e)
 {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "geo.h"
+#include "ondisk/geo.h"
 
 #include <string.h>
 

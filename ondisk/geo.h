@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "sb.h"
+#include "ondisk/sb.h"
 
 #define OD_BBSHIFT		9
 #define OD_INODES_PER_CHUNK	64

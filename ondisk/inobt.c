@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "inobt.h"
-#include "be.h"
+#include "ondisk/inobt.h"
+#include "ondisk/be.h"
 
 #define BAD(name)	do { *field = name; return OD_EFIELD; } while (0)
 

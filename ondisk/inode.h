@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "err.h"
-#include "geo.h"
+#include "ondisk/err.h"
+#include "ondisk/geo.h"
 
 #define OD_DINODE_MAGIC		0x494e	/* "IN" */
 #define OD_DINODE_CRC_OFF	100

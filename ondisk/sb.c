@@ -3,9 +3,9 @@
  * Superblock decode/encode.  One table maps every on-disk field
  * (xfs_format.h: struct xfs_dsb) to its member, so both directions agree.
  */
-#include "sb.h"
-#include "be.h"
-#include "crc32c.h"
+#include "ondisk/sb.h"
+#include "ondisk/be.h"
+#include "ondisk/crc32c.h"
 
 #include <stddef.h>
 #include <string.h>

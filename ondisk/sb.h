@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "err.h"
+#include "ondisk/err.h"
 
 #define OD_SB_MAGIC		0x58465342u	/* "XFSB" */
 #define OD_SB_CRC_OFF		224

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "selfhdr.h"
-#include "be.h"
-#include "crc32c.h"
-#include "dir2.h"
+#include "ondisk/selfhdr.h"
+#include "ondisk/be.h"
+#include "ondisk/crc32c.h"
+#include "ondisk/dir2.h"
 
 #include <string.h>
 

@@ -12,8 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "err.h"
-#include "geo.h"
+#include "ondisk/err.h"
+#include "ondisk/geo.h"
 
 #define OD_ATTR3_RMT_MAGIC	0x5841524du	/* "XARM" */
 #define OD_ATTR3_RMT_HDR_LEN	56

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "symlink.h"
-#include "be.h"
-#include "crc32c.h"
+#include "ondisk/symlink.h"
+#include "ondisk/be.h"
+#include "ondisk/crc32c.h"
 
 #include <string.h>
 

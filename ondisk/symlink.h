@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "err.h"
-#include "geo.h"
+#include "ondisk/err.h"
+#include "ondisk/geo.h"
 
 #define OD_SYMLINK_MAGIC	0x58534c4du	/* "XSLM" */
 #define OD_SYMLINK_HDR_LEN	56

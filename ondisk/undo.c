@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Undo file header and record headers: encode, decode, verify. */
-#include "undo.h"
-#include "be.h"
-#include "crc32c.h"
+#include "ondisk/undo.h"
+#include "ondisk/be.h"
+#include "ondisk/crc32c.h"
 
 #include <assert.h>
 #include <string.h>

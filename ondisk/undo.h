@@ -44,7 +44,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "err.h"
+#include "ondisk/err.h"
 
 #define OD_UNDO_MAGIC		"XFSDFUND"
 #define OD_UNDO_VERSION		1

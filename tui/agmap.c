@@ -6,9 +6,9 @@
  * filesystem down to single blocks, with a readout naming what lies under
  * the cursor.  Geometry and cell classes come from agmap_view.c.
  */
-#include "tui.h"
-#include "../core/model_paths.h"
-#include "../ondisk/geo.h"
+#include "tui/tui.h"
+#include "core/model/model_paths.h"
+#include "ondisk/geo.h"
 
 #include <inttypes.h>
 #include <stdio.h>

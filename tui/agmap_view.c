@@ -5,8 +5,8 @@
  * where the view starts so the cursor stays on it, framing a file, and
  * the class of every cell (one blkmap sweep).  No drawing here.
  */
-#include "tui.h"
-#include "../ondisk/geo.h"
+#include "tui/tui.h"
+#include "ondisk/geo.h"
 
 #include <stdlib.h>
 #include <string.h>

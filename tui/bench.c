@@ -8,8 +8,8 @@
  * directory: reading, looking up and sorting it, each sort key, and
  * paging through it.  Figures go to stdout; nothing is asserted.
  */
-#include "tui.h"
-#include "../core/model_paths.h"
+#include "tui/tui.h"
+#include "core/model/model_paths.h"
 
 #include <stdio.h>
 #include <stdlib.h>

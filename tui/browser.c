@@ -5,9 +5,9 @@
  * figures looked up in the model, sorted once; drawing touches only the
  * rows on screen, so huge directories scroll at no cost.
  */
-#include "tui.h"
-#include "../core/dir.h"
-#include "../core/model_dist.h"
+#include "tui/tui.h"
+#include "core/fs/dir.h"
+#include "core/model/model_dist.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Ordering and searching a directory listing: once per change, not per draw. */
-#include "tui.h"
+#include "tui/tui.h"
 
 #include <stdlib.h>
 #include <string.h>

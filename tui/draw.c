@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Drawing helpers shared by the screens: colours, bars, names, numbers. */
-#include "tui.h"
+#include "tui/tui.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -4,11 +4,11 @@
  * `xfs_bmap -v` prints it (getbmap + bmapfmt, as the bmap command), data
  * or attr fork.
  */
-#include "tui.h"
-#include "../core/bmapfmt.h"
-#include "../core/getbmap.h"
-#include "../core/model_dist.h"
-#include "../core/model_paths.h"
+#include "tui/tui.h"
+#include "core/fs/bmapfmt.h"
+#include "core/fs/getbmap.h"
+#include "core/model/model_dist.h"
+#include "core/model/model_paths.h"
 
 #include <inttypes.h>
 #include <stdio.h>

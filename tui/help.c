@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The help screen: every key, per screen. */
-#include "tui.h"
+#include "tui/tui.h"
 
 static const char *const help_text[] = {
 	"xfsdefrag tui - keys",

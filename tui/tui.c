@@ -3,7 +3,7 @@
  * The main loop: the screen on top of the stack draws itself and takes
  * the keys; a window resize (KEY_RESIZE) just draws again at the new size.
  */
-#include "tui.h"
+#include "tui/tui.h"
 
 #include <langinfo.h>
 #include <stdarg.h>

@@ -15,10 +15,10 @@
 #include <stdint.h>
 #include <wchar.h>
 
-#include "../core/blkmap.h"
-#include "../core/inode.h"
-#include "../core/model.h"
-#include "../core/report.h"
+#include "core/model/blkmap.h"
+#include "core/fs/inode.h"
+#include "core/model/model.h"
+#include "core/model/report.h"
 
 enum tui_screen { TS_BROWSER, TS_FILE, TS_MAP, TS_HELP };
 

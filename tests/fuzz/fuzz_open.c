@@ -24,16 +24,16 @@
  * failing call leaves one printable line in its struct err.  The target
  * prints nothing unless $XFSDEFRAG_FUZZ_DEBUG is set: then each message.
  */
-#include "../../core/dir.h"
-#include "../../core/fs.h"
-#include "../../core/getbmap.h"
-#include "../../core/btwalk.h"
-#include "../../core/inode.h"
-#include "../../core/path.h"
-#include "../../core/scan.h"
-#include "../../core/symlink.h"
-#include "../../ondisk/be.h"
-#include "../../ondisk/crc32c.h"
+#include "core/fs/dir.h"
+#include "core/fs/fs.h"
+#include "core/fs/getbmap.h"
+#include "core/fs/btwalk.h"
+#include "core/fs/inode.h"
+#include "core/fs/path.h"
+#include "core/model/scan.h"
+#include "core/fs/symlink.h"
+#include "ondisk/be.h"
+#include "ondisk/crc32c.h"
 
 #include <dirent.h>
 #include <fcntl.h>

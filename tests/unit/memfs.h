@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../core/fs.h"
-#include "../../core/img.h"
+#include "core/fs/fs.h"
+#include "core/base/img.h"
 
 struct memfs_rng {
 	uint64_t s;

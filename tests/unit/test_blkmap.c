@@ -7,8 +7,8 @@
  * and map cells checked against per-cell summaries.
  */
 #include "t.h"
-#include "../../core/blkmap.h"
-#include "../../core/fs.h"
+#include "core/model/blkmap.h"
+#include "core/fs/fs.h"
 
 #include <string.h>
 

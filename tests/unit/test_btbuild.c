@@ -2,19 +2,19 @@
 /*
  * The btree bulk loader: for every tree type, v4 and v5 and several block
  * sizes, many record counts, build a tree, place its blocks in a memory
- * filesystem and read it back with the verifying walker (core/btwalk.c);
+ * filesystem and read it back with the verifying walker (core/fs/btwalk.c);
  * then check independently what the walker does not: node keys against
  * the first record below them, rmapbt high keys against the maximum over
  * the subtree, minrecs, sibling chains, every block used once.
  */
 #include "t.h"
 #include "memfs.h"
-#include "../../core/btbuild.h"
-#include "../../core/btrecs.h"
-#include "../../core/btwalk.h"
-#include "../../core/fs.h"
-#include "../../ondisk/be.h"
-#include "../../ondisk/bmbt.h"
+#include "core/relocate/btbuild.h"
+#include "core/relocate/btrecs.h"
+#include "core/fs/btwalk.h"
+#include "core/fs/fs.h"
+#include "ondisk/be.h"
+#include "ondisk/bmbt.h"
 
 #include <string.h>
 

@@ -8,9 +8,9 @@
  */
 #include "t.h"
 #include "memfs.h"
-#include "../../core/btbuild.h"
-#include "../../core/btrecs.h"
-#include "../../ondisk/be.h"
+#include "core/relocate/btbuild.h"
+#include "core/relocate/btrecs.h"
+#include "ondisk/be.h"
 
 #include <string.h>
 

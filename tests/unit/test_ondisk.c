@@ -4,15 +4,15 @@
  * length, corrupted fields and flipped CRCs, encode/decode round trips.
  */
 #include "t.h"
-#include "../../ondisk/ag.h"
-#include "../../ondisk/be.h"
-#include "../../ondisk/bmbt.h"
-#include "../../ondisk/btree.h"
-#include "../../ondisk/crc32c.h"
-#include "../../ondisk/dahash.h"
-#include "../../ondisk/dir2.h"
-#include "../../ondisk/inode.h"
-#include "../../ondisk/sb.h"
+#include "ondisk/ag.h"
+#include "ondisk/be.h"
+#include "ondisk/bmbt.h"
+#include "ondisk/btree.h"
+#include "ondisk/crc32c.h"
+#include "ondisk/dahash.h"
+#include "ondisk/dir2.h"
+#include "ondisk/inode.h"
+#include "ondisk/sb.h"
 
 #include <string.h>
 

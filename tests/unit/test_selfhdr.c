@@ -5,10 +5,10 @@
  * bad magic, flipped CRC, wrong uuid, counts out of range.
  */
 #include "t.h"
-#include "../../ondisk/be.h"
-#include "../../ondisk/crc32c.h"
-#include "../../ondisk/dir2.h"
-#include "../../ondisk/selfhdr.h"
+#include "ondisk/be.h"
+#include "ondisk/crc32c.h"
+#include "ondisk/dir2.h"
+#include "ondisk/selfhdr.h"
 
 #include <string.h>
 

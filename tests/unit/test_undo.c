@@ -10,10 +10,10 @@
  * a journal that cannot grow failing the image write.
  */
 #include "t.h"
-#include "../../core/undo.h"
-#include "../../ondisk/be.h"
-#include "../../ondisk/sb.h"
-#include "../../ondisk/undo.h"
+#include "core/relocate/undo.h"
+#include "ondisk/be.h"
+#include "ondisk/sb.h"
+#include "ondisk/undo.h"
 
 #include <fcntl.h>
 #include <signal.h>

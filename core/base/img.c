@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "core/base/img.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <linux/fs.h>
+
+struct file_priv {
+	int fd;
+};
+
+static int file_pread(struct img *im, void *buf, size_t len, uint64_t off)
+{
+	struct file_priv *fp = im->priv;
+	uint8_t *p = buf;
+
+	while (len) {
+		ssize_t n = pread(fp->fd, p, len, (off_t)off);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return -ENXIO;
+		p += n;
+		off += (uint64_t)n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int file_pwrite(struct img *im, const void *buf, size_t len,
+		       uint64_t off)
+{
+	struct file_priv *fp = im->priv;
+	const uint8_t *p = buf;
+
+	while (len) {
+		ssize_t n = pwrite(fp->fd, p, len, (off_t)off);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += n;
+		off += (uint64_t)n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int file_flush(struct img *im)
+{
+	struct file_priv *fp = im->priv;
+
+	return fsync(fp->fd) ? -errno : 0;
+}
+
+static void file_close(struct img *im)
+{
+	struct file_priv *fp = im->priv;
+
+	close(fp->fd);
+	free(fp);
+}
+
+static const struct img_ops file_ops = {
+	.name = "file",
+	.pread = file_pread,
+	.pwrite = file_pwrite,
+	.flush = file_flush,
+	.close = file_close,
+};
+
+int img_open_file(const char *path, unsigned flags, struct img **out)
+{
+	struct file_priv *fp = NULL;
+	struct img *im = NULL;
+	struct stat st;
+	int fd, oflags, ret;
+
+	*out = NULL;
+	oflags = (flags & IMG_RDWR) ? O_RDWR : O_RDONLY;
+	fd = open(path, oflags | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0)
+		goto fail_errno;
+	if (S_ISBLK(st.st_mode)) {
+		uint64_t bytes;
+
+		/* a writer must be the only opener of a block device */
+		if (flags & IMG_RDWR) {
+			close(fd);
+			fd = open(path, oflags | O_EXCL | O_CLOEXEC);
+			if (fd < 0)
+				return -errno;
+		}
+		if (ioctl(fd, BLKGETSIZE64, &bytes) < 0)
+			goto fail_errno;
+		st.st_size = (off_t)bytes;
+	} else if (!S_ISREG(st.st_mode)) {
+		ret = -ENOTBLK;
+		goto fail;
+	} else if ((flags & IMG_RDWR) && flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		/* one writer at a time on an image file, too */
+		ret = errno == EWOULDBLOCK ? -EBUSY : -errno;
+		goto fail;
+	}
+	fp = calloc(1, sizeof(*fp));
+	im = calloc(1, sizeof(*im));
+	if (!fp || !im) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	fp->fd = fd;
+	im->ops = &file_ops;
+	im->priv = fp;
+	im->size = (uint64_t)st.st_size;
+	im->writable = (flags & IMG_RDWR) != 0;
+	*out = im;
+	return 0;
+
+fail_errno:
+	ret = -errno;
+fail:
+	free(fp);
+	free(im);
+	close(fd);
+	return ret;
+}
+
+struct mem_priv {
+	uint8_t *buf;
+};
+
+static int mem_pread(struct img *im, void *buf, size_t len, uint64_t off)
+{
+	struct mem_priv *mp = im->priv;
+
+	memcpy(buf, mp->buf + off, len);
+	return 0;
+}
+
+static int mem_pwrite(struct img *im, const void *buf, size_t len,
+		      uint64_t off)
+{
+	struct mem_priv *mp = im->priv;
+
+	memcpy(mp->buf + off, buf, len);
+	return 0;
+}
+
+static int mem_flush(struct img *im)
+{
+	(void)im;
+	return 0;
+}
+
+static void mem_close(struct img *im)
+{
+	free(im->priv);
+}
+
+static const struct img_ops mem_ops = {
+	.name = "memory",
+	.pread = mem_pread,
+	.pwrite = mem_pwrite,
+	.flush = mem_flush,
+	.close = mem_close,
+};
+
+int img_open_mem(void *buf, size_t len, unsigned flags, struct img **out)
+{
+	struct mem_priv *mp = calloc(1, sizeof(*mp));
+	struct img *im = calloc(1, sizeof(*im));
+
+	*out = NULL;
+	if (!mp || !im) {
+		free(mp);
+		free(im);
+		return -ENOMEM;
+	}
+	mp->buf = buf;
+	im->ops = &mem_ops;
+	im->priv = mp;
+	im->size = len;
+	im->writable = (flags & IMG_RDWR) != 0;
+	*out = im;
+	return 0;
+}
+
+/* Bounds live here, once, so no backend can be asked for a bad range. */
+int img_pread(struct img *im, void *buf, size_t len, uint64_t off)
+{
+	if (off > im->size || len > im->size - off)
+		return -ENXIO;
+	return im->ops->pread(im, buf, len, off);
+}
+
+int img_pwrite(struct img *im, const void *buf, size_t len, uint64_t off)
+{
+	if (!im->writable)
+		return -EROFS;
+	if (off > im->size || len > im->size - off)
+		return -ENXIO;
+	return im->ops->pwrite(im, buf, len, off);
+}
+
+int img_flush(struct img *im)
+{
+	return im->ops->flush(im);
+}
+
+void img_close(struct img *im)
+{
+	while (im) {
+		struct img *lower = im->lower;
+
+		im->ops->close(im);
+		free(im);
+		im = lower;
+	}
+}

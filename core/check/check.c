@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The checker's driver: the scan, then the phases (check_int.h). */
+#include "core/check/check_int.h"
+#include "core/base/par.h"
+#include "core/model/scan.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void check_fatal(struct check_ctx *c, int err)
+{
+	int zero = 0;
+
+	__atomic_compare_exchange_n(&c->fatal, &zero, err, false,
+				    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
+static void phase_trees(void *priv, unsigned agno)
+{
+	check_ag_trees(priv, agno);
+}
+
+static void phase_inodes(void *priv, unsigned agno)
+{
+	check_ag_inodes(priv, agno);
+}
+
+static void phase_space(void *priv, unsigned agno)
+{
+	check_ag_space(priv, agno);
+}
+
+static void phase_links(void *priv, unsigned agno)
+{
+	check_ag_links(priv, agno);
+}
+
+/* What the scan could not read, AG by AG. */
+static void scan_damage(struct check_ctx *c)
+{
+	uint32_t a;
+
+	for (a = 0; a < c->m->agcount; a++) {
+		struct m_ag *ag = &c->m->ag[a];
+		struct check_ag *ca = &c->cag[a];
+
+		if (!ag->err)
+			continue;
+		c->incomplete = true;
+		check_problem(&ca->log, "%s", ag->errmsg);
+		if (ag->ndamaged > 1) {
+			check_problem(&ca->log, "ag %u: %u more damaged "
+				      "structures (inodes or btrees) could not "
+				      "be read", a, ag->ndamaged - 1);
+			/* each of them is a problem */
+			ca->log.count += ag->ndamaged - 2;
+		}
+	}
+}
+
+static int setup(struct check_ctx *c)
+{
+	uint32_t a;
+
+	c->cag = calloc(c->m->agcount, sizeof(*c->cag));
+	if (!c->cag)
+		return -ENOMEM;
+	for (a = 0; a < c->m->agcount; a++) {
+		struct check_ag *ca = &c->cag[a];
+		size_t n = c->m->ag[a].nino ? c->m->ag[a].nino : 1;
+
+		ca->ag = &c->m->ag[a];
+		ca->agno = a;
+		ca->blocks = od_ag_blocks(c->g, a);
+		ca->nlink = calloc(n, sizeof(*ca->nlink));
+		ca->refs = calloc(n, sizeof(*ca->refs));
+		ca->skip_nlink = calloc(n, sizeof(*ca->skip_nlink));
+		if (!ca->nlink || !ca->refs || !ca->skip_nlink)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static void teardown(struct check_ctx *c)
+{
+	uint32_t a;
+
+	if (c->cag) {
+		for (a = 0; a < c->m->agcount; a++) {
+			struct check_ag *ca = &c->cag[a];
+
+			check_log_free(&ca->log);
+			check_spans_free(&ca->meta);
+			check_spans_free(&ca->spans);
+			free(ca->cnt);
+			free(ca->fino);
+			free(ca->rmap);
+			free(ca->refc);
+			free(ca->bmbt);
+			free(ca->nlink);
+			free(ca->refs);
+			free(ca->skip_nlink);
+		}
+		free(c->cag);
+	}
+	check_log_free(&c->glog);
+	model_free(c->m);
+}
+
+static void deliver(const struct check_log *l, check_report_fn fn,
+		    void *priv, struct check_result *res)
+{
+	size_t off = 0;
+
+	while (off < l->len) {
+		const char *msg = l->buf + off;
+
+		fn(priv, msg);
+		off += strlen(msg) + 1;
+	}
+	res->problems += l->count;
+}
+
+int check_fs(struct fs *fs, unsigned threads, check_report_fn fn, void *priv,
+	     struct check_result *res, struct err *e)
+{
+	struct scan_opts so = { threads, false, NULL, NULL };
+	struct check_ctx c;
+	uint32_t a, n;
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	memset(&c, 0, sizeof(c));
+	c.fs = fs;
+	c.g = &fs->geo;
+	c.threads = threads;
+	if (fs->geo.agcount > 0xffffff)
+		return err_set(e, -EOPNOTSUPP, "%u AGs: too many to check",
+			       fs->geo.agcount);
+	if (fs->log_state == FS_LOG_DIRTY)
+		check_problem(&c.glog, "log: dirty (%s): the filesystem was "
+			      "not cleanly unmounted", fs->log_detail);
+	ret = scan_fs(fs, &so, &c.m, e);
+	if (ret && ret != -EFSCORRUPTED && ret != -EFSBADCRC)
+		goto out;
+	err_clear(e);
+	ret = setup(&c);
+	if (ret) {
+		err_set(e, ret, "out of memory");
+		goto out;
+	}
+	n = c.m->agcount;
+	scan_damage(&c);
+	par_for(n, threads, phase_trees, &c);
+	if (!c.fatal)
+		par_for(n, threads, phase_inodes, &c);
+	if (!c.fatal) {
+		ret = check_distribute(&c);
+		if (ret)
+			check_fatal(&c, ret);
+	}
+	if (!c.fatal)
+		par_for(n, threads, phase_space, &c);
+	if (!c.fatal && !c.incomplete && !c.links_unknown)
+		par_for(n, threads, phase_links, &c);
+	if (!c.fatal)
+		check_sb_counters(&c);
+	if (c.fatal) {
+		ret = err_set(e, c.fatal, "%s", c.fatal == -ENOMEM ?
+			      "out of memory" : "the checks could not run");
+		goto out;
+	}
+	for (a = 0; a < n; a++) {
+		deliver(&c.cag[a].log, fn, priv, res);
+		res->blocks_checked += c.cag[a].claimed;
+	}
+	deliver(&c.glog, fn, priv, res);
+	if (c.incomplete)
+		res->skipped = "the scan could not read everything: lost "
+			       "blocks, refcounts, reverse mappings and link "
+			       "counts were not checked";
+	else if (c.links_unknown)
+		res->skipped = "a directory could not be read: link counts "
+			       "were not checked";
+	res->inodes = c.m->ninodes;
+	ret = 0;
+out:
+	teardown(&c);
+	return ret;
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The consistency checker: everything the read path verifies (CRCs,
+ * magics, self addresses, owners, btree order), plus what only a whole
+ * view shows: every block of every AG accounted for exactly once (free,
+ * AGFL, headers, log, inode chunks, AG btree blocks, file extents and
+ * bmbt blocks; shared blocks exactly as often as the refcount btree
+ * says), bnobt and cntbt agreeing, the rmapbt matching the owners found,
+ * btrees well formed (sibling chains, node keys, half-full blocks), the
+ * AGF/AGI/superblock counters and link counts matching what was counted,
+ * every directory and attribute block carrying its owner and address.
+ * It is the check a relocation run must pass before it reports success,
+ * and the "check" command.  Read only.  core/check/check_int.h describes the
+ * phases.
+ */
+#ifndef CORE_CHECK_H
+#define CORE_CHECK_H
+
+#include <stdint.h>
+
+#include "core/fs/fs.h"
+
+struct check_result {
+	uint64_t problems;	/* 0: consistent */
+	uint64_t inodes;	/* allocated inodes scanned */
+	uint64_t blocks_checked;	/* blocks some owner claims */
+	/* NULL, or what could not be checked because the scan could not
+	 * read everything (a static string) */
+	const char *skipped;
+};
+
+/*
+ * Called once per problem, from the calling thread, in a fixed order (AG
+ * by AG, then the whole-filesystem problems) whatever the number of
+ * threads: one line naming the structure and where, e.g. "ag 2: block
+ * 123 is free in the bnobt (extent 120+10) and mapped by inode 4567 data
+ * fork offset 10".  Past a few thousand messages in one AG the rest
+ * are only counted in res->problems.
+ */
+typedef void (*check_report_fn)(void *priv, const char *msg);
+
+/*
+ * Check fs with up to threads threads (0: one per CPU).  0 when the
+ * checks ran (see res->problems), <0 with e set if they could not run
+ * at all (out of memory, an unreadable image).
+ */
+int check_fs(struct fs *fs, unsigned threads, check_report_fn fn, void *priv,
+	     struct check_result *res, struct err *e);
+
+#endif

@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Inside the checker (core/check*.c only): the problem log, the per-AG
+ * state the phases share, and the spans of the block ownership map.
+ *
+ * Phases (check.c runs them in this order, AGs in parallel within each):
+ *   scan      scan_fs builds the model (its damage is reported first)
+ *   trees     every AG btree walked strictly (check_bt.c), records kept
+ *             where a cross-check needs them (check_agtrees.c)
+ *   inodes    every inode chunk read again: per-inode counts, bmbt
+ *             blocks, directories, symlinks, attribute blocks
+ *             (check_inodes.c, check_dirs.c)
+ *   spans     file extents and bmbt blocks handed to the AG they lie in
+ *             (check_spans.c), then per AG: the ownership sweep
+ *             (check_space.c), the refcounts (check_refcount.c) and the
+ *             rmapbt (check_rmap.c)
+ *   counters  AGF and AGI (at the end of the trees phase), link counts
+ *             and the superblock (check_counters.c)
+ */
+#ifndef CORE_CHECK_INT_H
+#define CORE_CHECK_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/check/check.h"
+#include "core/model/model.h"
+#include "ondisk/btree.h"
+
+/* ---- problems ---- */
+
+/* Messages kept per log; the rest are only counted. */
+#define CHECK_LOG_KEEP	2000
+
+struct check_log {
+	char *buf;		/* kept messages, each NUL-terminated */
+	size_t len, cap;
+	uint64_t count;		/* problems found, kept or not */
+};
+
+void check_problem(struct check_log *l, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void check_log_free(struct check_log *l);
+
+/* ---- the block ownership map ---- */
+
+/* Who claims a span of blocks (one class per span). */
+enum check_kind {
+	CK_FS,		/* AG headers: sb, agf, agi, agfl sectors */
+	CK_LOG,		/* the internal log */
+	CK_INODES,	/* inode chunk blocks; idx: chunk */
+	CK_BNOBT, CK_CNTBT, CK_INOBT, CK_FINOBT, CK_RMAPBT, CK_REFCBT,
+	CK_AGFL,	/* a block on the AGFL; idx: its position */
+	CK_FREE,	/* a bnobt free extent; idx: m_ag.freesp index */
+	CK_BMBT,	/* bmbt block; src: inode's AG, idx: m_ag.ino index */
+	CK_DATA,	/* file extents; src/idx: first m_ag.ext record */
+	CK_ATTR,
+	CK_NKINDS
+};
+
+/* CK_BMBT and file spans: the fork and the extent state */
+#define CHECK_SPAN_ATTRFORK	0x1
+#define CHECK_SPAN_UNWRITTEN	0x2
+
+/*
+ * One span: 16 bytes.  File spans are runs of extent records of one
+ * fork that are contiguous on disk and in the file (merged the way
+ * xfs_repair merges reverse mappings).
+ */
+struct check_span {
+	uint32_t start, len;
+	uint32_t idx;
+	uint32_t src;		/* AG of the inode, for CK_BMBT and files */
+};
+
+/* kind and flags ride in the top byte of src */
+static inline enum check_kind check_span_kind(const struct check_span *s)
+{
+	return (enum check_kind)(s->src >> 27);
+}
+
+static inline unsigned check_span_flags(const struct check_span *s)
+{
+	return (s->src >> 24) & 0x7;
+}
+
+static inline uint32_t check_span_ag(const struct check_span *s)
+{
+	return s->src & 0xffffff;
+}
+
+static inline uint32_t check_span_src(enum check_kind k, unsigned flags,
+				      uint32_t agno)
+{
+	return (uint32_t)k << 27 | (flags & 0x7) << 24 | (agno & 0xffffff);
+}
+
+static inline bool check_kind_is_file(enum check_kind k)
+{
+	return k == CK_DATA || k == CK_ATTR;
+}
+
+struct check_spans {
+	struct check_span *v;
+	size_t n, cap;
+};
+
+int check_spans_add(struct check_spans *s, uint32_t start, uint32_t len,
+		    uint32_t idx, uint32_t src);
+void check_spans_free(struct check_spans *s);
+/* Stable sort by start.  0 or -ENOMEM. */
+int check_spans_sort(struct check_spans *s);
+
+/* ---- records the cross-checks need ---- */
+
+struct check_rmap {
+	uint32_t start, len;
+	uint64_t owner;
+	uint64_t offset;	/* on-disk form: flags in the top bits */
+};
+
+#define CHECK_RMAP_OWN_FS	((uint64_t)-3)
+#define CHECK_RMAP_OWN_LOG	((uint64_t)-4)
+#define CHECK_RMAP_OWN_AG	((uint64_t)-5)
+#define CHECK_RMAP_OWN_INOBT	((uint64_t)-6)
+#define CHECK_RMAP_OWN_INODES	((uint64_t)-7)
+#define CHECK_RMAP_OWN_REFC	((uint64_t)-8)
+#define CHECK_RMAP_OWN_COW	((uint64_t)-9)
+#define CHECK_RMAP_OWN_MIN	((uint64_t)-10)
+#define CHECK_RMAP_ATTR		(1ull << 63)
+#define CHECK_RMAP_BMBT		(1ull << 62)
+#define CHECK_RMAP_UNWRITTEN	(1ull << 61)
+#define CHECK_RMAP_OFFMASK	((1ull << 54) - 1)
+
+static inline bool check_rmap_inode_owner(uint64_t owner)
+{
+	return !(owner >> 63);
+}
+
+/* "inode 131 data fork offset 8", "OWN_AG"...: for messages */
+void check_rmap_owner_str(const struct check_rmap *r, char *buf,
+			  size_t len);
+
+struct check_refc {
+	uint32_t start, len, refcount;
+};
+
+/* A bmbt block found by the inode pass (it may lie in any AG). */
+struct check_bmbt {
+	uint64_t fsbno;		/* first block of a run */
+	uint32_t idx;		/* inode: m_ag.ino index in the inode's AG */
+	uint16_t len;		/* blocks in the run */
+	uint16_t flags;		/* CHECK_SPAN_ATTRFORK */
+};
+
+/* Blocks of each AG btree as walked: level > 0 and leaves. */
+enum { CT_BNO, CT_CNT, CT_INO, CT_FINO, CT_RMAP, CT_REFC, CT_NTREES };
+
+/* Per-AG state shared by the phases. */
+struct check_ag {
+	struct m_ag *ag;
+	uint32_t agno, blocks;
+	struct check_log log;
+
+	/* trees phase */
+	bool tree_ok[CT_NTREES];	/* walked fully, without damage */
+	uint32_t tree_blocks[CT_NTREES];
+	struct check_spans meta;	/* btree blocks and AGFL, headers... */
+	struct m_free *cnt;		size_t ncnt, cap_cnt;
+	struct od_inobt_rec *fino;	size_t nfino, cap_fino;
+	struct check_rmap *rmap;	size_t nrmap, cap_rmap;
+	struct check_refc *refc;	size_t nrefc, cap_refc;
+	bool chunks_ok;			/* inobt records sane */
+
+	/* inodes phase */
+	struct check_bmbt *bmbt;	size_t nbmbt, cap_bmbt;
+	uint32_t *nlink;		/* di_nlink, parallel to ag->ino */
+	uint32_t *refs;			/* directory entries naming it */
+	bool *skip_nlink;		/* damaged or unreadable: no verdict */
+	uint64_t damaged_inodes;	/* MI_DAMAGED, or unreadable here */
+
+	/* spans phase */
+	struct check_spans spans;	/* every claim on this AG's blocks */
+	uint64_t claimed;		/* blocks some span covers */
+};
+
+struct check_ctx {
+	struct fs *fs;
+	const struct od_geo *g;
+	struct model *m;
+	struct check_ag *cag;
+	struct check_log glog;		/* whole-filesystem problems */
+	unsigned threads;
+	bool incomplete;	/* the scan could not read everything */
+	bool links_unknown;	/* a directory could not be read fully */
+	int fatal;		/* -ENOMEM and the like: give up */
+};
+
+/* Record a fatal error (first one wins); the phases stop early. */
+void check_fatal(struct check_ctx *c, int err);
+
+/* Phases; each is run for every AG (in parallel), then global steps. */
+void check_ag_trees(struct check_ctx *c, uint32_t agno);
+void check_ag_inodes(struct check_ctx *c, uint32_t agno);
+int check_distribute(struct check_ctx *c);
+void check_ag_space(struct check_ctx *c, uint32_t agno);
+void check_ag_rmap(struct check_ctx *c, uint32_t agno);
+void check_ag_counters(struct check_ctx *c, uint32_t agno);
+void check_ag_links(struct check_ctx *c, uint32_t agno);
+void check_sb_counters(struct check_ctx *c);
+
+/* The inode (and its AG) owning extent record idx of AG src; NULL if none. */
+const struct m_ino *check_ext_owner(const struct check_ctx *c, uint32_t src,
+				    uint32_t idx);
+
+/* "block 5" or "blocks 5-9": [a, b) for messages */
+void check_range_str(uint32_t a, uint32_t b, char *buf, size_t len);
+/* Shared blocks against the refcount btree (after the sweep's sort). */
+int check_ag_refcounts(struct check_ctx *c, struct check_ag *ca);
+
+/* "inode 131 data fork offset 8" and so on: what a span is, at block b. */
+void check_span_str(const struct check_ctx *c, const struct check_ag *ca,
+		    const struct check_span *s, uint32_t b, char *buf,
+		    size_t len);
+
+/* Directory verification (check_dirs.c). */
+struct inode;
+void check_dir(struct check_ctx *c, struct check_ag *ca,
+	       const struct inode *ip, struct err *e);
+
+#endif

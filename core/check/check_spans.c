@@ -1,0 +1,333 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The spans of the block ownership map: growable arrays, a stable radix
+ * sort by start, naming a span for messages, and handing every file
+ * extent and bmbt block (found AG by AG of the inodes) to the AG it lies
+ * in.  File spans are runs of extent records contiguous on disk and in
+ * the file with the same state: one span, one expected rmap record.
+ */
+#include "core/check/check_int.h"
+#include "core/base/bigmem.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- span arrays ---- */
+
+int check_spans_add(struct check_spans *s, uint32_t start, uint32_t len,
+		    uint32_t idx, uint32_t src)
+{
+	struct check_span *v;
+
+	if (s->n) {
+		/* blocks of one tree often come in runs: one span */
+		v = &s->v[s->n - 1];
+		if (v->src == src && v->start + v->len == start &&
+		    check_span_kind(v) != CK_AGFL &&
+		    check_span_kind(v) < CK_FREE && v->len < UINT32_MAX - len) {
+			v->len += len;
+			return 0;
+		}
+	}
+	if (bigmem_grow((void **)&s->v, &s->cap, s->n, sizeof(*s->v)))
+		return -ENOMEM;
+	v = &s->v[s->n++];
+	v->start = start;
+	v->len = len;
+	v->idx = idx;
+	v->src = src;
+	return 0;
+}
+
+void check_spans_free(struct check_spans *s)
+{
+	bigmem_free(s->v, s->cap, sizeof(*s->v));
+	memset(s, 0, sizeof(*s));
+}
+
+/* Make room for n more spans at once. */
+static int spans_reserve(struct check_spans *s, size_t n)
+{
+	struct check_span *v;
+
+	if (s->cap - s->n >= n)
+		return 0;
+	v = bigmem_calloc(s->n + n, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	if (s->n)
+		memcpy(v, s->v, s->n * sizeof(*v));
+	bigmem_free(s->v, s->cap, sizeof(*s->v));
+	s->v = v;
+	s->cap = s->n + n;
+	return 0;
+}
+
+/* LSD radix sort on start, two 16-bit digits: stable. */
+int check_spans_sort(struct check_spans *s)
+{
+	struct check_span *tmp, *src = s->v, *dst;
+	size_t *count, i;
+	unsigned pass;
+
+	if (s->n < 2)
+		return 0;
+	tmp = malloc(s->n * sizeof(*tmp));
+	count = malloc(65536 * sizeof(*count));
+	if (!tmp || !count) {
+		free(tmp);
+		free(count);
+		return -ENOMEM;
+	}
+	dst = tmp;
+	for (pass = 0; pass < 2; pass++) {
+		unsigned shift = pass * 16;
+		size_t sum = 0;
+		struct check_span *t;
+
+		memset(count, 0, 65536 * sizeof(*count));
+		for (i = 0; i < s->n; i++)
+			count[(src[i].start >> shift) & 0xffff]++;
+		for (i = 0; i < 65536; i++) {
+			size_t c = count[i];
+
+			count[i] = sum;
+			sum += c;
+		}
+		for (i = 0; i < s->n; i++)
+			dst[count[(src[i].start >> shift) & 0xffff]++] = src[i];
+		t = src;
+		src = dst;
+		dst = t;
+	}
+	/* two passes: the result is back in s->v */
+	free(tmp);
+	free(count);
+	return 0;
+}
+
+/* ---- naming things ---- */
+
+const struct m_ino *check_ext_owner(const struct check_ctx *c, uint32_t src,
+				    uint32_t idx)
+{
+	const struct m_ag *ag = &c->m->ag[src];
+	size_t lo = 0, hi = ag->nino;
+
+	/* the last inode whose extents start at or before idx */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ag->ino[mid].ext <= idx)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	if (idx >= ag->ino[lo - 1].ext + ag->ino[lo - 1].nde +
+		   ag->ino[lo - 1].nae)
+		return NULL;
+	return &ag->ino[lo - 1];
+}
+
+void check_span_str(const struct check_ctx *c, const struct check_ag *ca,
+		    const struct check_span *s, uint32_t b, char *buf,
+		    size_t len)
+{
+	static const char *const tree[] = {
+		[CK_BNOBT] = "bnobt", [CK_CNTBT] = "cntbt",
+		[CK_INOBT] = "inobt", [CK_FINOBT] = "finobt",
+		[CK_RMAPBT] = "rmapbt", [CK_REFCBT] = "refcountbt",
+	};
+	enum check_kind k = check_span_kind(s);
+	const struct od_geo *g = c->g;
+	const struct m_ag *sag = &c->m->ag[check_span_ag(s)];
+	const char *fork = check_span_flags(s) & CHECK_SPAN_ATTRFORK ?
+			   "attr" : "data";
+
+	switch (k) {
+	case CK_FS:
+		snprintf(buf, len, "the AG headers");
+		break;
+	case CK_LOG:
+		snprintf(buf, len, "the log");
+		break;
+	case CK_INODES:
+		snprintf(buf, len, "inode chunk %llu",
+			 (unsigned long long)od_agino_ino(g, ca->agno,
+				ca->ag->chunk[s->idx].startino));
+		break;
+	case CK_BNOBT: case CK_CNTBT: case CK_INOBT: case CK_FINOBT:
+	case CK_RMAPBT: case CK_REFCBT:
+		snprintf(buf, len, "a %s block", tree[k]);
+		break;
+	case CK_AGFL:
+		snprintf(buf, len, "the AGFL");
+		break;
+	case CK_FREE:
+		snprintf(buf, len, "free space in the bnobt (extent %u+%u)",
+			 s->start, s->len);
+		break;
+	case CK_BMBT:
+		snprintf(buf, len, "a bmbt block of inode %llu (%s fork)",
+			 (unsigned long long)sag->ino[s->idx].ino, fork);
+		break;
+	case CK_DATA:
+	case CK_ATTR: {
+		const struct m_ino *mi = check_ext_owner(c, check_span_ag(s),
+							 s->idx);
+		struct od_irec r;
+
+		m_ext_get(&sag->ext[s->idx], &r);
+		snprintf(buf, len, "inode %llu %s fork offset %llu",
+			 mi ? (unsigned long long)mi->ino : 0ull,
+			 k == CK_ATTR ? "attr" : "data",
+			 (unsigned long long)(r.startoff + (b - s->start)));
+		break;
+	}
+	default:
+		snprintf(buf, len, "something");
+		break;
+	}
+}
+
+
+void check_range_str(uint32_t a, uint32_t b, char *buf, size_t len)
+{
+	if (b - a == 1)
+		snprintf(buf, len, "block %u", a);
+	else
+		snprintf(buf, len, "blocks %u-%u", a, b - 1);
+}
+
+
+/* ---- handing file extents and bmbt blocks to their AGs ---- */
+
+struct dist {
+	struct check_ctx *c;
+	uint64_t *count;	/* per target AG */
+	bool fill;
+};
+
+static int dist_put(struct dist *d, uint64_t fsb, uint32_t len, uint32_t idx,
+		    uint32_t src)
+{
+	const struct od_geo *g = d->c->g;
+	uint32_t t = od_fsb_agno(g, fsb);
+
+	if (t >= d->c->m->agcount)
+		return 0;	/* the scan checked extents: cannot happen */
+	if (!d->fill) {
+		d->count[t]++;
+		return 0;
+	}
+	return check_spans_add(&d->c->cag[t].spans, od_fsb_agbno(g, fsb), len,
+			       idx, src);
+}
+
+/* One fork's extents, merged into runs contiguous on disk and in file. */
+static int dist_fork(struct dist *d, uint32_t s, uint32_t first, uint32_t n,
+		     enum check_kind kind)
+{
+	const struct od_geo *g = d->c->g;
+	const struct m_ext *x = d->c->m->ag[s].ext;
+	struct od_irec run = { 0, 0, 0, false }, r;
+	uint32_t i, runidx = 0;
+	uint64_t runlen = 0;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		m_ext_get(&x[first + i], &r);
+		if (runlen && r.unwritten == run.unwritten &&
+		    run.startoff + runlen == r.startoff &&
+		    run.startblock + runlen == r.startblock &&
+		    od_fsb_agno(g, run.startblock) ==
+		    od_fsb_agno(g, r.startblock) &&
+		    runlen + r.blockcount <= UINT32_MAX) {
+			runlen += r.blockcount;
+			continue;
+		}
+		if (runlen) {
+			ret = dist_put(d, run.startblock, (uint32_t)runlen,
+				       runidx, check_span_src(kind,
+					run.unwritten ? CHECK_SPAN_UNWRITTEN :
+					0, s));
+			if (ret)
+				return ret;
+		}
+		run = r;
+		runlen = r.blockcount;
+		runidx = first + i;
+	}
+	if (!runlen)
+		return 0;
+	return dist_put(d, run.startblock, (uint32_t)runlen, runidx,
+			check_span_src(kind, run.unwritten ?
+				       CHECK_SPAN_UNWRITTEN : 0, s));
+}
+
+static int dist_pass(struct dist *d)
+{
+	struct check_ctx *c = d->c;
+	uint32_t s;
+	size_t i;
+	int ret;
+
+	for (s = 0; s < c->m->agcount; s++) {
+		const struct m_ag *ag = &c->m->ag[s];
+		const struct check_ag *ca = &c->cag[s];
+
+		for (i = 0; i < ag->nino; i++) {
+			const struct m_ino *mi = &ag->ino[i];
+
+			if (!(mi->flags & MI_REALTIME)) {
+				ret = dist_fork(d, s, mi->ext, mi->nde,
+						CK_DATA);
+				if (ret)
+					return ret;
+			}
+			ret = dist_fork(d, s, mi->ext + mi->nde, mi->nae,
+					CK_ATTR);
+			if (ret)
+				return ret;
+		}
+		for (i = 0; i < ca->nbmbt; i++) {
+			const struct check_bmbt *b = &ca->bmbt[i];
+
+			ret = dist_put(d, b->fsbno, b->len, b->idx,
+				       check_span_src(CK_BMBT, b->flags, s));
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+int check_distribute(struct check_ctx *c)
+{
+	struct dist d = { c, NULL, false };
+	uint32_t a;
+	int ret;
+
+	d.count = calloc(c->m->agcount, sizeof(*d.count));
+	if (!d.count)
+		return -ENOMEM;
+	ret = dist_pass(&d);
+	for (a = 0; a < c->m->agcount && !ret; a++) {
+		const struct check_ag *ca = &c->cag[a];
+		size_t more = d.count[a] + ca->meta.n + ca->ag->nfree;
+
+		/* chunks: a span per chunk, a few more when sparse */
+		more += ca->ag->nchunk * 2 + 16;
+		ret = spans_reserve(&c->cag[a].spans, more);
+	}
+	if (!ret) {
+		d.fill = true;
+		ret = dist_pass(&d);
+	}
+	free(d.count);
+	return ret;
+}
+

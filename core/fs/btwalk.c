@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "core/fs/btwalk.h"
+#include "ondisk/be.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int walk_block(struct btwalk *w, uint64_t ptr, unsigned level,
+		      bool is_root, struct err *e);
+
+static uint64_t ptr_to_fsb(struct btwalk *w, uint64_t ptr)
+{
+	if (od_bt_ops(w->type)->long_ptrs)
+		return ptr;
+	return od_agb_fsb(&w->fs->geo, w->agno, (uint32_t)ptr);
+}
+
+static int check_ptr(struct btwalk *w, uint64_t ptr, struct err *e)
+{
+	const struct od_geo *g = &w->fs->geo;
+	bool ok;
+
+	if (od_bt_ops(w->type)->long_ptrs)
+		ok = od_fsb_valid(g, ptr, 1);
+	else
+		ok = ptr != 0 && ptr < od_ag_blocks(g, w->agno);
+	if (!ok)
+		return err_set(e, -EFSCORRUPTED, "%s: block pointer 0x%llx is "
+			       "out of range", w->what,
+			       (unsigned long long)ptr);
+	return 0;
+}
+
+static int walk_leaf(struct btwalk *w, const uint8_t *buf,
+		     const struct od_btblock *hdr, uint64_t fsb,
+		     struct err *e)
+{
+	const struct od_bt_ops *ops = od_bt_ops(w->type);
+	uint32_t i;
+	int ret;
+
+	for (i = 0; i < hdr->numrecs; i++) {
+		const uint8_t *rec = buf + od_bt_rec_off(ops, hdr->hdr_len, i);
+		struct od_btkey k;
+
+		od_bt_rec_key(w->type, rec, &k);
+		if (w->have_last && od_btkey_cmp(&w->last, &k) >= 0)
+			return err_set(e, -EFSCORRUPTED, "%s: block 0x%llx "
+				       "record %u is out of order (loop or "
+				       "damaged tree)", w->what,
+				       (unsigned long long)fsb, i);
+		w->last = k;
+		w->have_last = true;
+		w->nrecs++;
+		ret = w->rec ? w->rec(w->priv, rec, e) : 0;
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int walk_block(struct btwalk *w, uint64_t ptr, unsigned level,
+		      bool is_root, struct err *e)
+{
+	const struct od_bt_ops *ops = od_bt_ops(w->type);
+	struct fs *fs = w->fs;
+	uint64_t fsb = ptr_to_fsb(w, ptr);
+	struct od_btblock hdr;
+	const char *field;
+	enum od_err oe;
+	uint8_t *buf;
+	char what[128];
+	uint32_t i, maxrecs;
+	int ret;
+
+	if (level >= OD_BTREE_MAXLEVELS_ANY)
+		return err_set(e, -EFSCORRUPTED, "%s: tree too deep", w->what);
+	ret = check_ptr(w, ptr, e);
+	if (ret)
+		return ret;
+	if (!w->buf[level]) {
+		w->buf[level] = malloc(fs->geo.blocksize);
+		if (!w->buf[level])
+			return err_set(e, -ENOMEM, "out of memory");
+	}
+	buf = w->buf[level];
+	snprintf(what, sizeof(what), "%s block 0x%llx (daddr 0x%llx)",
+		 w->what, (unsigned long long)ptr,
+		 (unsigned long long)od_fsb_daddr(&fs->geo, fsb));
+	ret = fs_read_fsb(fs, fsb, 1, buf, e, what);
+	if (ret)
+		return ret;
+	w->nblocks++;
+	oe = od_btblock_decode(buf, fs->geo.blocksize, &fs->geo, w->type, &hdr,
+			       &field);
+	if (oe)
+		return err_od(e, oe, field, what);
+	if (hdr.level != level)
+		return err_set(e, -EFSCORRUPTED, "%s: level %u, expected %u",
+			       what, hdr.level, level);
+	if (fs->geo.v5 && hdr.blkno != od_fsb_daddr(&fs->geo, fsb))
+		return err_set(e, -EFSCORRUPTED, "%s: blkno 0x%llx does not "
+			       "match its address", what,
+			       (unsigned long long)hdr.blkno);
+	if (fs->geo.v5 && hdr.owner != w->owner)
+		return err_set(e, -EFSCORRUPTED, "%s: owner %llu, expected "
+			       "%llu", what, (unsigned long long)hdr.owner,
+			       (unsigned long long)w->owner);
+	/* only a root may be empty; refusing the rest bounds the walk */
+	if (hdr.numrecs == 0 && !is_root)
+		return err_set(e, -EFSCORRUPTED, "%s: empty block", what);
+	if (w->block) {
+		ret = w->block(w->priv, fsb, level, e);
+		if (ret)
+			return ret;
+	}
+	if (level == 0)
+		return walk_leaf(w, buf, &hdr, fsb, e);
+
+	maxrecs = od_bt_maxrecs(ops, hdr.hdr_len, fs->geo.blocksize, false);
+	for (i = 0; i < hdr.numrecs; i++) {
+		size_t off = od_bt_ptr_off(ops, hdr.hdr_len, maxrecs, i);
+		uint64_t child = ops->ptr_len == 8 ?
+				 od_get_be64(w->buf[level] + off) :
+				 od_get_be32(w->buf[level] + off);
+
+		if (level == 1 && w->skip_leaves) {
+			ret = check_ptr(w, child, e);
+			if (!ret && w->block)
+				ret = w->block(w->priv, ptr_to_fsb(w, child),
+					       0, e);
+			w->nblocks++;
+		} else {
+			ret = walk_block(w, child, level - 1, false, e);
+		}
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static void walk_free(struct btwalk *w)
+{
+	unsigned i;
+
+	for (i = 0; i < OD_BTREE_MAXLEVELS_ANY; i++) {
+		free(w->buf[i]);
+		w->buf[i] = NULL;
+	}
+}
+
+int btwalk_from_block(struct btwalk *w, uint64_t root, unsigned level,
+		      struct err *e)
+{
+	int ret = walk_block(w, root, level, true, e);
+
+	walk_free(w);
+	return ret;
+}
+
+int btwalk_from_ptrs(struct btwalk *w, const uint64_t *ptrs, uint32_t n,
+		     unsigned child_level, struct err *e)
+{
+	uint32_t i;
+	int ret = 0;
+
+	for (i = 0; i < n && !ret; i++)
+		ret = walk_block(w, ptrs[i], child_level, false, e);
+	walk_free(w);
+	return ret;
+}
+
+int btwalk_ag(struct fs *fs, uint32_t agno, enum od_bt_type t, uint32_t root,
+	      uint32_t levels,
+	      int (*rec)(void *priv, const uint8_t *rec, struct err *e),
+	      void *priv, struct err *e)
+{
+	struct btwalk w;
+	char what[64];
+
+	memset(&w, 0, sizeof(w));
+	snprintf(what, sizeof(what), "ag %u %s", agno, od_bt_ops(t)->name);
+	w.fs = fs;
+	w.type = t;
+	w.agno = agno;
+	w.owner = agno;
+	w.what = what;
+	w.rec = rec;
+	w.priv = priv;
+	if (levels == 0)
+		return err_set(e, -EFSCORRUPTED, "%s: zero levels", what);
+	return btwalk_from_block(&w, root, levels - 1, e);
+}

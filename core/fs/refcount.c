@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "core/fs/refcount.h"
+#include "core/fs/btwalk.h"
+#include "ondisk/be.h"
+
+#include <stdlib.h>
+
+/* xfs_format.h: CoW staging records have the top bit of startblock set */
+#define REFC_COWFLAG	(1u << 31)
+
+struct refc_ctx {
+	struct refc_set *s;
+	size_t cap;
+	uint32_t agno, aglen;
+};
+
+static int refc_rec(void *priv, const uint8_t *rec, struct err *e)
+{
+	struct refc_ctx *c = priv;
+	struct refc_rec r;
+
+	r.start = od_get_be32(rec);
+	r.len = od_get_be32(rec + 4);
+	r.refcount = od_get_be32(rec + 8);
+	if (r.start & REFC_COWFLAG)
+		return 0;	/* staging extents are not shared data */
+	if (r.len == 0 || (uint64_t)r.start + r.len > c->aglen ||
+	    r.refcount < 2)
+		return err_set(e, -EFSCORRUPTED, "ag %u refcountbt: bad record "
+			       "(start %u, len %u, refcount %u)", c->agno,
+			       r.start, r.len, r.refcount);
+	if (c->s->n && c->s->v[c->s->n - 1].start +
+	    c->s->v[c->s->n - 1].len > r.start)
+		return err_set(e, -EFSCORRUPTED, "ag %u refcountbt: records "
+			       "overlap at block %u", c->agno, r.start);
+	if (c->s->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 64;
+		struct refc_rec *v = realloc(c->s->v, cap * sizeof(*v));
+
+		if (!v)
+			return err_set(e, -ENOMEM, "out of memory");
+		c->s->v = v;
+		c->cap = cap;
+	}
+	c->s->v[c->s->n++] = r;
+	return 0;
+}
+
+int refc_load(struct fs *fs, uint32_t agno, struct refc_set *s,
+	      struct err *e)
+{
+	struct refc_ctx c = { s, 0, agno, od_ag_blocks(&fs->geo, agno) };
+	struct od_agf agf;
+	int ret;
+
+	s->v = NULL;
+	s->n = 0;
+	if (!fs->geo.reflink)
+		return 0;
+	ret = fs_read_agf(fs, agno, &agf, e);
+	if (ret)
+		return ret;
+	ret = btwalk_ag(fs, agno, OD_BT_REFC, agf.refcount_root,
+			agf.refcount_level, refc_rec, &c, e);
+	if (ret)
+		refc_free(s);
+	return ret;
+}
+
+void refc_free(struct refc_set *s)
+{
+	free(s->v);
+	s->v = NULL;
+	s->n = 0;
+}
+
+void refc_find_shared(const struct refc_set *s, uint32_t agbno, uint32_t len,
+		      uint32_t *fbno, uint32_t *flen)
+{
+	uint64_t end = (uint64_t)agbno + len;
+	size_t lo = 0, hi = s->n, i;
+
+	*fbno = OD_NULLAGBLOCK;
+	*flen = 0;
+	/* first record ending after agbno */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if ((uint64_t)s->v[mid].start + s->v[mid].len <= agbno)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == s->n || s->v[lo].start >= end)
+		return;
+	*fbno = s->v[lo].start > agbno ? s->v[lo].start : agbno;
+	*flen = (uint32_t)((uint64_t)s->v[lo].start + s->v[lo].len - *fbno);
+	if (*fbno + (uint64_t)*flen > end)
+		*flen = (uint32_t)(end - *fbno);
+	for (i = lo + 1; i < s->n && *fbno + (uint64_t)*flen < end; i++) {
+		if (s->v[i].start != *fbno + *flen)
+			break;
+		*flen += s->v[i].len;
+		if (*fbno + (uint64_t)*flen > end)
+			*flen = (uint32_t)(end - *fbno);
+	}
+}

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "core/model/inorun.h"
+
+/* Byte offset on disk of inode agino of AG agno. */
+static uint64_t inode_byte(const struct od_geo *g, uint32_t agno,
+			   uint32_t agino)
+{
+	return (od_agb_lin(g, agno, od_agino_agbno(g, agino)) << g->blocklog) +
+	       ((uint64_t)od_agino_offset(g, agino) << g->inodelog);
+}
+
+bool inorun_present(const struct m_ag *ag, size_t *ci, unsigned *i)
+{
+	while (*ci < ag->nchunk) {
+		if (*i >= OD_INODES_PER_CHUNK) {
+			(*ci)++;
+			*i = 0;
+			continue;
+		}
+		if (od_inobt_present(&ag->chunk[*ci], *i))
+			return true;
+		*i += OD_INODES_PER_HOLEMASK_BIT;
+	}
+	return false;
+}
+
+void inorun_init(struct inorun *r, const struct od_geo *g,
+		 const struct m_ag *ag, uint64_t max)
+{
+	r->g = g;
+	r->ag = ag;
+	r->max = max;
+	r->ci = 0;
+	r->i = 0;
+}
+
+bool inorun_next(struct inorun *r, struct inorun_seg *s)
+{
+	const struct od_geo *g = r->g;
+	const struct m_ag *ag = r->ag;
+	uint64_t glen = (uint64_t)OD_INODES_PER_HOLEMASK_BIT << g->inodelog;
+
+	if (!inorun_present(ag, &r->ci, &r->i))
+		return false;
+	s->ci = r->ci;
+	s->i = r->i;
+	s->start = inode_byte(g, ag->agno, ag->chunk[r->ci].startino + r->i);
+	s->len = 0;
+	/* grow the run while the next present group is adjacent */
+	do {
+		uint64_t b = inode_byte(g, ag->agno,
+					ag->chunk[r->ci].startino + r->i);
+
+		if (b != s->start + s->len || s->len + glen > r->max)
+			break;
+		s->len += glen;
+		r->i += OD_INODES_PER_HOLEMASK_BIT;
+	} while (inorun_present(ag, &r->ci, &r->i));
+	return true;
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Reading an AG's inodes in large sequential runs: the physically present
+ * inode groups of its chunks (sparse chunks skip the absent ones) that
+ * lie back to back on disk, within and across chunks, up to a size.
+ * Shared by the scan and the checker.
+ */
+#ifndef CORE_INORUN_H
+#define CORE_INORUN_H
+
+#include "core/model/model.h"
+
+struct inorun {
+	const struct od_geo *g;
+	const struct m_ag *ag;
+	uint64_t max;		/* bytes per run, at most */
+	size_t ci;		/* cursor: chunk index ... */
+	unsigned i;		/* ... and inode in it */
+};
+
+/* One run: bytes [start, start + len) hold inodes from (ci, i) on. */
+struct inorun_seg {
+	uint64_t start, len;
+	size_t ci;
+	unsigned i;
+};
+
+void inorun_init(struct inorun *r, const struct od_geo *g,
+		 const struct m_ag *ag, uint64_t max);
+/* The next run, or false when the AG has no more. */
+bool inorun_next(struct inorun *r, struct inorun_seg *s);
+/*
+ * Move (ci, i) to the next physically present inode, if any: walking a
+ * run's buffer inode by inode, call it before each one.
+ */
+bool inorun_present(const struct m_ag *ag, size_t *ci, unsigned *i);
+
+#endif

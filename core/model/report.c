@@ -1,0 +1,563 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "core/model/report.h"
+#include "core/model/model_paths.h"
+#include "core/base/par.h"
+#include "core/base/sort.h"
+#include "ondisk/inode.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- small helpers ---- */
+
+/* Keep the n largest items by (value, then lower ino). */
+/*
+ * Keep the cap largest items by value (ties: lower inode first).  *floor
+ * caches the smallest kept value once the list is full, so the common
+ * case — not among the largest — costs one comparison.
+ */
+static unsigned top_min(const struct rpt_item *t, unsigned n)
+{
+	unsigned i, min = 0;
+
+	for (i = 1; i < n; i++)
+		if (t[i].value < t[min].value ||
+		    (t[i].value == t[min].value && t[i].ino > t[min].ino))
+			min = i;
+	return min;
+}
+
+static void top_add(struct rpt_item *t, unsigned *n, unsigned cap,
+		    uint64_t *floor, uint64_t ino, uint64_t value,
+		    uint64_t value2)
+{
+	unsigned min;
+
+	if (!cap)
+		return;
+	if (*n < cap) {
+		t[*n].ino = ino;
+		t[*n].value = value;
+		t[*n].value2 = value2;
+		t[*n].path = NULL;
+		if (++*n == cap)
+			*floor = t[top_min(t, *n)].value;
+		return;
+	}
+	if (value <= *floor)
+		return;
+	min = top_min(t, *n);
+	t[min].ino = ino;
+	t[min].value = value;
+	t[min].value2 = value2;
+	*floor = t[top_min(t, *n)].value;
+}
+
+static int cmp_item(const void *a, const void *b)
+{
+	const struct rpt_item *x = a, *y = b;
+
+	if (x->value != y->value)
+		return x->value > y->value ? -1 : 1;
+	return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+static unsigned ext_bucket(uint64_t n)
+{
+	unsigned b = 0;
+
+	/* 1, 2, 3-4, 5-8, 9-16, ... */
+	while (b + 1 < RPT_EXT_BUCKETS && n > (1ull << b))
+		b++;
+	return b;
+}
+
+/* ---- free space, exactly as xfs_db freesp -s ---- */
+
+static void freesp_add(struct rpt_freesp *f, uint32_t len)
+{
+	uint32_t i;
+
+	f->extents++;
+	f->blocks += len;
+	for (i = 0; i < f->nbins; i++) {
+		if (f->bin[i].high >= len) {
+			f->bin[i].count++;
+			f->bin[i].blocks += len;
+			return;
+		}
+	}
+}
+
+void report_freesp(const struct model *m, int agsel, struct rpt_freesp *f)
+{
+	uint32_t agblocks = m->fs->sb.agblocks, low, i, a;
+
+	memset(f, 0, sizeof(*f));
+	/* bins 1, 2, 4, ... below agblocks; the last one ends at agblocks */
+	for (low = 1; low < agblocks && f->nbins < RPT_MAX_BINS; low *= 2)
+		f->bin[f->nbins++].low = low;
+	for (i = 0; i < f->nbins; i++)
+		f->bin[i].high = i + 1 < f->nbins ? f->bin[i + 1].low - 1 :
+						    agblocks;
+	for (a = 0; a < m->agcount; a++) {
+		const struct m_ag *ag = &m->ag[a];
+		size_t k;
+
+		if (agsel >= 0 && a != (uint32_t)agsel)
+			continue;
+		for (k = 0; k < ag->nagfl; k++)
+			freesp_add(f, 1);
+		for (k = 0; k < ag->nfree; k++)
+			freesp_add(f, ag->freesp[k].len);
+	}
+}
+
+/* ---- per-AG passes, run in parallel, then merged ---- */
+
+/* What one AG contributes; merged into struct report afterwards. */
+struct part {
+	const struct model *m;
+	const struct report *r;	/* selection and top count only */
+	uint32_t agno;
+	int err;
+	uint64_t frag_actual, frag_ideal;
+	uint64_t files, files_data, files_multi, bytes, bytes_multi;
+	uint64_t data_extents, ext_hist[RPT_EXT_BUCKETS];
+	uint64_t cross_ag, order_pairs, order_rising;
+	uint64_t *dfirst, *dcentre;	/* sorted after the pass */
+	size_t nd;
+	uint64_t dirs, dirs_multi_ag, dir_children;
+	uint64_t *dirmean;		/* sorted after the pass */
+	size_t ndm;
+	uint64_t *data_blocks;		/* per AG where the blocks lie */
+	struct rpt_item *top_frag, *top_dist, *top_dirs;
+	unsigned ntop_frag, ntop_dist, ntop_dirs;
+	uint64_t floor_frag, floor_dist, floor_dirs;
+};
+
+static uint64_t absdiff(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : b - a;
+}
+
+/* xfs_db frag: data forks of directories, files and symlinks count. */
+static bool frag_data_counts(const struct m_ino *mi)
+{
+	uint16_t t = mi->mode & 0170000;
+
+	return t == 0040000 || t == 0100000 || t == 0120000;
+}
+
+/* actual: records; ideal: runs of records contiguous in file offset. */
+static void frag_fork(struct part *p, const struct od_irec *x, uint32_t n)
+{
+	uint32_t i;
+
+	p->frag_actual += n;
+	for (i = 0; i < n; i++)
+		if (i == 0 || x[i].startoff != x[i - 1].startoff +
+						x[i - 1].blockcount)
+			p->frag_ideal++;
+}
+
+static void part_inode(struct part *p, const struct m_ag *ag,
+		       const struct m_ino *mi, struct od_irec *x,
+		       uint64_t *prev_first, bool *have_prev)
+{
+	const struct od_geo *g = &p->m->fs->geo;
+	uint32_t k, n = mi->nde + mi->nae;
+	uint64_t ilin, flin, blocks = 0;
+	double wsum = 0;
+
+	for (k = 0; k < n; k++) {
+		m_ext_get(&ag->ext[mi->ext + k], &x[k]);
+		if (k < mi->nde && (mi->flags & MI_REALTIME))
+			continue;
+		p->data_blocks[od_fsb_agno(g, x[k].startblock)] +=
+			x[k].blockcount;
+	}
+	if (frag_data_counts(mi) && mi->nde)
+		frag_fork(p, x, mi->nde);
+	if (!(mi->flags & MI_NOATTR) && mi->nae)
+		frag_fork(p, x + mi->nde, mi->nae);
+	if (!od_mode_isreg(mi->mode))
+		return;
+	p->files++;
+	p->bytes += mi->size;
+	if (!mi->nde)
+		return;
+	p->files_data++;
+	p->data_extents += mi->nde;
+	p->ext_hist[ext_bucket(mi->nde)]++;
+	if (mi->nde > 1) {
+		p->files_multi++;
+		p->bytes_multi += mi->size;
+	}
+	top_add(p->top_frag, &p->ntop_frag, p->r->top, &p->floor_frag,
+		mi->ino, mi->nde,
+		mi->size);
+	if (mi->flags & MI_REALTIME)
+		return;
+	ilin = model_ino_lin(p->m->fs, mi->ino);
+	flin = od_fsb_lin(g, x[0].startblock);
+	for (k = 0; k < mi->nde; k++) {
+		wsum += (double)x[k].blockcount *
+			((double)od_fsb_lin(g, x[k].startblock) +
+			 (double)x[k].blockcount / 2.0);
+		blocks += x[k].blockcount;
+	}
+	p->dfirst[p->nd] = absdiff(flin, ilin);
+	p->dcentre[p->nd] = absdiff((uint64_t)(wsum / (double)blocks), ilin);
+	p->nd++;
+	if (od_fsb_agno(g, x[0].startblock) != ag->agno)
+		p->cross_ag++;
+	top_add(p->top_dist, &p->ntop_dist, p->r->top, &p->floor_dist,
+		mi->ino,
+		absdiff(flin, ilin), od_fsb_agno(g, x[0].startblock));
+	/* allocation order: does data rise with inode number? */
+	if (*have_prev) {
+		p->order_pairs++;
+		if (flin > *prev_first)
+			p->order_rising++;
+	}
+	*prev_first = flin;
+	*have_prev = true;
+}
+
+static void part_run(void *priv, unsigned i)
+{
+	struct part *p = (struct part *)priv + i;
+	const struct m_ag *ag = &p->m->ag[p->agno];
+	struct od_irec small[64], *x = small;
+	size_t cap = 64, k;
+	uint64_t prev_first = 0;
+	bool have_prev = false;
+
+	if (p->r->agsel >= 0 && p->agno != (uint32_t)p->r->agsel)
+		return;
+	p->dfirst = malloc((ag->nino ? ag->nino : 1) * sizeof(*p->dfirst));
+	p->dcentre = malloc((ag->nino ? ag->nino : 1) * sizeof(*p->dcentre));
+	p->dirmean = malloc((ag->ndir ? ag->ndir : 1) * sizeof(*p->dirmean));
+	if (!p->dfirst || !p->dcentre || !p->dirmean)
+		goto nomem;
+	for (k = 0; k < ag->nino; k++) {
+		const struct m_ino *mi = &ag->ino[k];
+
+		if ((size_t)mi->nde + mi->nae > cap) {
+			struct od_irec *nx;
+
+			cap = (size_t)mi->nde + mi->nae;
+			nx = malloc(cap * sizeof(*nx));
+			if (!nx)
+				goto nomem;
+			if (x != small)
+				free(x);
+			x = nx;
+		}
+		part_inode(p, ag, mi, x, &prev_first, &have_prev);
+	}
+	for (k = 0; k < ag->ndir; k++) {
+		const struct m_dir *d = &ag->dir[k];
+		uint64_t mean;
+
+		p->dirs++;
+		p->dir_children += d->nchildren;
+		if (d->nags > 1)
+			p->dirs_multi_ag++;
+		if (!d->nchildren)
+			continue;
+		mean = d->sum_dist / d->nchildren;
+		p->dirmean[p->ndm++] = mean;
+		/* rank by AGs spanned first, then by mean distance */
+		top_add(p->top_dirs, &p->ntop_dirs, p->r->top,
+			&p->floor_dirs, d->ino,
+			(uint64_t)d->nags << 40 | (mean & ((1ull << 40) - 1)),
+			mean);
+	}
+	if (sort_u64(p->dfirst, p->nd) || sort_u64(p->dcentre, p->nd) ||
+	    sort_u64(p->dirmean, p->ndm))
+		goto nomem;
+	if (x != small)
+		free(x);
+	return;
+nomem:
+	if (x != small)
+		free(x);
+	p->err = -ENOMEM;
+}
+
+/* Elements <= v in a sorted array. */
+static size_t count_le(const uint64_t *v, size_t n, uint64_t val)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid] <= val)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * Nearest-rank percentile over the union of sorted arrays: the smallest
+ * value with at least k of them at or below it.
+ */
+static uint64_t union_pct(uint64_t *const *arr, const size_t *len,
+			  unsigned narr, unsigned pctile)
+{
+	uint64_t total = 0, k, lo = 0, hi = 0;
+	unsigned a;
+
+	for (a = 0; a < narr; a++) {
+		total += len[a];
+		if (len[a] && arr[a][len[a] - 1] > hi)
+			hi = arr[a][len[a] - 1];
+	}
+	if (!total)
+		return 0;
+	k = (uint64_t)(((unsigned __int128)total * pctile + 99) / 100);
+	if (!k)
+		k = 1;
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2, c = 0;
+
+		for (a = 0; a < narr; a++)
+			c += count_le(arr[a], len[a], mid);
+		if (c >= k)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+static void dist_merge(struct rpt_dist *d, uint64_t *const *arr,
+		       const size_t *len, unsigned narr)
+{
+	unsigned a;
+
+	d->n = 0;
+	for (a = 0; a < narr; a++)
+		d->n += len[a];
+	d->median = union_pct(arr, len, narr, 50);
+	d->p90 = union_pct(arr, len, narr, 90);
+	d->p99 = union_pct(arr, len, narr, 99);
+	d->max = union_pct(arr, len, narr, 100);
+}
+
+static void top_merge(struct rpt_item *dst, unsigned *n, unsigned cap,
+		      const struct rpt_item *src, unsigned nsrc)
+{
+	uint64_t floor = *n == cap && cap ? dst[top_min(dst, *n)].value : 0;
+	unsigned i;
+
+	for (i = 0; i < nsrc; i++)
+		top_add(dst, n, cap, &floor, src[i].ino, src[i].value,
+			src[i].value2);
+}
+
+static void ag_table(const struct model *m, const struct m_ag *ag,
+		     struct rpt_ag *ra)
+{
+	const struct od_geo *g = &m->fs->geo;
+	size_t i;
+
+	ra->agno = ag->agno;
+	ra->blocks = ag->blocks;
+	ra->inodes_used = ag->nino;
+	ra->chunks = ag->nchunk;
+	ra->chunk_lo = UINT32_MAX;
+	for (i = 0; i < ag->nchunk; i++) {
+		uint32_t b = od_agino_agbno(g, ag->chunk[i].startino);
+
+		ra->inodes_free += ag->chunk[i].freecount;
+		if (b < ra->chunk_lo)
+			ra->chunk_lo = b;
+		if (b + g->ialloc_blks > ra->chunk_hi)
+			ra->chunk_hi = b + g->ialloc_blks;
+	}
+	if (!ag->nchunk)
+		ra->chunk_lo = 0;
+	ra->free_blocks = ag->have_agf ? ag->agf.freeblks : 0;
+	ra->nfree = ag->nfree;
+	for (i = 0; i < ag->nfree; i++)
+		if (ag->freesp[i].len > ra->longest)
+			ra->longest = ag->freesp[i].len;
+	ra->damage = ag->err ? ag->errmsg : NULL;
+	ra->ndamaged = ag->ndamaged;
+}
+
+int report_build(const struct model *m, int agsel, unsigned top,
+		 struct report *r, struct err *e)
+{
+	uint32_t n = m->agcount, a, b;
+	struct part *parts;
+	uint64_t **arr1 = NULL, **arr2 = NULL, **arr3 = NULL;
+	size_t *len1 = NULL, *len3 = NULL;
+	int ret = 0;
+
+	memset(r, 0, sizeof(*r));
+	r->agsel = agsel;
+	r->top = top;
+	r->nag = n;
+	r->ag = calloc(n, sizeof(*r->ag));
+	r->top_frag = calloc(top ? top : 1, sizeof(*r->top_frag));
+	r->top_dist = calloc(top ? top : 1, sizeof(*r->top_dist));
+	r->top_dirs = calloc(top ? top : 1, sizeof(*r->top_dirs));
+	parts = calloc(n, sizeof(*parts));
+	arr1 = calloc(n, sizeof(*arr1));
+	arr2 = calloc(n, sizeof(*arr2));
+	arr3 = calloc(n, sizeof(*arr3));
+	len1 = calloc(n, sizeof(*len1));
+	len3 = calloc(n, sizeof(*len3));
+	if (!r->ag || !r->top_frag || !r->top_dist || !r->top_dirs ||
+	    !parts || !arr1 || !arr2 || !arr3 || !len1 || !len3) {
+		ret = err_set(e, -ENOMEM, "out of memory");
+		goto out;
+	}
+	for (a = 0; a < n; a++) {
+		struct part *p = &parts[a];
+
+		p->m = m;
+		p->r = r;
+		p->agno = a;
+		p->data_blocks = calloc(n, sizeof(*p->data_blocks));
+		p->top_frag = calloc(top ? top : 1, sizeof(*p->top_frag));
+		p->top_dist = calloc(top ? top : 1, sizeof(*p->top_dist));
+		p->top_dirs = calloc(top ? top : 1, sizeof(*p->top_dirs));
+		if (!p->data_blocks || !p->top_frag || !p->top_dist ||
+		    !p->top_dirs) {
+			ret = err_set(e, -ENOMEM, "out of memory");
+			goto out;
+		}
+	}
+	par_for(n, m->threads, part_run, parts);
+
+	for (a = 0; a < n; a++) {
+		struct part *p = &parts[a];
+		unsigned k;
+
+		if (p->err) {
+			ret = err_set(e, p->err, "out of memory");
+			goto out;
+		}
+		ag_table(m, &m->ag[a], &r->ag[a]);
+		if (m->ag[a].err) {
+			r->damaged_ags++;
+			r->damaged_items += m->ag[a].ndamaged;
+		}
+		for (b = 0; b < n; b++)
+			r->ag[b].data_blocks += p->data_blocks[b];
+		r->frag_actual += p->frag_actual;
+		r->frag_ideal += p->frag_ideal;
+		r->files += p->files;
+		r->files_data += p->files_data;
+		r->files_multi += p->files_multi;
+		r->bytes += p->bytes;
+		r->bytes_multi += p->bytes_multi;
+		r->data_extents += p->data_extents;
+		for (k = 0; k < RPT_EXT_BUCKETS; k++)
+			r->ext_hist[k] += p->ext_hist[k];
+		r->dist_first.cross_ag += p->cross_ag;
+		r->order_pairs += p->order_pairs;
+		r->order_rising += p->order_rising;
+		r->ag[a].order_pairs = p->order_pairs;
+		r->ag[a].order_rising = p->order_rising;
+		r->ag[a].median_dist = union_pct(&p->dfirst, &p->nd, 1, 50);
+		r->dirs += p->dirs;
+		r->dirs_multi_ag += p->dirs_multi_ag;
+		r->dir_children += p->dir_children;
+		top_merge(r->top_frag, &r->ntop_frag, top, p->top_frag,
+			  p->ntop_frag);
+		top_merge(r->top_dist, &r->ntop_dist, top, p->top_dist,
+			  p->ntop_dist);
+		top_merge(r->top_dirs, &r->ntop_dirs, top, p->top_dirs,
+			  p->ntop_dirs);
+		arr1[a] = p->dfirst;
+		arr2[a] = p->dcentre;
+		len1[a] = p->nd;
+		arr3[a] = p->dirmean;
+		len3[a] = p->ndm;
+	}
+	dist_merge(&r->dist_first, arr1, len1, n);
+	dist_merge(&r->dist_centre, arr2, len1, n);
+	r->dir_median_mean = union_pct(arr3, len3, n, 50);
+	report_freesp(m, agsel, &r->freesp);
+	sort_any(r->top_frag, r->ntop_frag, sizeof(*r->top_frag), cmp_item);
+	sort_any(r->top_dist, r->ntop_dist, sizeof(*r->top_dist), cmp_item);
+	sort_any(r->top_dirs, r->ntop_dirs, sizeof(*r->top_dirs), cmp_item);
+	for (a = 0; a < r->ntop_dirs; a++)
+		r->top_dirs[a].value >>= 40;	/* back to AGs spanned */
+out:
+	for (a = 0; parts && a < n; a++) {
+		free(parts[a].dfirst);
+		free(parts[a].dcentre);
+		free(parts[a].dirmean);
+		free(parts[a].data_blocks);
+		free(parts[a].top_frag);
+		free(parts[a].top_dist);
+		free(parts[a].top_dirs);
+	}
+	free(parts);
+	free(arr1);
+	free(arr2);
+	free(arr3);
+	free(len1);
+	free(len3);
+	return ret;
+}
+
+void report_free(struct report *r)
+{
+	unsigned i;
+
+	for (i = 0; i < r->ntop_frag; i++)
+		free(r->top_frag[i].path);
+	for (i = 0; i < r->ntop_dist; i++)
+		free(r->top_dist[i].path);
+	for (i = 0; i < r->ntop_dirs; i++)
+		free(r->top_dirs[i].path);
+	free(r->top_frag);
+	free(r->top_dist);
+	free(r->top_dirs);
+	free(r->ag);
+	memset(r, 0, sizeof(*r));
+}
+
+int report_paths(const struct model *m, struct report *r, struct err *e)
+{
+	struct rpt_item *lists[3] = { r->top_frag, r->top_dist, r->top_dirs };
+	unsigned counts[3] = { r->ntop_frag, r->ntop_dist, r->ntop_dirs };
+	size_t n = 0, k = 0, i, l;
+	uint64_t *inos;
+	char **paths;
+	int ret;
+
+	for (l = 0; l < 3; l++)
+		n += counts[l];
+	if (!n)
+		return 0;
+	inos = malloc(n * sizeof(*inos));
+	paths = malloc(n * sizeof(*paths));
+	if (!inos || !paths) {
+		free(inos);
+		free(paths);
+		return err_set(e, -ENOMEM, "out of memory");
+	}
+	for (l = 0; l < 3; l++)
+		for (i = 0; i < counts[l]; i++)
+			inos[k++] = lists[l][i].ino;
+	ret = model_paths(m, inos, n, paths, e);
+	k = 0;
+	for (l = 0; l < 3; l++)
+		for (i = 0; i < counts[l]; i++, k++)
+			lists[l][i].path = ret ? NULL : paths[k];
+	free(inos);
+	free(paths);
+	return ret;
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The whole-filesystem scan: every AG's headers, free-space and inode
+ * btrees, every allocated inode (inode clusters read in large sequential
+ * runs), every fork's extents and every directory's entries, into a
+ * struct model.  AGs are scanned in parallel by a pool of threads.
+ * Damage inside an AG is recorded in that AG and the scan goes on.
+ */
+#ifndef CORE_SCAN_H
+#define CORE_SCAN_H
+
+#include "core/model/model.h"
+
+struct scan_progress {
+	uint64_t inodes_done;	/* updated atomically by the workers */
+	uint64_t inodes_total;	/* estimate, from the superblock */
+	uint32_t ags_done;
+};
+
+struct scan_opts {
+	unsigned threads;	/* 0: one per online CPU */
+	bool dirs;		/* read directories (links, locality) */
+	/* called about every 100 ms from the calling thread, may be NULL */
+	void (*progress)(void *priv, const struct scan_progress *p);
+	void *priv;
+};
+
+/*
+ * Scan fs into a new model.  Returns 0 when every AG was read (the model
+ * may still record damaged inodes), -EFSCORRUPTED when some AG could not
+ * be read fully (the model holds what could), or another error.
+ */
+int scan_fs(struct fs *fs, const struct scan_opts *o, struct model **out,
+	    struct err *e);
+
+/* One AG (used by scan_fs's workers; exposed for tests). */
+int scan_ag(struct fs *fs, struct m_ag *ag, const struct scan_opts *o,
+	    struct scan_progress *p);
+
+#endif

@@ -1,0 +1,584 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Scanning one AG into the model: headers, free space, inode btree, then
+ * every allocated inode, reading inode chunks in merged sequential runs.
+ */
+#include "core/model/scan.h"
+#include "core/base/sort.h"
+#include "core/fs/btwalk.h"
+#include "core/fs/dir.h"
+#include "core/fs/fork.h"
+#include "core/base/bigmem.h"
+#include "core/model/inorun.h"
+#include "ondisk/be.h"
+#include "ondisk/crc32c.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SCAN_BUF	(1u << 20)	/* one sequential read, at most */
+
+struct agscan {
+	struct fs *fs;
+	const struct od_geo *g;
+	struct m_ag *ag;
+	const struct scan_opts *o;
+	struct scan_progress *p;
+	struct err e;		/* scratch for the current item */
+	uint8_t *buf;
+	struct inode tmp;	/* btree forks and directories */
+	struct extmap map;
+	uint32_t *ag_seen;	/* per-AG stamp, for counting AGs per dir */
+	uint32_t stamp;
+};
+
+/* Remember the first damage in this AG; keep counting the rest. */
+static void ag_damage(struct agscan *s, struct err *e)
+{
+	struct m_ag *ag = s->ag;
+
+	if (!ag->err) {
+		ag->err = e->code ? e->code : -EFSCORRUPTED;
+		snprintf(ag->errmsg, sizeof(ag->errmsg), "%s", e->msg);
+	}
+	ag->ndamaged++;
+	err_clear(e);
+}
+
+static int add_meta(struct agscan *s, uint32_t agbno, enum m_meta kind,
+		    uint64_t owner)
+{
+	struct m_ag *ag = s->ag;
+
+	if (bigmem_grow((void **)&ag->meta, &ag->cap_meta, ag->nmeta,
+		 sizeof(*ag->meta)))
+		return -ENOMEM;
+	ag->meta[ag->nmeta].agbno = agbno;
+	ag->meta[ag->nmeta].kind = kind;
+	ag->meta[ag->nmeta].owner = owner;
+	ag->nmeta++;
+	return 0;
+}
+
+struct meta_ctx {
+	struct agscan *s;
+	enum m_meta kind;
+	uint64_t owner;
+};
+
+static int meta_block(void *priv, uint64_t fsbno, unsigned level,
+		      struct err *e)
+{
+	struct meta_ctx *mc = priv;
+	struct agscan *s = mc->s;
+	uint32_t agno = od_fsb_agno(s->g, fsbno);
+
+	(void)level;
+	/* bmbt blocks may live in other AGs: kept aside, moved after the scan */
+	if (agno != s->ag->agno) {
+		struct m_ag *ag = s->ag;
+		struct m_meta_blk *mb;
+
+		if (bigmem_grow((void **)&ag->xmeta, &ag->cap_xmeta, ag->nxmeta,
+				sizeof(*ag->xmeta)))
+			return err_set(e, -ENOMEM, "out of memory");
+		mb = &ag->xmeta[ag->nxmeta++];
+		mb->agbno = od_fsb_agbno(s->g, fsbno);
+		mb->kind = agno;	/* which AG; kind is MM_BMBT */
+		mb->owner = mc->owner;
+		return 0;
+	}
+	if (add_meta(s, od_fsb_agbno(s->g, fsbno), mc->kind, mc->owner))
+		return err_set(e, -ENOMEM, "out of memory");
+	return 0;
+}
+
+/* Walk an AG btree noting its blocks; rec may be NULL. */
+static int walk_tree(struct agscan *s, enum od_bt_type t, uint32_t root,
+		     uint32_t levels, enum m_meta kind, bool skip_leaves,
+		     int (*rec)(void *, const uint8_t *, struct err *),
+		     void *recpriv)
+{
+	struct meta_ctx mc = { s, kind, s->ag->agno };
+	struct btwalk w;
+	char what[64];
+
+	memset(&w, 0, sizeof(w));
+	snprintf(what, sizeof(what), "ag %u %s", s->ag->agno,
+		 od_bt_ops(t)->name);
+	w.fs = s->fs;
+	w.type = t;
+	w.agno = s->ag->agno;
+	w.owner = s->ag->agno;
+	w.what = what;
+	w.rec = rec;
+	w.priv = rec ? recpriv : &mc;
+	w.block = meta_block;
+	w.skip_leaves = skip_leaves;
+	if (levels == 0)
+		return err_set(&s->e, -EFSCORRUPTED, "%s: zero levels", what);
+	/*
+	 * The block callback gets w.priv too: record contexts start with a
+	 * struct meta_ctx so meta_block can use them.
+	 */
+	return btwalk_from_block(&w, root, levels - 1, &s->e);
+}
+
+struct free_ctx {
+	struct meta_ctx mc;	/* first: meta_block sees it as its priv */
+	struct agscan *s;
+};
+
+static int free_rec(void *priv, const uint8_t *rec, struct err *e)
+{
+	struct free_ctx *fc = priv;
+	struct m_ag *ag = fc->s->ag;
+	struct od_alloc_rec r;
+
+	od_alloc_rec_decode(rec, &r);
+	if (r.blockcount == 0 ||
+	    (uint64_t)r.startblock + r.blockcount > ag->blocks)
+		return err_set(e, -EFSCORRUPTED, "ag %u bnobt: free extent "
+			       "%u+%u is outside the AG", ag->agno,
+			       r.startblock, r.blockcount);
+	if (ag->nfree && ag->freesp[ag->nfree - 1].agbno +
+	    ag->freesp[ag->nfree - 1].len > r.startblock)
+		return err_set(e, -EFSCORRUPTED, "ag %u bnobt: free extents "
+			       "overlap at block %u", ag->agno, r.startblock);
+	if (bigmem_grow((void **)&ag->freesp, &ag->cap_free, ag->nfree,
+		 sizeof(*ag->freesp)))
+		return err_set(e, -ENOMEM, "out of memory");
+	ag->freesp[ag->nfree].agbno = r.startblock;
+	ag->freesp[ag->nfree].len = r.blockcount;
+	ag->nfree++;
+	return 0;
+}
+
+struct chunk_ctx {
+	struct meta_ctx mc;	/* first, see free_ctx */
+	struct agscan *s;
+};
+
+static int chunk_rec(void *priv, const uint8_t *rec, struct err *e)
+{
+	struct chunk_ctx *cc = priv;
+	struct m_ag *ag = cc->s->ag;
+	struct od_inobt_rec r;
+	const char *field;
+	char what[64];
+	enum od_err oe;
+
+	oe = od_inobt_rec_decode(rec, cc->s->g, ag->agno, &r, &field);
+	if (oe) {
+		snprintf(what, sizeof(what), "ag %u inobt record %zu", ag->agno,
+			 ag->nchunk);
+		return err_od(e, oe, field, what);
+	}
+	if (bigmem_grow((void **)&ag->chunk, &ag->cap_chunk, ag->nchunk,
+		 sizeof(*ag->chunk)))
+		return err_set(e, -ENOMEM, "out of memory");
+	ag->chunk[ag->nchunk++] = r;
+	return 0;
+}
+
+static int push_ext(struct agscan *s, const struct od_irec *r,
+		    const uint8_t *raw)
+{
+	struct m_ag *ag = s->ag;
+
+	if (ag->next >= UINT32_MAX)
+		return -EOVERFLOW;
+	if (bigmem_grow((void **)&ag->ext, &ag->cap_ext, ag->next, sizeof(*ag->ext)))
+		return -ENOMEM;
+	/* the record is stored packed: copy it if we have the disk bytes */
+	if (raw)
+		memcpy(ag->ext[ag->next++].rec, raw, 16);
+	else
+		od_bmbt_rec_pack(r, ag->ext[ag->next++].rec);
+	return 0;
+}
+
+/* Extents of one fork into the model; *n set to the records stored. */
+static int scan_fork(struct agscan *s, const struct od_inode *di,
+		     const uint8_t *raw, int whichfork, uint32_t *n)
+{
+	int fmt = whichfork == FORK_DATA ? di->format :
+		  (di->forkoff ? di->aformat : -1);
+	bool rt = whichfork == FORK_DATA && (di->flags & OD_DIFLAG_REALTIME);
+	const uint8_t *fork;
+	struct od_irec r, prev;
+	uint32_t len;
+	uint64_t i, cnt;
+	int ret;
+
+	*n = 0;
+	if (fmt == OD_FMT_EXTENTS) {
+		cnt = whichfork == FORK_DATA ? di->nextents : di->anextents;
+		fork = od_inode_fork(di, raw, whichfork, &len);
+		for (i = 0; i < cnt; i++) {
+			od_bmbt_rec_unpack(fork + 16 * i, &r);
+			ret = fork_check_rec(s->fs, di->ino, whichfork, rt,
+					     i ? &prev : NULL, &r, i, &s->e);
+			if (ret)
+				return ret;
+			ret = push_ext(s, &r, fork + 16 * i);
+			if (ret)
+				return err_set(&s->e, ret, "out of memory");
+			prev = r;
+			(*n)++;
+		}
+	} else if (fmt == OD_FMT_BTREE) {
+		struct meta_ctx mc = { s, MM_BMBT, di->ino };
+
+		memcpy(s->tmp.raw, raw, s->g->inodesize);
+		s->tmp.di = *di;
+		ret = fork_map(s->fs, &s->tmp, whichfork, &s->map, meta_block,
+			       &mc, &s->e);
+		if (ret)
+			return ret;
+		for (i = 0; i < s->map.n; i++) {
+			ret = push_ext(s, &s->map.v[i], NULL);
+			if (ret)
+				return err_set(&s->e, ret, "out of memory");
+			(*n)++;
+		}
+	}
+	return 0;
+}
+
+struct dirscan {
+	struct agscan *s;
+	struct m_dir *md;
+	uint64_t dir_lin;
+};
+
+static int dir_entry(void *priv, const uint8_t *name, size_t namelen,
+		     uint64_t ino, uint8_t ftype, struct err *e)
+{
+	struct dirscan *ds = priv;
+	struct agscan *s = ds->s;
+	struct m_ag *ag = s->ag;
+	uint64_t lin, d;
+	uint32_t agno;
+
+	(void)ftype;
+	if ((namelen == 1 && name[0] == '.') ||
+	    (namelen == 2 && name[0] == '.' && name[1] == '.'))
+		return 0;
+	if (!od_ino_valid(s->g, ino))
+		return err_set(e, -EFSCORRUPTED, "directory %llu: entry points "
+			       "at inode %llu, outside the filesystem",
+			       (unsigned long long)ds->md->ino,
+			       (unsigned long long)ino);
+	agno = od_ino_agno(s->g, ino);
+	lin = od_agb_lin(s->g, agno, od_agino_agbno(s->g,
+						    od_ino_agino(s->g, ino)));
+	d = lin > ds->dir_lin ? lin - ds->dir_lin : ds->dir_lin - lin;
+	ds->md->nchildren++;
+	ds->md->sum_dist += d;
+	if (d > ds->md->max_dist)
+		ds->md->max_dist = d;
+	if (s->ag_seen[agno] != s->stamp) {
+		s->ag_seen[agno] = s->stamp;
+		ds->md->nags++;
+	}
+	if (bigmem_grow((void **)&ag->link, &ag->cap_link, ag->nlink,
+		 sizeof(*ag->link)))
+		return err_set(e, -ENOMEM, "out of memory");
+	ag->link[ag->nlink].parent = ds->md->ino;
+	ag->link[ag->nlink].child = ino;
+	ag->nlink++;
+	return 0;
+}
+
+static int scan_dir(struct agscan *s, const struct od_inode *di,
+		    const uint8_t *raw)
+{
+	struct m_ag *ag = s->ag;
+	struct dirscan ds;
+	struct dir d;
+	int ret;
+
+	memcpy(s->tmp.raw, raw, s->g->inodesize);
+	s->tmp.di = *di;
+	ret = dir_open_inode(s->fs, &s->tmp, &d, &s->e);
+	if (ret)
+		return ret;
+	if (bigmem_grow((void **)&ag->dir, &ag->cap_dir, ag->ndir, sizeof(*ag->dir))) {
+		dir_close(&d);
+		return err_set(&s->e, -ENOMEM, "out of memory");
+	}
+	ds.s = s;
+	ds.md = &ag->dir[ag->ndir];
+	memset(ds.md, 0, sizeof(*ds.md));
+	ds.md->ino = di->ino;
+	ds.md->fmt = (uint8_t)d.fmt;
+	ds.dir_lin = model_ino_lin(s->fs, di->ino);
+	if (++s->stamp == 0)
+		s->stamp = 1;	/* ag_seen starts zeroed: never reuse 0 */
+	ret = dir_iterate(&d, dir_entry, &ds, &s->e);
+	dir_close(&d);
+	if (ret)
+		return ret;
+	ag->ndir++;
+	return 0;
+}
+
+static void scan_inode(struct agscan *s, uint64_t ino, const uint8_t *raw,
+		       bool crc_ok)
+{
+	struct m_ag *ag = s->ag;
+	struct m_ino *mi = &ag->ino[ag->nino];
+	struct od_inode di;
+	const char *field;
+	enum od_err oe;
+	char what[48];
+	size_t ext0 = ag->next;
+	uint32_t n;
+
+	oe = crc_ok ? od_inode_decode_crc_ok(raw, s->g->inodesize, s->g, ino,
+					     &di, &field) :
+		      od_inode_decode(raw, s->g->inodesize, s->g, ino, &di,
+				      &field);
+	if (oe) {
+		snprintf(what, sizeof(what), "inode %llu",
+			 (unsigned long long)ino);
+		err_od(&s->e, oe, field, what);
+		ag_damage(s, &s->e);
+		return;
+	}
+	if (di.mode == 0) {
+		err_set(&s->e, -EFSCORRUPTED, "inode %llu: marked in use by "
+			"the inobt but free on disk", (unsigned long long)ino);
+		ag_damage(s, &s->e);
+		return;
+	}
+	memset(mi, 0, sizeof(*mi));
+	mi->ino = ino;
+	mi->size = di.size;
+	mi->mode = di.mode;
+	mi->nlink = di.nlink;
+	mi->forkoff = di.forkoff;
+	mi->version = di.version;
+	mi->diflags = di.flags;
+	mi->fmt = (uint8_t)((di.format & 0xf) |
+			    ((di.forkoff ? di.aformat & 0xf : 0) << 4));
+	if (!di.forkoff)
+		mi->flags |= MI_NOATTR;
+	if (di.flags2 & OD_DIFLAG2_REFLINK)
+		mi->flags |= MI_REFLINK;
+	if (di.flags & OD_DIFLAG_REALTIME)
+		mi->flags |= MI_REALTIME;
+	if ((di.flags & (OD_DIFLAG_PREALLOC | OD_DIFLAG_APPEND)) ||
+	    ((di.flags & OD_DIFLAG_EXTSIZE) && di.extsize))
+		mi->flags |= MI_SIZEHINT;
+	mi->ext = (uint32_t)ext0;
+	if (scan_fork(s, &di, raw, FORK_DATA, &n) == 0) {
+		mi->nde = n;
+		if (scan_fork(s, &di, raw, FORK_ATTR, &n) == 0)
+			mi->nae = n;
+	}
+	if (s->e.code) {
+		/* keep the inode, drop its half-read extents */
+		ag->next = ext0;
+		mi->nde = mi->nae = 0;
+		mi->flags |= MI_DAMAGED;
+		ag_damage(s, &s->e);
+	} else if (s->o->dirs && od_mode_isdir(di.mode) &&
+		   scan_dir(s, &di, raw)) {
+		mi->flags |= MI_DAMAGED;
+		ag_damage(s, &s->e);
+	}
+	ag->nino++;
+}
+
+/* Decode the in-use inodes of a run read into s->buf. */
+static void decode_run(struct agscan *s, size_t ci, unsigned i,
+		       uint64_t len)
+{
+	const struct od_geo *g = s->g;
+	struct m_ag *ag = s->ag;
+	uint64_t off, ino[3];
+	const uint8_t *raw[3];
+	bool ok[3] = { false, false, false };
+	unsigned n = 0, k;
+
+	for (off = 0; off < len; off += g->inodesize, i++) {
+		const struct od_inobt_rec *r;
+
+		inorun_present(ag, &ci, &i);
+		r = &ag->chunk[ci];
+		if (!od_inobt_inuse(r, i))
+			continue;
+		/* v5: checksum three inodes at once, then decode them */
+		ino[n] = od_agino_ino(g, ag->agno, r->startino + i);
+		raw[n++] = s->buf + off;
+		if (n < 3 && g->v5)
+			continue;
+		if (n == 3)
+			od_cksum3(raw, g->inodesize, OD_DINODE_CRC_OFF, ok);
+		for (k = 0; k < n; k++)
+			scan_inode(s, ino[k], raw[k], ok[k]);
+		n = 0;
+	}
+	for (k = 0; k < n; k++)
+		scan_inode(s, ino[k], raw[k], false);
+}
+
+/*
+ * Read every physically present inode of the AG's chunks and decode the
+ * ones in use, in runs of up to SCAN_BUF bytes (inorun.h).
+ */
+static int scan_chunks(struct agscan *s)
+{
+	const struct od_geo *g = s->g;
+	struct m_ag *ag = s->ag;
+	struct inorun run;
+	struct inorun_seg seg;
+	size_t ci, n = 0;
+	char what[64];
+
+	/* the inode array is sized from the chunks: it never grows */
+	for (ci = 0; ci < ag->nchunk; ci++)
+		n += ag->chunk[ci].count - ag->chunk[ci].freecount;
+	ag->ino = bigmem_calloc(n, sizeof(*ag->ino));
+	ag->cap_ino = n;
+	/* most inodes have an extent and a link: start there, not at 64 */
+	if (!ag->ext) {
+		ag->ext = bigmem_calloc(n + 64, sizeof(*ag->ext));
+		ag->cap_ext = ag->ext ? n + 64 : 0;
+	}
+	if (!ag->link && s->o->dirs) {
+		ag->link = bigmem_calloc(n + 64, sizeof(*ag->link));
+		ag->cap_link = ag->link ? n + 64 : 0;
+	}
+	if (!ag->ino)
+		return err_set(&s->e, -ENOMEM, "out of memory");
+	snprintf(what, sizeof(what), "ag %u inode chunk", ag->agno);
+
+	inorun_init(&run, g, ag, SCAN_BUF);
+	while (inorun_next(&run, &seg)) {
+		if (fs_read_daddr(s->fs, seg.start >> 9, s->buf,
+				  (size_t)seg.len, &s->e, what))
+			ag_damage(s, &s->e);
+		else
+			decode_run(s, seg.ci, seg.i, seg.len);
+		__atomic_add_fetch(&s->p->inodes_done, seg.len >> g->inodelog,
+				   __ATOMIC_RELAXED);
+	}
+	return 0;
+}
+
+static void note_headers(struct agscan *s)
+{
+	const struct od_geo *g = s->g;
+	struct m_ag *ag = s->ag;
+	uint64_t log0 = s->fs->sb.logstart;
+	uint32_t b, i;
+
+	/* sb, agf, agi, agfl: sectors 0..3, in one or more blocks */
+	for (i = 0; i < 4; i++) {
+		b = (uint32_t)(((uint64_t)i * g->sectsize) >> g->blocklog);
+		if (i == 0 || b != (uint32_t)(((uint64_t)(i - 1) * g->sectsize)
+					      >> g->blocklog))
+			add_meta(s, b, (enum m_meta)(MM_SB + i), ag->agno);
+	}
+	for (i = 0; i < ag->nagfl; i++)
+		add_meta(s, ag->agfl[i], MM_AGFL_FREE, ag->agno);
+	if (log0 && od_fsb_agno(g, log0) == ag->agno)
+		for (b = 0; b < s->fs->sb.logblocks; b++)
+			add_meta(s, od_fsb_agbno(g, log0) + b, MM_LOG, ag->agno);
+}
+
+static int cmp_meta(const void *a, const void *b)
+{
+	const struct m_meta_blk *x = a, *y = b;
+
+	return x->agbno < y->agbno ? -1 : x->agbno > y->agbno;
+}
+
+int scan_ag(struct fs *fs, struct m_ag *ag, const struct scan_opts *o,
+	    struct scan_progress *p)
+{
+	struct agscan s;
+	uint32_t slots[8192], n = 0;
+	int ret = 0;
+
+	memset(&s, 0, sizeof(s));
+	s.fs = fs;
+	s.g = &fs->geo;
+	s.ag = ag;
+	s.o = o;
+	s.p = p;
+	ag->blocks = od_ag_blocks(s.g, ag->agno);
+	s.buf = malloc(SCAN_BUF);
+	s.ag_seen = calloc(fs->geo.agcount, sizeof(*s.ag_seen));
+	if (!s.buf || !s.ag_seen) {
+		ret = err_set(&s.e, -ENOMEM, "out of memory");
+		ag_damage(&s, &s.e);
+		goto out;
+	}
+	if (fs_read_agf(fs, ag->agno, &ag->agf, &s.e) == 0)
+		ag->have_agf = true;
+	else
+		ag_damage(&s, &s.e);
+	if (fs_read_agi(fs, ag->agno, &ag->agi, &s.e) == 0)
+		ag->have_agi = true;
+	else
+		ag_damage(&s, &s.e);
+
+	if (ag->have_agf) {
+		struct free_ctx fc = { { &s, MM_BNOBT, ag->agno }, &s };
+
+		if (fs_read_agfl(fs, ag->agno, &ag->agf, slots, &n, &s.e) == 0 &&
+		    n <= sizeof(slots) / sizeof(slots[0])) {
+			ag->agfl = malloc((n ? n : 1) * sizeof(*ag->agfl));
+			if (ag->agfl) {
+				memcpy(ag->agfl, slots, n * sizeof(*slots));
+				ag->nagfl = n;
+			}
+		} else {
+			ag_damage(&s, &s.e);
+		}
+		if (walk_tree(&s, OD_BT_BNO, ag->agf.roots[OD_BTNUM_BNO],
+			      ag->agf.levels[OD_BTNUM_BNO], MM_BNOBT, false,
+			      free_rec, &fc))
+			ag_damage(&s, &s.e);
+		if (walk_tree(&s, OD_BT_CNT, ag->agf.roots[OD_BTNUM_CNT],
+			      ag->agf.levels[OD_BTNUM_CNT], MM_CNTBT, true,
+			      NULL, NULL))
+			ag_damage(&s, &s.e);
+		if (s.g->rmapbt &&
+		    walk_tree(&s, OD_BT_RMAP, ag->agf.roots[OD_BTNUM_RMAP],
+			      ag->agf.levels[OD_BTNUM_RMAP], MM_RMAPBT, true,
+			      NULL, NULL))
+			ag_damage(&s, &s.e);
+		if (s.g->reflink &&
+		    walk_tree(&s, OD_BT_REFC, ag->agf.refcount_root,
+			      ag->agf.refcount_level, MM_REFCBT, true, NULL,
+			      NULL))
+			ag_damage(&s, &s.e);
+	}
+	if (ag->have_agi) {
+		struct chunk_ctx cc = { { &s, MM_INOBT, ag->agno }, &s };
+
+		if (walk_tree(&s, OD_BT_INO, ag->agi.root, ag->agi.level,
+			      MM_INOBT, false, chunk_rec, &cc))
+			ag_damage(&s, &s.e);
+		if (s.g->finobt &&
+		    walk_tree(&s, OD_BT_FINO, ag->agi.free_root,
+			      ag->agi.free_level, MM_FINOBT, true, NULL, NULL))
+			ag_damage(&s, &s.e);
+		if (scan_chunks(&s))
+			ag_damage(&s, &s.e);
+	}
+	note_headers(&s);
+	sort_any(ag->meta, ag->nmeta, sizeof(*ag->meta), cmp_meta);
+out:
+	extmap_free(&s.map);
+	free(s.buf);
+	free(s.ag_seen);
+	__atomic_add_fetch(&p->ags_done, 1, __ATOMIC_RELAXED);
+	return ret ? ret : ag->err;
+}

@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The executor's driver: the phases in order, and the I/O they share. */
+#include "core/relocate/exec_priv.h"
+#include "ondisk/be.h"
+#include "ondisk/crc32c.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int x_pwrite(struct xctx *x, uint64_t off, const void *buf, size_t len,
+	     struct err *e, const char *what)
+{
+	x->st->writes++;
+	return fs_pwrite(x->fs, off, buf, len, e, what);
+}
+
+int x_write(struct xctx *x, uint64_t lin, const void *buf, uint64_t nblocks,
+	    const char *what)
+{
+	int ret = x_pwrite(x, x_off(x, lin), buf,
+			   (size_t)(nblocks << x->g->blocklog), x->e, what);
+
+	if (!ret)
+		x_set_written(x, lin, nblocks);
+	return ret;
+}
+
+int x_read(struct xctx *x, uint64_t lin, void *buf, uint64_t nblocks,
+	   const char *what)
+{
+	return fs_pread(x->fs, x_off(x, lin), buf,
+			(size_t)(nblocks << x->g->blocklog), x->e, what);
+}
+
+int x_read_orig(struct xctx *x, uint64_t lin, void *buf, uint64_t nblocks,
+		const char *what)
+{
+	uint8_t *p = buf;
+	uint64_t i = 0;
+	int ret;
+
+	while (i < nblocks) {
+		bool w = x_written(x, lin + i);
+		uint64_t j = i + 1;
+		size_t len;
+
+		while (j < nblocks && x_written(x, lin + j) == w)
+			j++;
+		len = (size_t)((j - i) << x->g->blocklog);
+		if (w)
+			ret = undo_read_original(x->u, x_off(x, lin + i),
+						 p + ((i) << x->g->blocklog), len,
+						 x->e);
+		else
+			ret = x_read(x, lin + i, p + (i << x->g->blocklog),
+				     j - i, what);
+		if (ret)
+			return ret;
+		i = j;
+	}
+	return 0;
+}
+
+void x_progress(struct xctx *x, const char *phase, uint64_t done,
+		uint64_t total)
+{
+	struct exec_progress pr = { phase, done, total };
+
+	if (x->o->progress)
+		x->o->progress(x->o->priv, &pr);
+}
+
+/* Set or clear NEEDSREPAIR in the primary superblock, and sync. */
+static int set_needsrepair(struct xctx *x, bool on)
+{
+	uint8_t buf[32768];
+	uint32_t incompat;
+	int ret;
+
+	ret = fs_pread(x->fs, 0, buf, x->g->sectsize, x->e, "superblock");
+	if (ret)
+		return ret;
+	incompat = od_get_be32(buf + 216);
+	if (on)
+		incompat |= OD_INCOMPAT_NEEDSREPAIR;
+	else
+		incompat &= ~OD_INCOMPAT_NEEDSREPAIR;
+	od_put_be32(buf + 216, incompat);
+	od_cksum_set(buf, x->g->sectsize, OD_SB_CRC_OFF);
+	ret = x_pwrite(x, 0, buf, x->g->sectsize, x->e, "superblock");
+	if (!ret && img_flush(x->fs->img))
+		ret = err_set(x->e, -EIO, "flushing the image failed");
+	return ret;
+}
+
+static int mark_free(struct xctx *x)
+{
+	uint32_t a;
+	size_t i;
+	int ret = 0;
+
+	for (a = 0; a < x->m->agcount && !ret; a++) {
+		const struct m_ag *ag = &x->m->ag[a];
+
+		for (i = 0; i < ag->nfree && !ret; i++)
+			ret = undo_mark_free(x->u, od_agb_lin(x->g, a,
+							      ag->freesp[i].agbno),
+					     ag->freesp[i].len, x->e);
+	}
+	return ret;
+}
+
+int exec_run(struct fs *fs, const struct model *m, const struct plan *p,
+	     const struct exec_opts *o, struct exec_stats *st,
+	     struct err *e)
+{
+	struct xctx x;
+	uint64_t t0 = now_ns(), t1;
+	int ret;
+
+	memset(&x, 0, sizeof(x));
+	memset(st, 0, sizeof(*st));
+	x.fs = fs;
+	x.g = &fs->geo;
+	x.m = m;
+	x.p = p;
+	x.o = o;
+	x.st = st;
+	x.e = e;
+	if (!x.g->v5)	/* refuse_write says so first; never write v4 */
+		return err_set(e, -EPERM, "refusing to write: not a v5 "
+			       "filesystem");
+	x.nlin = (uint64_t)x.g->agcount * x.g->agblocks;
+	x.written = calloc((x.nlin + 63) / 64, sizeof(*x.written));
+	x.buf = malloc(XBUF);
+	if (!x.written || !x.buf) {
+		ret = err_set(e, -ENOMEM, "out of memory");
+		goto out;
+	}
+	/* read what the old btrees say before anything overwrites them */
+	ret = exec_ags_prepare(&x);
+	if (ret)
+		goto out;
+	if (o->fault_after >= 0) {
+		ret = img_push_fault(&fs->img, o->fault_after);
+		if (ret) {
+			err_set(e, ret, "cannot stack the fault layer");
+			goto out;
+		}
+	}
+	ret = undo_begin(fs, o->undo_path, &x.u, e);
+	if (ret)
+		goto out;
+	ret = mark_free(&x);
+	x_progress(&x, "mark", 0, 1);
+	if (!ret)
+		ret = set_needsrepair(&x, true);
+	t1 = now_ns();
+	if (!ret)
+		ret = exec_copy(&x);
+	st->ns_copy = now_ns() - t1;
+	if (!ret)
+		ret = exec_headers(&x);
+	if (!ret)
+		ret = exec_forks(&x);
+	if (!ret)
+		ret = exec_ags(&x);
+	if (!ret && img_flush(fs->img))
+		ret = err_set(e, -EIO, "flushing the image failed");
+	if (!ret)
+		ret = set_needsrepair(&x, false);
+	if (!ret)
+		ret = undo_finish(x.u, e);
+	st->journal_bytes = undo_bytes(x.u);
+	undo_end(fs, x.u);
+out:
+	exec_ags_release(&x);
+	free(x.written);
+	free(x.buf);
+	st->ns_total = now_ns() - t0;
+	return ret;
+}

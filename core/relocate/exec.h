@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The relocation executor: carries out a plan on a filesystem opened
+ * read-write, in named phases:
+ *
+ *   begin     undo journal created; every block free at the start is
+ *             marked so (writes there need no record)
+ *   mark      NEEDSREPAIR set in the superblock (journaled, synced), so
+ *             no kernel mounts a half-written filesystem
+ *   copy      data copied to its new place, in destination order, in
+ *             batches: the batch's live destinations journaled and synced
+ *             first; a source already overwritten is read back from the
+ *             journal
+ *   headers   v5 self-describing blocks that moved (directory, attribute,
+ *             symlink blocks) get their new address and CRC
+ *   forks     inodes get their new extent lists or rebuilt bmap btrees
+ *   ags       every AG's btrees rebuilt (bnobt, cntbt, inobt, finobt,
+ *             rmapbt, refcountbt) and its AGF/AGI counters
+ *   sb        superblock counters; then NEEDSREPAIR cleared, synced, and
+ *             the journal marked complete
+ *
+ * A crash anywhere leaves NEEDSREPAIR set and a journal from which
+ * `xfsdefrag undo` restores the filesystem as it was.
+ */
+#ifndef CORE_EXEC_H
+#define CORE_EXEC_H
+
+#include <stdint.h>
+
+#include "core/relocate/plan.h"
+#include "core/relocate/undo.h"
+
+struct exec_progress {
+	const char *phase;
+	uint64_t done, total;	/* bytes in the copy phase, else items */
+};
+
+struct exec_opts {
+	const char *undo_path;
+	long fault_after;	/* tests: crash after this many writes; <0 none */
+	void (*progress)(void *priv, const struct exec_progress *p);
+	void *priv;
+};
+
+struct exec_stats {
+	uint64_t bytes_copied;
+	uint64_t blocks_remapped;	/* unwritten: remapped, not copied */
+	uint64_t journal_bytes;
+	uint64_t forks_written, btree_blocks_written;
+	uint64_t ns_copy, ns_total;
+	uint64_t writes;	/* image writes issued (fault points) */
+};
+
+/*
+ * Run plan p (made from model m of fs) on fs, which must be open
+ * read-write and have passed refuse_write and the pre-check.  On error the
+ * filesystem is left marked NEEDSREPAIR with a usable journal: the message
+ * says to run undo.
+ */
+int exec_run(struct fs *fs, const struct model *m, const struct plan *p,
+	     const struct exec_opts *o, struct exec_stats *st,
+	     struct err *e);
+
+#endif

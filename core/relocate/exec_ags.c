@@ -1,0 +1,763 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The AG phase: every AG's btrees are rebuilt from the final layout —
+ * bnobt and cntbt from the free extents, inobt and finobt from the
+ * (unmoved) inode chunks, the refcount btree from how often each block is
+ * mapped, the rmapbt from every owner — into the run of blocks the plan
+ * reserved, and the AGF and AGI are rewritten to match.  The run is used
+ * from its start; what is left over rejoins free space, which changes
+ * the free-space records, so the block count is found as a fixed point.
+ */
+#include "core/relocate/exec_priv.h"
+#include "core/relocate/btbuild.h"
+#include "core/relocate/btrecs.h"
+#include "core/fs/btwalk.h"
+#include "core/fs/fork.h"
+#include "core/base/sort.h"
+#include "ondisk/be.h"
+#include "ondisk/crc32c.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* xfs_format.h: special rmap owners and offset flags */
+#define OWN_FS		(-3ull)
+#define OWN_LOG		(-4ull)
+#define OWN_AG		(-5ull)
+#define OWN_INOBT	(-6ull)
+#define OWN_INODES	(-7ull)
+#define OWN_REFC	(-8ull)
+#define OWN_COW		(-9ull)
+#define OWN_MIN		(-10ull)
+#define RM_ATTR		(1ull << 63)
+#define RM_BMBT		(1ull << 62)
+#define RM_UNWRITTEN	(1ull << 61)
+#define RM_LEN_MAX	0xffffffffu
+#define REFC_COWFLAG	(1u << 31)
+
+struct rrec {
+	uint32_t start, len;
+	uint64_t owner;
+	uint64_t off;		/* offset | flags, as on disk */
+};
+
+struct vec {
+	void *v;
+	size_t n, cap;
+};
+
+static int vec_push(struct vec *vc, const void *item, size_t size)
+{
+	if (vc->n == vc->cap) {
+		size_t cap = vc->cap ? vc->cap * 2 : 256;
+		void *nv = realloc(vc->v, cap * size);
+
+		if (!nv)
+			return -ENOMEM;
+		vc->v = nv;
+		vc->cap = cap;
+	}
+	memcpy((uint8_t *)vc->v + vc->n * size, item, size);
+	vc->n++;
+	return 0;
+}
+
+static bool non_inode_owner(uint64_t owner)
+{
+	return owner >= OWN_MIN;
+}
+
+/* repair/rmap.c rmaps_are_mergeable: what xfs_repair expects merged. */
+static bool rr_mergeable(const struct rrec *a, const struct rrec *b)
+{
+	if (a->owner != b->owner || a->start + a->len != b->start ||
+	    (uint64_t)a->len + b->len > RM_LEN_MAX)
+		return false;
+	if (non_inode_owner(b->owner))
+		return true;
+	if ((a->off & (RM_ATTR | RM_BMBT | RM_UNWRITTEN)) !=
+	    (b->off & (RM_ATTR | RM_BMBT | RM_UNWRITTEN)))
+		return false;
+	if (a->off & RM_BMBT)
+		return true;
+	return (a->off & ~(RM_ATTR | RM_BMBT | RM_UNWRITTEN)) + a->len ==
+	       (b->off & ~(RM_ATTR | RM_BMBT | RM_UNWRITTEN));
+}
+
+/* Append, merging with the previous record when xfs_repair would. */
+static int rr_add(struct vec *vc, const struct rrec *r)
+{
+	struct rrec *last = vc->n ? (struct rrec *)vc->v + vc->n - 1 : NULL;
+
+	if (last && rr_mergeable(last, r)) {
+		last->len += r->len;
+		return 0;
+	}
+	return vec_push(vc, r, sizeof(*r));
+}
+
+struct exec_agprep {
+	struct vec *statics;	/* per AG: struct rrec */
+};
+
+/* What stays from the old rmapbt: headers, log, inode chunks. */
+struct oldrm {
+	struct vec *vc;
+	bool cow;
+};
+
+static int old_rmap_rec(void *priv, const uint8_t *rec, struct err *e)
+{
+	struct oldrm *o = priv;
+	struct rrec r;
+
+	(void)e;
+	r.start = od_get_be32(rec);
+	r.len = od_get_be32(rec + 4);
+	r.owner = od_get_be64(rec + 8);
+	r.off = od_get_be64(rec + 16);
+	if (r.owner == OWN_COW)
+		o->cow = true;
+	if (r.owner == OWN_FS || r.owner == OWN_LOG || r.owner == OWN_INODES)
+		return vec_push(o->vc, &r, sizeof(r)) ? -ENOMEM : 0;
+	return 0;
+}
+
+struct agx {
+	struct xctx *x;
+	uint32_t agno, agblocks;
+	const struct m_ag *ag;
+	const struct plan_ag *pa;
+	struct vec maps;	/* struct rrec of file mappings, merged per fork */
+	struct vec statics;	/* struct rrec kept from the old rmapbt */
+	struct vec refc;	/* packed refcount records */
+	uint8_t *ino_recs, *fino_recs;
+	size_t nino_recs, nfino_recs;
+	/* the layout being tried */
+	struct m_free *freesp;
+	size_t nfree;
+	uint32_t used;
+	uint32_t nb[6];		/* blocks: bno, cnt, rmap, ino, fino, refc */
+	uint8_t *rmap;		/* packed rmap records, merged, final */
+	size_t nrmap, cap_rmap;
+};
+
+enum { T_BNO, T_CNT, T_RMAP, T_INO, T_FINO, T_REFC, T_N };
+
+/* The records of a fork after the run: the plan's, or the model's. */
+static const struct plan_fork *plan_fork_of(const struct plan *p,
+					    uint64_t ino, int fork)
+{
+	size_t lo = 0, hi = p->npf;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct plan_fork *f = &p->pf[mid];
+
+		if (f->ino < ino || (f->ino == ino && f->whichfork < fork))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < p->npf && p->pf[lo].ino == ino && p->pf[lo].whichfork == fork)
+		return &p->pf[lo];
+	return NULL;
+}
+
+static int add_fork_maps(struct agx *ax, const struct m_ag *ag,
+			 const struct m_ino *mi, int fork)
+{
+	const struct od_geo *g = ax->x->g;
+	const struct plan_fork *pf = plan_fork_of(ax->x->p, mi->ino, fork);
+	uint32_t k, n = pf ? pf->nrecs : (fork == FORK_DATA ? mi->nde : mi->nae);
+	uint32_t first = fork == FORK_DATA ? 0 : mi->nde;
+	uint64_t flag = fork == FORK_ATTR ? RM_ATTR : 0;
+
+	for (k = 0; k < n; k++) {
+		struct od_irec r;
+		struct rrec rr;
+
+		if (pf)
+			r = pf->recs[k];
+		else
+			m_ext_get(&ag->ext[mi->ext + first + k], &r);
+		if (od_fsb_agno(g, r.startblock) != ax->agno)
+			continue;
+		rr.start = od_fsb_agbno(g, r.startblock);
+		rr.len = r.blockcount;
+		rr.owner = mi->ino;
+		rr.off = r.startoff | flag | (r.unwritten ? RM_UNWRITTEN : 0);
+		if (rr_add(&ax->maps, &rr))
+			return -ENOMEM;
+	}
+	for (k = 0; pf && k < pf->nbmbt; k++) {
+		struct rrec rr;
+
+		if (od_fsb_agno(g, pf->bmbt[k]) != ax->agno)
+			continue;
+		rr.start = od_fsb_agbno(g, pf->bmbt[k]);
+		rr.len = 1;
+		rr.owner = mi->ino;
+		rr.off = RM_BMBT | flag;
+		if (rr_add(&ax->maps, &rr))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* File mappings of this AG, merged per fork as xfs_repair collects them. */
+static int gather(struct agx *ax)
+{
+	const struct model *m = ax->x->m;
+	uint32_t a;
+	size_t i;
+	int ret = 0;
+
+	for (a = 0; a < m->agcount && !ret; a++) {
+		const struct m_ag *ag = &m->ag[a];
+
+		for (i = 0; i < ag->nino && !ret; i++) {
+			const struct m_ino *mi = &ag->ino[i];
+
+			if (mi->flags & MI_REALTIME)
+				continue;
+			ret = add_fork_maps(ax, ag, mi, FORK_DATA);
+			if (!ret)
+				ret = add_fork_maps(ax, ag, mi, FORK_ATTR);
+		}
+	}
+	return ret;
+}
+
+struct edge {
+	uint32_t at;
+	int32_t delta;
+};
+
+static int cmp_edge(const void *a, const void *b)
+{
+	const struct edge *x = a, *y = b;
+
+	return x->at < y->at ? -1 : x->at > y->at;
+}
+
+/*
+ * Refcount records: the maximal runs over which the number of file
+ * mappings stays the same and is at least 2 (repair/rmap.c
+ * compute_refcounts; the kernel keeps them merged the same way).
+ */
+static int build_refcounts(struct agx *ax)
+{
+	const struct rrec *mp = ax->maps.v;
+	struct edge *ev;
+	size_t n = 0, i;
+	uint32_t count = 0, cstart = 0;
+
+	ev = malloc((2 * ax->maps.n + 1) * sizeof(*ev));
+	if (!ev)
+		return -ENOMEM;
+	for (i = 0; i < ax->maps.n; i++) {
+		if (mp[i].off & RM_BMBT)
+			continue;
+		ev[n].at = mp[i].start;
+		ev[n++].delta = 1;
+		ev[n].at = mp[i].start + mp[i].len;
+		ev[n++].delta = -1;
+	}
+	sort_any(ev, n, sizeof(*ev), cmp_edge);
+	for (i = 0; i < n;) {
+		uint32_t at = ev[i].at, nc = count;
+		uint8_t rec[12];
+
+		while (i < n && ev[i].at == at)
+			nc = (uint32_t)((int32_t)nc + ev[i++].delta);
+		if (nc != count) {
+			if (count > 1 && at > cstart) {
+				od_put_be32(rec, cstart);
+				od_put_be32(rec + 4, at - cstart);
+				od_put_be32(rec + 8, count);
+				if (vec_push(&ax->refc, rec, sizeof(rec))) {
+					free(ev);
+					return -ENOMEM;
+				}
+			}
+			cstart = at;
+			count = nc;
+		}
+	}
+	free(ev);
+	return 0;
+}
+
+static int build_inobt_recs(struct agx *ax)
+{
+	const struct od_geo *g = ax->x->g;
+	const struct m_ag *ag = ax->ag;
+	size_t i;
+
+	ax->ino_recs = malloc((ag->nchunk ? ag->nchunk : 1) * 16);
+	ax->fino_recs = malloc((ag->nchunk ? ag->nchunk : 1) * 16);
+	if (!ax->ino_recs || !ax->fino_recs)
+		return -ENOMEM;
+	for (i = 0; i < ag->nchunk; i++) {
+		const struct od_inobt_rec *r = &ag->chunk[i];
+		uint8_t *p = ax->ino_recs + 16 * i;
+
+		od_put_be32(p, r->startino);
+		if (g->sparse) {
+			od_put_be16(p + 4, r->holemask);
+			p[6] = r->count;
+			p[7] = r->freecount;
+		} else {
+			od_put_be32(p + 4, r->freecount);
+		}
+		od_put_be64(p + 8, r->free);
+		if (r->freecount)
+			memcpy(ax->fino_recs + 16 * ax->nfino_recs++, p, 16);
+	}
+	ax->nino_recs = ag->nchunk;
+	return 0;
+}
+
+static int cmp_free(const void *a, const void *b)
+{
+	const struct m_free *x = a, *y = b;
+
+	return x->agbno < y->agbno ? -1 : x->agbno > y->agbno;
+}
+
+/* Free extents if the btree run uses its first `used` blocks. */
+static int layout_free(struct agx *ax, uint32_t used)
+{
+	const struct plan_ag *pa = ax->pa;
+	size_t i, n = pa->nfreesp, k = 0;
+
+	free(ax->freesp);
+	ax->freesp = malloc((n + 1) * sizeof(*ax->freesp));
+	if (!ax->freesp)
+		return -ENOMEM;
+	memcpy(ax->freesp, pa->freesp, n * sizeof(*ax->freesp));
+	if (used < pa->bt_len) {
+		ax->freesp[n].agbno = pa->bt_start + used;
+		ax->freesp[n].len = pa->bt_len - used;
+		n++;
+	}
+	sort_any(ax->freesp, n, sizeof(*ax->freesp), cmp_free);
+	for (i = 0; i < n; i++) {
+		if (k && ax->freesp[k - 1].agbno + ax->freesp[k - 1].len ==
+		    ax->freesp[i].agbno)
+			ax->freesp[k - 1].len += ax->freesp[i].len;
+		else
+			ax->freesp[k++] = ax->freesp[i];
+	}
+	ax->nfree = k;
+	return 0;
+}
+
+static int rmap_push(struct agx *ax, const struct rrec *r)
+{
+	if (ax->nrmap == ax->cap_rmap) {
+		size_t cap = ax->cap_rmap ? ax->cap_rmap * 2 : 1024;
+		uint8_t *nv = realloc(ax->rmap, cap * BTREC_RMAP_LEN);
+
+		if (!nv)
+			return -ENOMEM;
+		ax->rmap = nv;
+		ax->cap_rmap = cap;
+	}
+	od_put_be32(ax->rmap + ax->nrmap * BTREC_RMAP_LEN, r->start);
+	od_put_be32(ax->rmap + ax->nrmap * BTREC_RMAP_LEN + 4, r->len);
+	od_put_be64(ax->rmap + ax->nrmap * BTREC_RMAP_LEN + 8, r->owner);
+	od_put_be64(ax->rmap + ax->nrmap * BTREC_RMAP_LEN + 16, r->off);
+	ax->nrmap++;
+	return 0;
+}
+
+/*
+ * The complete rmap record set for the current layout, merged the way
+ * xfs_repair expects (btrec_rmap_merge: per owner and fork, so pieces of
+ * one file merge even when another owner's shared extent sorts between).
+ */
+static int layout_rmap(struct agx *ax)
+{
+	const struct od_geo *g = ax->x->g;
+	uint32_t at = ax->pa->bt_start;
+	struct rrec r;
+	size_t i;
+	int ret = 0;
+
+	ax->nrmap = 0;
+	if (!g->rmapbt)
+		return 0;
+	for (i = 0; i < ax->statics.n && !ret; i++)
+		ret = rmap_push(ax, (struct rrec *)ax->statics.v + i);
+	for (i = 0; i < ax->maps.n && !ret; i++)
+		ret = rmap_push(ax, (struct rrec *)ax->maps.v + i);
+	for (i = 0; i < ax->ag->nagfl && !ret; i++) {
+		r = (struct rrec){ ax->ag->agfl[i], 1, OWN_AG, 0 };
+		ret = rmap_push(ax, &r);
+	}
+	r = (struct rrec){ at, ax->nb[T_BNO] + ax->nb[T_CNT] + ax->nb[T_RMAP],
+			   OWN_AG, 0 };
+	if (!ret && r.len)
+		ret = rmap_push(ax, &r);
+	at += r.len;
+	r = (struct rrec){ at, ax->nb[T_INO] + ax->nb[T_FINO], OWN_INOBT, 0 };
+	if (!ret && r.len)
+		ret = rmap_push(ax, &r);
+	at += r.len;
+	r = (struct rrec){ at, ax->nb[T_REFC], OWN_REFC, 0 };
+	if (!ret && r.len)
+		ret = rmap_push(ax, &r);
+	if (ret)
+		return ret;
+	ax->nrmap = btrec_rmap_merge(ax->rmap, ax->nrmap);
+	return 0;
+}
+
+/* Blocks every tree needs for the current layout. */
+static uint32_t layout_blocks(struct agx *ax)
+{
+	const struct od_geo *g = ax->x->g;
+
+	ax->nb[T_BNO] = btbuild_nblocks(g, OD_BT_BNO, ax->nfree, 0);
+	ax->nb[T_CNT] = btbuild_nblocks(g, OD_BT_CNT, ax->nfree, 0);
+	ax->nb[T_INO] = btbuild_nblocks(g, OD_BT_INO, ax->nino_recs, 0);
+	ax->nb[T_FINO] = g->finobt ?
+		btbuild_nblocks(g, OD_BT_FINO, ax->nfino_recs, 0) : 0;
+	ax->nb[T_REFC] = g->reflink ?
+		btbuild_nblocks(g, OD_BT_REFC, ax->refc.n, 0) : 0;
+	ax->nb[T_RMAP] = g->rmapbt ?
+		btbuild_nblocks(g, OD_BT_RMAP, ax->nrmap, 0) : 0;
+	return ax->nb[T_BNO] + ax->nb[T_CNT] + ax->nb[T_INO] +
+	       ax->nb[T_FINO] + ax->nb[T_REFC] + ax->nb[T_RMAP];
+}
+
+/* Find how many blocks the run really needs: a fixed point. */
+static int settle_layout(struct agx *ax)
+{
+	uint32_t used = ax->pa->bt_len, need = 0, round;
+	int ret;
+
+	for (round = 0; round < 32; round++) {
+		ret = layout_free(ax, used);
+		if (ret)
+			return ret;
+		need = layout_blocks(ax);
+		ret = layout_rmap(ax);	/* rmap count depends on the runs */
+		if (ret)
+			return ret;
+		need = layout_blocks(ax);
+		if (need > ax->pa->bt_len)
+			return err_set(ax->x->e, -ENOSPC, "ag %u: the rebuilt "
+				       "btrees need %u blocks, %u were set "
+				       "aside", ax->agno, need,
+				       ax->pa->bt_len);
+		if (need == used) {
+			/* the runs' final lengths, then the same count again */
+			ret = layout_rmap(ax);
+			if (ret)
+				return ret;
+			if (layout_blocks(ax) != used)
+				continue;
+			ax->used = used;
+			return 0;
+		}
+		used = need;
+	}
+	return err_set(ax->x->e, -EAGAIN, "ag %u: btree block count does "
+		       "not settle", ax->agno);
+}
+
+static int cmp_cnt(const void *a, const void *b)
+{
+	const struct m_free *x = a, *y = b;
+
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	return x->agbno < y->agbno ? -1 : x->agbno > y->agbno;
+}
+
+/* Build one tree at the next blocks of the run and write it. */
+static int write_tree(struct agx *ax, enum od_bt_type t, const uint8_t *recs,
+		      size_t nrecs, uint32_t *at, uint32_t nblocks,
+		      uint64_t *root, uint32_t *levels)
+{
+	struct xctx *x = ax->x;
+	struct btbuild_out bo = { 0 };
+	uint64_t *addr;
+	uint32_t k;
+	int ret;
+
+	addr = malloc((nblocks ? nblocks : 1) * sizeof(*addr));
+	if (!addr)
+		return -ENOMEM;
+	for (k = 0; k < nblocks; k++)
+		addr[k] = *at + k;
+	ret = btbuild(x->g, t, ax->agno, ax->agno, recs, nrecs, addr, 0, &bo,
+		      x->e);
+	free(addr);
+	if (ret)
+		return ret;
+	for (k = 0; k < bo.nblocks && !ret; k++)
+		ret = x_write(x, od_agb_lin(x->g, ax->agno, (uint32_t)bo.addr[k]),
+			      bo.buf + ((size_t)k << x->g->blocklog), 1,
+			      od_bt_ops(t)->name);
+	*root = bo.root;
+	*levels = bo.levels;
+	*at += nblocks;
+	x->st->btree_blocks_written += bo.nblocks;
+	btbuild_free(&bo);
+	return ret;
+}
+
+struct newhdr {
+	uint64_t root[T_N];
+	uint32_t levels[T_N];
+	uint32_t freeblks, longest;
+};
+
+static int write_trees(struct agx *ax, struct newhdr *h)
+{
+	const struct od_geo *g = ax->x->g;
+	uint32_t at = ax->pa->bt_start;
+	uint8_t *bno = NULL, *cnt = NULL;
+	struct m_free *bycnt = NULL;
+	size_t i;
+	int ret = -ENOMEM;
+
+	memset(h, 0, sizeof(*h));
+	bno = malloc((ax->nfree ? ax->nfree : 1) * 8);
+	cnt = malloc((ax->nfree ? ax->nfree : 1) * 8);
+	bycnt = malloc((ax->nfree ? ax->nfree : 1) * sizeof(*bycnt));
+	if (!bno || !cnt || !bycnt)
+		goto out;
+	for (i = 0; i < ax->nfree; i++) {
+		od_put_be32(bno + 8 * i, ax->freesp[i].agbno);
+		od_put_be32(bno + 8 * i + 4, ax->freesp[i].len);
+		h->freeblks += ax->freesp[i].len;
+		if (ax->freesp[i].len > h->longest)
+			h->longest = ax->freesp[i].len;
+	}
+	memcpy(bycnt, ax->freesp, ax->nfree * sizeof(*bycnt));
+	sort_any(bycnt, ax->nfree, sizeof(*bycnt), cmp_cnt);
+	for (i = 0; i < ax->nfree; i++) {
+		od_put_be32(cnt + 8 * i, bycnt[i].agbno);
+		od_put_be32(cnt + 8 * i + 4, bycnt[i].len);
+	}
+	/* the run's order: bnobt, cntbt, rmapbt (OWN_AG), inobt, finobt, refc */
+	ret = write_tree(ax, OD_BT_BNO, bno, ax->nfree, &at, ax->nb[T_BNO],
+			 &h->root[T_BNO], &h->levels[T_BNO]);
+	if (!ret)
+		ret = write_tree(ax, OD_BT_CNT, cnt, ax->nfree, &at,
+				 ax->nb[T_CNT], &h->root[T_CNT],
+				 &h->levels[T_CNT]);
+	if (!ret && g->rmapbt)
+		ret = write_tree(ax, OD_BT_RMAP, ax->rmap, ax->nrmap, &at,
+				 ax->nb[T_RMAP], &h->root[T_RMAP],
+				 &h->levels[T_RMAP]);
+	if (!ret)
+		ret = write_tree(ax, OD_BT_INO, ax->ino_recs, ax->nino_recs,
+				 &at, ax->nb[T_INO], &h->root[T_INO],
+				 &h->levels[T_INO]);
+	if (!ret && g->finobt)
+		ret = write_tree(ax, OD_BT_FINO, ax->fino_recs,
+				 ax->nfino_recs, &at, ax->nb[T_FINO],
+				 &h->root[T_FINO], &h->levels[T_FINO]);
+	if (!ret && g->reflink)
+		ret = write_tree(ax, OD_BT_REFC, ax->refc.v, ax->refc.n, &at,
+				 ax->nb[T_REFC], &h->root[T_REFC],
+				 &h->levels[T_REFC]);
+out:
+	free(bno);
+	free(cnt);
+	free(bycnt);
+	return ret == -ENOMEM ? err_set(ax->x->e, ret, "out of memory") : ret;
+}
+
+/* AG header sector n (1 AGF, 2 AGI) as a byte offset. */
+static uint64_t hdr_off(const struct od_geo *g, uint32_t agno, unsigned n)
+{
+	return (od_agb_lin(g, agno, 0) << g->blocklog) +
+	       (uint64_t)n * g->sectsize;
+}
+
+static int write_headers(struct agx *ax, const struct newhdr *h,
+			 uint32_t *btreeblks, uint32_t *freeblks)
+{
+	struct xctx *x = ax->x;
+	const struct od_geo *g = x->g;
+	uint8_t buf[32768];
+	char what[32];
+	uint64_t off;
+	int ret;
+
+	/* AGF (xfs_format.h: struct xfs_agf) */
+	off = hdr_off(g, ax->agno, 1);
+	snprintf(what, sizeof(what), "agf %u", ax->agno);
+	ret = fs_pread(x->fs, off, buf, g->sectsize, x->e, what);
+	if (ret)
+		return ret;
+	*btreeblks = (ax->nb[T_BNO] - 1) + (ax->nb[T_CNT] - 1) +
+		     (g->rmapbt ? ax->nb[T_RMAP] - 1 : 0);
+	*freeblks = h->freeblks;
+	od_put_be32(buf + 16, (uint32_t)h->root[T_BNO]);
+	od_put_be32(buf + 20, (uint32_t)h->root[T_CNT]);
+	od_put_be32(buf + 28, h->levels[T_BNO]);
+	od_put_be32(buf + 32, h->levels[T_CNT]);
+	od_put_be32(buf + 52, h->freeblks);
+	od_put_be32(buf + 56, h->longest);
+	od_put_be32(buf + 60, *btreeblks);
+	if (g->rmapbt) {
+		od_put_be32(buf + 24, (uint32_t)h->root[T_RMAP]);
+		od_put_be32(buf + 36, h->levels[T_RMAP]);
+		od_put_be32(buf + 80, ax->nb[T_RMAP]);
+	}
+	if (g->reflink) {
+		od_put_be32(buf + 84, ax->nb[T_REFC]);
+		od_put_be32(buf + 88, (uint32_t)h->root[T_REFC]);
+		od_put_be32(buf + 92, h->levels[T_REFC]);
+	}
+	if (g->v5)
+		od_cksum_set(buf, g->sectsize, OD_AGF_CRC_OFF);
+	ret = x_pwrite(x, off, buf, g->sectsize, x->e, what);
+	if (ret)
+		return ret;
+
+	/* AGI (struct xfs_agi) */
+	off = hdr_off(g, ax->agno, 2);
+	snprintf(what, sizeof(what), "agi %u", ax->agno);
+	ret = fs_pread(x->fs, off, buf, g->sectsize, x->e, what);
+	if (ret)
+		return ret;
+	od_put_be32(buf + 20, (uint32_t)h->root[T_INO]);
+	od_put_be32(buf + 24, h->levels[T_INO]);
+	if (g->finobt) {
+		od_put_be32(buf + 328, (uint32_t)h->root[T_FINO]);
+		od_put_be32(buf + 332, h->levels[T_FINO]);
+	}
+	if (g->inobtcnt) {
+		od_put_be32(buf + 336, ax->nb[T_INO]);
+		od_put_be32(buf + 340, ax->nb[T_FINO]);
+	}
+	if (g->v5)
+		od_cksum_set(buf, g->sectsize, OD_AGI_CRC_OFF);
+	return x_pwrite(x, off, buf, g->sectsize, x->e, what);
+}
+
+static void agx_free(struct agx *ax)
+{
+	free(ax->maps.v);
+	free(ax->refc.v);
+	free(ax->rmap);
+	free(ax->ino_recs);
+	free(ax->fino_recs);
+	free(ax->freesp);
+}
+
+/* Rebuild one AG; its new AGF figures go to the superblock sum. */
+static int rebuild_ag(struct xctx *x, uint32_t agno, uint64_t *fdblocks)
+{
+	const struct m_ag *ag = &x->m->ag[agno];
+	struct agx ax;
+	struct newhdr h;
+	uint32_t btreeblks = 0, freeblks = 0;
+	int ret = 0;
+
+	memset(&ax, 0, sizeof(ax));
+	ax.x = x;
+	ax.agno = agno;
+	ax.ag = ag;
+	ax.pa = plan_ag(x->p, agno);
+	ax.agblocks = od_ag_blocks(x->g, agno);
+	if (!ag->have_agf || !ag->have_agi)
+		return err_set(x->e, -EFSCORRUPTED, "ag %u: headers were not "
+			       "readable", agno);
+	/* the statics were read before the copy phase (exec_ags_prepare) */
+	ax.statics = x->agprep->statics[agno];
+	ret = gather(&ax) ? err_set(x->e, -ENOMEM, "out of memory") : 0;
+	if (!ret && x->g->reflink)
+		ret = build_refcounts(&ax) ?
+		      err_set(x->e, -ENOMEM, "out of memory") : 0;
+	if (!ret)
+		ret = build_inobt_recs(&ax) ?
+		      err_set(x->e, -ENOMEM, "out of memory") : 0;
+	if (!ret)
+		ret = settle_layout(&ax);
+	if (!ret)
+		ret = write_trees(&ax, &h);
+	if (!ret)
+		ret = write_headers(&ax, &h, &btreeblks, &freeblks);
+	if (!ret)
+		*fdblocks += (uint64_t)freeblks + ag->agf.flcount + btreeblks;
+	agx_free(&ax);
+	return ret;
+}
+
+int exec_ags_prepare(struct xctx *x)
+{
+	const struct model *m = x->m;
+	uint32_t a;
+	int ret = 0;
+
+	x->agprep = calloc(1, sizeof(*x->agprep));
+	if (x->agprep)
+		x->agprep->statics = calloc(m->agcount, sizeof(struct vec));
+	if (!x->agprep || !x->agprep->statics)
+		return err_set(x->e, -ENOMEM, "out of memory");
+	for (a = 0; a < m->agcount && !ret && x->g->rmapbt; a++) {
+		const struct m_ag *ag = &m->ag[a];
+		struct oldrm o = { &x->agprep->statics[a], false };
+
+		if (!ag->have_agf)
+			return err_set(x->e, -EFSCORRUPTED, "ag %u: agf was not "
+				       "readable", a);
+		ret = btwalk_ag(x->fs, a, OD_BT_RMAP,
+				ag->agf.roots[OD_BTNUM_RMAP],
+				ag->agf.levels[OD_BTNUM_RMAP], old_rmap_rec, &o,
+				x->e);
+		if (!ret && o.cow)
+			ret = err_set(x->e, -EPERM, "refusing to write: ag %u "
+				      "has copy-on-write staging extents left "
+				      "over; mount and unmount the filesystem "
+				      "first", a);
+	}
+	return ret;
+}
+
+void exec_ags_release(struct xctx *x)
+{
+	uint32_t a;
+
+	if (!x->agprep)
+		return;
+	for (a = 0; x->agprep->statics && a < x->m->agcount; a++)
+		free(x->agprep->statics[a].v);
+	free(x->agprep->statics);
+	free(x->agprep);
+	x->agprep = NULL;
+}
+
+int exec_ags(struct xctx *x)
+{
+	uint64_t fdblocks = 0;
+	uint8_t buf[32768];
+	uint32_t a;
+	int ret = 0;
+
+	for (a = 0; a < x->m->agcount && !ret; a++) {
+		ret = rebuild_ag(x, a, &fdblocks);
+		x_progress(x, "ags", a + 1, x->m->agcount);
+	}
+	if (ret)
+		return ret;
+	/* the free block counter (xfs_repair checks it against the AGFs) */
+	ret = fs_pread(x->fs, 0, buf, x->g->sectsize, x->e, "superblock");
+	if (ret)
+		return ret;
+	od_put_be64(buf + 144, fdblocks);
+	if (x->g->v5)
+		od_cksum_set(buf, x->g->sectsize, OD_SB_CRC_OFF);
+	return x_pwrite(x, 0, buf, x->g->sectsize, x->e, "superblock");
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Shared between the executor's phase files; not a public interface. */
+#ifndef CORE_EXEC_PRIV_H
+#define CORE_EXEC_PRIV_H
+
+#include "core/relocate/exec.h"
+
+struct xctx {
+	struct fs *fs;
+	const struct od_geo *g;
+	const struct model *m;
+	const struct plan *p;
+	const struct exec_opts *o;
+	struct exec_stats *st;
+	struct undo *u;
+	struct err *e;
+	uint64_t *written;	/* bitmap over linear blocks written so far */
+	uint64_t nlin;		/* agcount * agblocks */
+	uint8_t *buf;		/* I/O buffer, XBUF bytes */
+	struct exec_agprep *agprep;	/* read before anything is written */
+};
+
+#define XBUF	(4u << 20)
+
+static inline bool x_written(const struct xctx *x, uint64_t lin)
+{
+	return x->written[lin >> 6] & (1ull << (lin & 63));
+}
+
+static inline void x_set_written(struct xctx *x, uint64_t lin, uint64_t n)
+{
+	while (n--) {
+		x->written[lin >> 6] |= 1ull << (lin & 63);
+		lin++;
+	}
+}
+
+/* Byte offset of a linear block. */
+static inline uint64_t x_off(const struct xctx *x, uint64_t lin)
+{
+	return lin << x->g->blocklog;
+}
+
+/* Every image write of the run goes through here (and is counted). */
+int x_pwrite(struct xctx *x, uint64_t off, const void *buf, size_t len,
+	     struct err *e, const char *what);
+/* Write through the journaling layer, noting the blocks as written. */
+int x_write(struct xctx *x, uint64_t lin, const void *buf, uint64_t nblocks,
+	    const char *what);
+/* Read original-era contents: from the journal if overwritten. */
+int x_read_orig(struct xctx *x, uint64_t lin, void *buf, uint64_t nblocks,
+		const char *what);
+/* Read current contents (what this run wrote, or untouched). */
+int x_read(struct xctx *x, uint64_t lin, void *buf, uint64_t nblocks,
+	   const char *what);
+void x_progress(struct xctx *x, const char *phase, uint64_t done,
+		uint64_t total);
+
+int exec_copy(struct xctx *x);
+int exec_headers(struct xctx *x);
+int exec_forks(struct xctx *x);
+int exec_ags(struct xctx *x);
+/* What the AG phase needs from the old btrees, read before the copy
+ * phase can overwrite them: the rmap records of static owners. */
+int exec_ags_prepare(struct xctx *x);
+void exec_ags_release(struct xctx *x);
+
+#endif

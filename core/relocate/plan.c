@@ -1,0 +1,782 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "core/relocate/plan_priv.h"
+#include "core/base/sort.h"
+#include "core/base/bigmem.h"
+#include "core/relocate/btbuild.h"
+#include "core/fs/fork.h"
+#include "ondisk/inode.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- */
+/* directory-tree order                                             */
+
+static int cmp_link_parent(const void *a, const void *b)
+{
+	const struct m_link *x = a, *y = b;
+
+	if (x->parent != y->parent)
+		return x->parent < y->parent ? -1 : 1;
+	return x->child < y->child ? -1 : x->child > y->child;
+}
+
+static struct inode_ref *ref_find(struct planner *pl, uint64_t ino)
+{
+	size_t lo = 0, hi = pl->nref;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (pl->ref[mid].mi->ino < ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < pl->nref && pl->ref[lo].mi->ino == ino)
+		return &pl->ref[lo];
+	return NULL;
+}
+
+/*
+ * Order inodes as a depth-first walk of the directory tree from the root
+ * visits them (a directory, then its entries); what no walk reaches
+ * comes last, by inode number.
+ */
+static int tree_order(struct planner *pl)
+{
+	const struct model *m = pl->m;
+	struct m_link *links;
+	size_t nlinks = 0, k, top = 0, cap_stack = 1024;
+	uint64_t *stack, next = 1;
+	uint32_t a;
+
+	for (a = 0; a < m->agcount; a++)
+		nlinks += m->ag[a].nlink;
+	links = malloc((nlinks ? nlinks : 1) * sizeof(*links));
+	stack = malloc(cap_stack * sizeof(*stack));
+	if (!links || !stack) {
+		free(links);
+		free(stack);
+		return -ENOMEM;
+	}
+	for (a = 0, k = 0; a < m->agcount; a++) {
+		memcpy(links + k, m->ag[a].link,
+		       m->ag[a].nlink * sizeof(*links));
+		k += m->ag[a].nlink;
+	}
+	sort_any(links, nlinks, sizeof(*links), cmp_link_parent);
+	for (k = 0; k < pl->nref; k++)
+		pl->ref[k].order = 0;
+	stack[top++] = m->fs->sb.rootino;
+	while (top) {
+		uint64_t dir = stack[--top];
+		struct inode_ref *r = ref_find(pl, dir);
+		struct m_link key = { dir, 0 };
+		size_t lo = 0, hi = nlinks, first, last;
+
+		if (!r || r->order)
+			continue;
+		r->order = next++;
+		if (!od_mode_isdir(r->mi->mode))
+			continue;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (cmp_link_parent(&links[mid], &key) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		first = lo;
+		for (last = first; last < nlinks && links[last].parent == dir;)
+			last++;
+		/* push in reverse so the first entry is visited first */
+		for (k = last; k > first; k--) {
+			if (top == cap_stack) {
+				uint64_t *ns;
+
+				cap_stack *= 2;
+				ns = realloc(stack, cap_stack * sizeof(*ns));
+				if (!ns) {
+					free(links);
+					free(stack);
+					return -ENOMEM;
+				}
+				stack = ns;
+			}
+			stack[top++] = links[k - 1].child;
+		}
+	}
+	for (k = 0; k < pl->nref; k++)
+		if (!pl->ref[k].order)
+			pl->ref[k].order = next++;
+	free(links);
+	free(stack);
+	return 0;
+}
+
+/* New mapping records of every fork, from all AGs, before merging. */
+struct nrec {
+	uint32_t ino_idx;
+	uint8_t fork;
+	uint8_t why;		/* NR_SPLIT | NR_SHARED: of the unit it came from */
+	struct od_irec r;
+};
+
+#define NR_SPLIT	0x1
+#define NR_SHARED	0x2
+
+struct nrecs {
+	struct nrec *v;
+	size_t n, cap;
+};
+
+static int nrec_add(struct nrecs *nr, uint32_t ino_idx, uint8_t fork,
+		    uint8_t why, const struct od_irec *r)
+{
+	if (bigmem_grow((void **)&nr->v, &nr->cap, nr->n, sizeof(*nr->v)))
+		return -ENOMEM;
+	nr->v[nr->n].ino_idx = ino_idx;
+	nr->v[nr->n].fork = fork;
+	nr->v[nr->n].why = why;
+	nr->v[nr->n].r = *r;
+	nr->n++;
+	return 0;
+}
+
+/* Map each fork mapping through its unit's pieces; record the moves. */
+static int remap(struct agplan *ap, struct nrecs *nr)
+{
+	struct planner *pl = ap->pl;
+	const struct od_geo *g = pl->g;
+	struct plan *p = pl->p;
+	size_t i;
+	uint32_t k;
+
+	for (i = 0; i < ap->nmap; i++) {
+		const struct pmap *pm = &ap->map[i];
+		const struct unit *un = &ap->unit[pm->unit];
+		uint32_t off = pm->start - un->start;
+
+		for (k = 0; k < un->npieces; k++) {
+			const struct piece *pc = &ap->piece[un->piece0 + k];
+			uint32_t lo = off > pc->off ? off : pc->off;
+			uint32_t hi = off + pm->len < pc->off + pc->len ?
+				      off + pm->len : pc->off + pc->len;
+			struct od_irec r;
+
+			if (lo >= hi)
+				continue;
+			r.startoff = pm->startoff + (lo - off);
+			r.startblock = od_agb_fsb(g, un->target,
+						  pc->dst + (lo - pc->off));
+			r.blockcount = hi - lo;
+			r.unwritten = pm->unwritten;
+			if (nrec_add(nr, pm->ino_idx, pm->fork,
+				     (uint8_t)((un->npieces > 1 ? NR_SPLIT : 0) |
+					       (un->shared ? NR_SHARED : 0)),
+				     &r))
+				return -ENOMEM;
+		}
+	}
+	/* the copies: every piece that lands somewhere new */
+	for (i = 0; i < ap->nunit; i++) {
+		const struct unit *un = &ap->unit[i];
+		/* unwritten blocks read as zeroes wherever they are */
+		bool nocopy = !un->written;
+
+		for (k = 0; k < un->npieces; k++) {
+			const struct piece *pc = &ap->piece[un->piece0 + k];
+			struct plan_move *mv;
+
+			if (un->target == ap->agno &&
+			    pc->dst == un->start + pc->off)
+				continue;
+			if (bigmem_grow((void **)&p->mv, &p->cap_mv, p->nmv,
+					sizeof(*p->mv)))
+				return -ENOMEM;
+			mv = &p->mv[p->nmv++];
+			mv->src = od_agb_lin(g, ap->agno, un->start + pc->off);
+			mv->dst = od_agb_lin(g, un->target, pc->dst);
+			mv->len = pc->len;
+			mv->flags = nocopy ? PM_NOCOPY : 0;
+			p->moved_blocks += pc->len;
+			if (!nocopy)
+				p->copied_blocks += pc->len;
+		}
+	}
+	return 0;
+}
+
+static int cmp_nrec(const void *a, const void *b)
+{
+	const struct nrec *x = a, *y = b;
+
+	if (x->ino_idx != y->ino_idx)
+		return x->ino_idx < y->ino_idx ? -1 : 1;
+	if (x->fork != y->fork)
+		return x->fork < y->fork ? -1 : 1;
+	return x->r.startoff < y->r.startoff ? -1 :
+	       x->r.startoff > y->r.startoff;
+}
+
+/* Can b follow a in one record?  (Symlink headers sit at record starts.) */
+static bool can_merge(const struct od_irec *a, const struct od_irec *b,
+		      uint8_t ftype)
+{
+	return ftype != PF_SYMLINK &&
+	       a->startoff + a->blockcount == b->startoff &&
+	       a->startblock + a->blockcount == b->startblock &&
+	       a->unwritten == b->unwritten &&
+	       (uint64_t)a->blockcount + b->blockcount <= OD_MAX_EXTLEN;
+}
+
+static bool same_as_model(const struct planner *pl, uint32_t idx, int fork,
+			  const struct od_irec *r, uint32_t n)
+{
+	const struct m_ino *mi = pl->ref[idx].mi;
+	const struct m_ag *ag = pl->ref[idx].ag;
+	uint32_t first = fork == FORK_DATA ? 0 : mi->nde;
+	uint32_t cnt = fork == FORK_DATA ? mi->nde : mi->nae, k;
+
+	if (cnt != n)
+		return false;
+	for (k = 0; k < n; k++) {
+		struct od_irec x;
+
+		m_ext_get(&ag->ext[mi->ext + first + k], &x);
+		if (memcmp(&x, &r[k], sizeof(x)) != 0 &&
+		    (x.startoff != r[k].startoff ||
+		     x.startblock != r[k].startblock ||
+		     x.blockcount != r[k].blockcount ||
+		     x.unwritten != r[k].unwritten))
+			return false;
+	}
+	return true;
+}
+
+static int add_note(struct plan *p, uint64_t ino, uint32_t extents,
+		    const char *why)
+{
+	if (bigmem_grow((void **)&p->note, &p->cap_note, p->nnote,
+			sizeof(*p->note)))
+		return -ENOMEM;
+	p->note[p->nnote].ino = ino;
+	p->note[p->nnote].extents = extents;
+	p->note[p->nnote].why = why;
+	p->nnote++;
+	return 0;
+}
+
+/* Why logically adjacent records of a fork stay apart after the run. */
+static const char *unmerged_reason(const struct od_geo *g,
+				   const struct od_irec *r, size_t n,
+				   uint8_t why)
+{
+	bool state = false, agx = false, maxlen = false;
+	size_t k;
+
+	for (k = 1; k < n; k++) {
+		if (r[k].startoff != r[k - 1].startoff + r[k - 1].blockcount)
+			continue;
+		if (r[k].unwritten != r[k - 1].unwritten)
+			state = true;
+		else if (od_fsb_agno(g, r[k].startblock) !=
+			 od_fsb_agno(g, r[k - 1].startblock))
+			agx = true;
+		else if (r[k - 1].startblock + r[k - 1].blockcount ==
+			 r[k].startblock)
+			maxlen = true;
+	}
+	if (why & NR_SHARED)
+		return "shares blocks with other files (reflink): those move "
+		       "as one piece with all their owners";
+	if (state)
+		return "written and unwritten (preallocated) ranges alternate; "
+		       "one extent record cannot hold both";
+	if (why & NR_SPLIT)
+		return "no free window is large enough (inode chunks, the log "
+		       "or the AG end are in the way)";
+	if (agx)
+		return "its data is in more than one AG: no room for all of it "
+		       "in one";
+	if (maxlen)
+		return "longer than the largest extent record (2^21-1 blocks)";
+	return "no free window is large enough for all of it (inode chunks, "
+	       "the log or the AG end are in the way)";
+}
+
+/*
+ * Merge each fork's new records; keep the forks that change, or whose
+ * bmap btree must be rebuilt anyway (its old blocks are not kept).
+ */
+static int collect_forks(struct planner *pl, struct nrecs *nr)
+{
+	const struct od_geo *g = pl->g;
+	struct plan *p = pl->p;
+	size_t i = 0;
+
+	sort_any(nr->v, nr->n, sizeof(*nr->v), cmp_nrec);
+	while (i < nr->n) {
+		uint32_t idx = nr->v[i].ino_idx;
+		uint8_t fork = nr->v[i].fork, why = 0;
+		const struct m_ino *mi = pl->ref[idx].mi;
+		uint8_t ftype = plan_fork_ftype(mi, fork);
+		struct od_irec *recs;
+		size_t j = i, n = 0, cnt;
+		int fmt = fork == FORK_DATA ? m_dfmt(mi) : m_afmt(mi);
+		struct plan_fork *pf;
+		uint64_t runs = 0;
+
+		while (j < nr->n && nr->v[j].ino_idx == idx &&
+		       nr->v[j].fork == fork)
+			j++;
+		cnt = j - i;
+		recs = malloc(cnt * sizeof(*recs));
+		if (!recs)
+			return -ENOMEM;
+		for (; i < j; i++) {
+			why |= nr->v[i].why;
+			if (n && can_merge(&recs[n - 1], &nr->v[i].r, ftype))
+				recs[n - 1].blockcount += nr->v[i].r.blockcount;
+			else
+				recs[n++] = nr->v[i].r;
+		}
+		for (cnt = 0; cnt < n; cnt++)
+			if (!cnt || recs[cnt].startoff != recs[cnt - 1].startoff +
+						       recs[cnt - 1].blockcount)
+				runs++;
+		if (fork == FORK_DATA && od_mode_isreg(mi->mode) && n > runs &&
+		    add_note(p, mi->ino, (uint32_t)n,
+			     unmerged_reason(g, recs, n, why))) {
+			free(recs);
+			return -ENOMEM;
+		}
+		if (fmt != OD_FMT_BTREE &&
+		    same_as_model(pl, idx, fork, recs, (uint32_t)n)) {
+			free(recs);
+			continue;
+		}
+		if (bigmem_grow((void **)&p->pf, &p->cap_pf, p->npf,
+				sizeof(*p->pf))) {
+			free(recs);
+			return -ENOMEM;
+		}
+		pf = &p->pf[p->npf++];
+		memset(pf, 0, sizeof(*pf));
+		pf->ino = mi->ino;
+		pf->whichfork = fork;
+		pf->ftype = ftype;
+		pf->nrecs = (uint32_t)n;
+		pf->recs = recs;
+		pf->nbmbt = btbuild_nblocks(g, OD_BT_BMAP, n,
+					    plan_fork_len(g, mi, fork));
+	}
+	return 0;
+}
+
+/* Blocks for each changed fork's bmap btree, in the AG of its data. */
+static int reserve_bmbt(struct planner *pl, struct agplan *aps)
+{
+	const struct od_geo *g = pl->g;
+	struct plan *p = pl->p;
+	size_t i;
+
+	for (i = 0; i < p->npf; i++) {
+		struct plan_fork *pf = &p->pf[i];
+		uint32_t agno, at, k, got = 0, tries;
+
+		if (!pf->nbmbt)
+			continue;
+		pf->bmbt = malloc(pf->nbmbt * sizeof(*pf->bmbt));
+		if (!pf->bmbt)
+			return -ENOMEM;
+		agno = od_fsb_agno(g, pf->recs[0].startblock);
+		/* contiguous if possible, else wherever there is room */
+		for (tries = 0; tries < g->agcount && got < pf->nbmbt; tries++) {
+			struct agplan *ap = &aps[(agno + tries) % g->agcount];
+
+			if (!got && plan_seg_take(ap, pf->nbmbt, &at)) {
+				for (k = 0; k < pf->nbmbt; k++)
+					pf->bmbt[k] = od_agb_fsb(g, ap->agno,
+								 at + k);
+				got = pf->nbmbt;
+				break;
+			}
+			while (got < pf->nbmbt) {
+				uint32_t n = plan_seg_take_some(ap, pf->nbmbt - got,
+							   &at);
+
+				if (!n)
+					break;
+				for (k = 0; k < n; k++)
+					pf->bmbt[got++] = od_agb_fsb(g, ap->agno,
+								     at + k);
+			}
+		}
+		if (got < pf->nbmbt)
+			return -ENOSPC;
+	}
+	return 0;
+}
+
+static int cmp_u32pair(const void *a, const void *b)
+{
+	const struct m_free *x = a, *y = b;
+
+	return x->agbno < y->agbno ? -1 : x->agbno > y->agbno;
+}
+
+static int finish_ag(struct planner *pl, struct agplan *ap)
+{
+	const struct m_ag *ag = &pl->m->ag[ap->agno];
+	struct plan_ag *pa = &pl->p->ag[ap->agno];
+	size_t i, n = 0;
+	uint32_t at;
+
+	pa->agno = ap->agno;
+	pa->changed = true;
+	if (ap->bt_len) {
+		pa->bt_len = ap->bt_len;
+		pa->bt_start = ap->bt_at;
+	} else {
+		pa->bt_len = plan_agbt_estimate(pl, ap);
+		if (!plan_seg_take(ap, pa->bt_len, &at))
+			return -ENOSPC;
+		pa->bt_start = at;
+	}
+	pa->freesp = malloc((ap->nseg ? ap->nseg : 1) * sizeof(*pa->freesp));
+	if (!pa->freesp)
+		return -ENOMEM;
+	for (i = 0; i < ap->nseg; i++) {
+		if (ap->seg[i].cur == ap->seg[i].end)
+			continue;
+		pa->freesp[n].agbno = ap->seg[i].cur;
+		pa->freesp[n].len = ap->seg[i].end - ap->seg[i].cur;
+		n++;
+	}
+	sort_any(pa->freesp, n, sizeof(*pa->freesp), cmp_u32pair);
+	pa->nfreesp = n;
+	pa->nfree_after = n;
+	for (i = 0; i < n; i++) {
+		pa->free_after += pa->freesp[i].len;
+		if (pa->freesp[i].len > pa->longest_after)
+			pa->longest_after = pa->freesp[i].len;
+	}
+	/* the btree run's unused tail will rejoin free space: count it */
+	pa->free_before = ag->have_agf ? ag->agf.freeblks : 0;
+	for (i = 0; i < ag->nfree; i++)
+		if (ag->freesp[i].len > pa->longest_before)
+			pa->longest_before = ag->freesp[i].len;
+	for (i = 0; i < ap->nunit; i++) {
+		const struct unit *un = &ap->unit[i];
+		uint32_t k;
+
+		for (k = 0; k < un->npieces; k++)
+			if (un->target != ap->agno ||
+			    ap->piece[un->piece0 + k].dst !=
+			    un->start + ap->piece[un->piece0 + k].off)
+				pa->moved_blocks += ap->piece[un->piece0 + k].len;
+	}
+	return 0;
+}
+
+static const struct plan_fork *pf_find(const struct plan *p, uint64_t ino,
+				       int fork)
+{
+	size_t lo = 0, hi = p->npf;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct plan_fork *f = &p->pf[mid];
+
+		if (f->ino < ino || (f->ino == ino && f->whichfork < fork))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < p->npf && p->pf[lo].ino == ino &&
+	    p->pf[lo].whichfork == fork)
+		return &p->pf[lo];
+	return NULL;
+}
+
+/* The records of a fork after the plan (new or unchanged). */
+static uint32_t fork_after(const struct planner *pl, size_t idx, int fork,
+			   struct od_irec *buf, uint32_t cap,
+			   const struct od_irec **out)
+{
+	const struct m_ino *mi = pl->ref[idx].mi;
+	const struct m_ag *ag = pl->ref[idx].ag;
+	const struct plan_fork *pf = pf_find(pl->p, mi->ino, fork);
+	uint32_t first = fork == FORK_DATA ? 0 : mi->nde;
+	uint32_t n = fork == FORK_DATA ? mi->nde : mi->nae, k;
+
+	if (pf) {
+		*out = pf->recs;
+		return pf->nrecs;
+	}
+	if (n > cap)
+		n = cap;
+	for (k = 0; k < n; k++)
+		m_ext_get(&ag->ext[mi->ext + first + k], &buf[k]);
+	*out = buf;
+	return n;
+}
+
+static int cmp_u64v(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Bytes of originally-live blocks the moves write over (undo size). */
+static uint64_t live_overwrite(const struct planner *pl)
+{
+	const struct od_geo *g = pl->g;
+	const struct plan *p = pl->p;
+	uint64_t blocks = 0;
+	size_t i;
+
+	for (i = 0; i < p->nmv; i++) {
+		const struct plan_move *mv = &p->mv[i];
+		uint32_t agno = (uint32_t)(mv->dst / g->agblocks);
+		uint32_t b0 = (uint32_t)(mv->dst % g->agblocks), b1 = b0 + mv->len;
+		const struct m_ag *ag = &pl->m->ag[agno];
+		uint64_t freeb = 0;
+		size_t k;
+
+		for (k = 0; k < ag->nfree; k++) {
+			uint32_t lo = ag->freesp[k].agbno, hi = lo + ag->freesp[k].len;
+
+			if (lo < b0)
+				lo = b0;
+			if (hi > b1)
+				hi = b1;
+			if (lo < hi)
+				freeb += hi - lo;
+		}
+		blocks += mv->len - freeb;
+	}
+	return blocks << g->blocklog;
+}
+
+static bool noted(const struct plan *p, uint64_t ino)
+{
+	size_t lo = 0, hi = p->nnote;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->note[mid].ino < ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < p->nnote && p->note[lo].ino == ino;
+}
+
+static int metrics(struct planner *pl)
+{
+	const struct od_geo *g = pl->g;
+	struct plan *p = pl->p;
+	struct od_irec small[64], *buf = small;
+	uint64_t *dist = NULL;
+	size_t i, nd = 0;
+
+	dist = malloc((pl->nref ? pl->nref : 1) * sizeof(*dist));
+	if (!dist)
+		return -ENOMEM;
+	for (i = 0; i < pl->nref; i++) {
+		const struct m_ino *mi = pl->ref[i].mi;
+		uint16_t t = mi->mode & 0170000;
+		const struct od_irec *r;
+		uint32_t n, k;
+		int fork;
+
+		p->extents_before += mi->nde + mi->nae;
+		for (fork = FORK_DATA; fork <= FORK_ATTR; fork++) {
+			uint32_t want = fork == FORK_DATA ? mi->nde : mi->nae;
+
+			if (want > 64 && buf == small) {
+				buf = malloc(((size_t)mi->nde + mi->nae + 64) *
+					     sizeof(*buf));
+				if (!buf) {
+					free(dist);
+					return -ENOMEM;
+				}
+			} else if (want > 64) {
+				struct od_irec *nb = realloc(buf, ((size_t)want + 64) *
+							     sizeof(*buf));
+
+				if (!nb) {
+					free(buf);
+					free(dist);
+					return -ENOMEM;
+				}
+				buf = nb;
+			}
+			n = fork_after(pl, i, fork, buf, want, &r);
+			p->extents_after += n;
+			/* xfs_db frag's rules, as in report.c */
+			if ((fork == FORK_DATA && (t == 0040000 || t == 0100000 ||
+						   t == 0120000)) ||
+			    (fork == FORK_ATTR && !(mi->flags & MI_NOATTR))) {
+				uint64_t ideal = 0;
+
+				for (k = 0; k < n; k++)
+					if (!k || r[k].startoff !=
+					    r[k - 1].startoff + r[k - 1].blockcount)
+						ideal++;
+				p->frag_actual_after += n;
+				p->frag_ideal_after += ideal;
+				if (!noted(p, mi->ino)) {
+					p->frag_actual_rest += n;
+					p->frag_ideal_rest += ideal;
+				}
+			}
+			if (fork == FORK_DATA && t == 0100000 && n) {
+				if (n > 1)
+					p->files_multi_after++;
+				if (!(mi->flags & MI_REALTIME)) {
+					uint64_t a = od_fsb_lin(g, r[0].startblock);
+					uint64_t b = model_ino_lin(pl->m->fs,
+								   mi->ino);
+
+					dist[nd++] = a > b ? a - b : b - a;
+				}
+			}
+		}
+	}
+	if (buf != small)
+		free(buf);
+	if (nd) {
+		sort_any(dist, nd, sizeof(*dist), cmp_u64v);
+		p->dist_median_after = dist[(nd - 1) / 2];
+		p->dist_p90_after = dist[(size_t)((nd * 90 + 99) / 100) - 1];
+		p->dist_max_after = dist[nd - 1];
+	}
+	free(dist);
+	p->undo_estimate = live_overwrite(pl);
+	return 0;
+}
+
+int plan_build(const struct model *m, struct plan *p, struct err *e)
+{
+	struct planner pl = { 0 };
+	struct agplan *aps = NULL;
+	struct nrecs nr = { 0 };
+	bool *compact = NULL;
+	uint32_t a;
+	size_t k;
+	int pass, ret = 0;
+
+	memset(p, 0, sizeof(*p));
+	p->m = m;
+	pl.m = m;
+	pl.g = &m->fs->geo;
+	pl.p = p;
+	pl.e = e;
+	p->ag = calloc(m->agcount, sizeof(*p->ag));
+	aps = calloc(m->agcount, sizeof(*aps));
+	pl.ref = malloc((m->ninodes ? m->ninodes : 1) * sizeof(*pl.ref));
+	if (!p->ag || !aps || !pl.ref) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (a = 0; a < m->agcount; a++)
+		for (k = 0; k < m->ag[a].nino; k++) {
+			pl.ref[pl.nref].ag = &m->ag[a];
+			pl.ref[pl.nref].mi = &m->ag[a].ino[k];
+			pl.nref++;
+		}
+	ret = tree_order(&pl);
+	pl.in_order = calloc(2 * (pl.nref ? pl.nref : 1), 1);
+	compact = calloc(m->agcount, sizeof(*compact));
+	if (!pl.in_order || !compact)
+		ret = -ENOMEM;
+	/*
+	 * Pass 1 pins what is already contiguous and fills only the holes;
+	 * an AG that would still keep less than 90% of its free space in one
+	 * extent is compacted whole in pass 2.
+	 */
+	for (pass = 0; pass < 2 && !ret; pass++) {
+		bool again = false;
+
+		for (a = 0; a < m->agcount && !ret; a++) {
+			struct agplan *ap = &aps[a];
+
+			plan_agplan_free(ap);
+			ap->pl = &pl;
+			ap->agno = a;
+			ap->agblocks = od_ag_blocks(pl.g, a);
+			ap->compact = compact[a];
+			ret = plan_gather_obstacles(ap);
+			if (!ret)
+				ret = plan_gather_maps(ap);
+			if (!ret)
+				ret = plan_build_units(ap);
+			if (!ret)
+				ret = plan_pin_units(ap);
+			if (!ret)
+				ret = plan_build_segments(ap);
+		}
+		if (!ret)
+			ret = plan_place_all(&pl, aps);
+		for (a = 0; a < m->agcount && !ret && pass == 0; a++)
+			if (!plan_consolidated(&aps[a])) {
+				compact[a] = true;
+				again = true;
+			}
+		if (!again)
+			break;
+	}
+	for (a = 0; a < m->agcount && !ret; a++)
+		ret = remap(&aps[a], &nr);
+	if (!ret)
+		ret = collect_forks(&pl, &nr);
+	if (!ret)
+		ret = reserve_bmbt(&pl, aps);
+	for (a = 0; a < m->agcount && !ret; a++)
+		ret = finish_ag(&pl, &aps[a]);
+	if (!ret)
+		ret = metrics(&pl);
+out:
+	for (a = 0; aps && a < m->agcount; a++)
+		plan_agplan_free(&aps[a]);
+	free(aps);
+	free(pl.ref);
+	free(pl.in_order);
+	free(compact);
+	bigmem_free(nr.v, nr.cap, sizeof(*nr.v));
+	if (ret == -ENOSPC)
+		return err_set(e, ret, "not enough free space to rebuild the "
+			       "btrees after packing");
+	if (ret)
+		return err_set(e, ret, "out of memory");
+	return 0;
+}
+
+void plan_free(struct plan *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->npf; i++) {
+		free(p->pf[i].recs);
+		free(p->pf[i].bmbt);
+	}
+	bigmem_free(p->pf, p->cap_pf, sizeof(*p->pf));
+	bigmem_free(p->mv, p->cap_mv, sizeof(*p->mv));
+	bigmem_free(p->note, p->cap_note, sizeof(*p->note));
+	for (i = 0; p->ag && p->m && i < p->m->agcount; i++)
+		free(p->ag[i].freesp);
+	free(p->ag);
+	memset(p, 0, sizeof(*p));
+}
+
+const struct plan_ag *plan_ag(const struct plan *p, uint32_t agno)
+{
+	return &p->ag[agno];
+}

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The relocation planner: a pure function from a scanned model to a target
+ * layout.  In each AG, file data is packed front to back in directory-tree
+ * order (a file's extents one after another, so each file becomes one
+ * extent), skipping what does not move (AG headers, the log, inode chunks,
+ * AGFL blocks); bmap btree and AG btree blocks are rebuilt after the data;
+ * free space is left in one run, in the AG's largest obstacle-free window.
+ *
+ * The unit of placement is a physical range: an extent, or for reflinked
+ * blocks the union of all mappings that overlap, moved as one piece so
+ * every owner shifts by the same amount and sharing is kept.  A unit that
+ * fits in no free window whole is split across windows (and the owners
+ * say why they are not contiguous).  Data stays in its AG.
+ */
+#ifndef CORE_PLAN_H
+#define CORE_PLAN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/model/model.h"
+
+/* plan_move.flags */
+#define PM_NOCOPY	0x1	/* unwritten only: remap, copy nothing */
+
+/* A contiguous physical copy, linear block numbers. */
+struct plan_move {
+	uint64_t src, dst;
+	uint32_t len;
+	uint32_t flags;
+};
+
+/* A fork whose mapping changes: its complete new extent list. */
+struct plan_fork {
+	uint64_t ino;
+	uint8_t whichfork;	/* FORK_DATA / FORK_ATTR */
+	uint8_t ftype;		/* PF_* : what its blocks hold */
+	uint32_t nrecs;
+	struct od_irec *recs;	/* merged, in file-offset order */
+	uint32_t nbmbt;		/* bmbt blocks the new list needs (0: extents) */
+	uint64_t *bmbt;		/* their addresses (packed fsbno) */
+};
+
+/* plan_fork.ftype: which blocks carry self-describing headers (v5). */
+enum { PF_DATA, PF_DIR, PF_ATTR, PF_SYMLINK };
+
+/* Why a file could not be made contiguous. */
+struct plan_note {
+	uint64_t ino;
+	uint32_t extents;	/* data fork records after the run */
+	const char *why;
+};
+
+struct plan_ag {
+	uint32_t agno;
+	uint64_t moved_blocks;
+	uint32_t bt_start, bt_len;	/* run reserved for rebuilt AG btrees */
+	uint32_t free_before, free_after;	/* free blocks (bnobt) */
+	uint32_t longest_before, longest_after;
+	uint64_t nfree_after;		/* free extents after */
+	struct m_free *freesp;		/* free extents after, by agbno */
+	size_t nfreesp;
+	bool changed;			/* needs its btrees rebuilt */
+};
+
+struct plan {
+	const struct model *m;
+	struct plan_move *mv;	size_t nmv, cap_mv;
+	struct plan_fork *pf;	size_t npf, cap_pf;
+	struct plan_note *note;	size_t nnote, cap_note;
+	struct plan_ag *ag;
+	/* totals */
+	uint64_t moved_blocks, copied_blocks;
+	uint64_t extents_before, extents_after;	/* all fork records */
+	uint64_t frag_actual_after, frag_ideal_after;
+	/* the same, leaving out the files named in notes */
+	uint64_t frag_actual_rest, frag_ideal_rest;
+	uint64_t files_multi_after;
+	uint64_t undo_estimate;	/* bytes of live data overwritten */
+	uint64_t dist_median_after, dist_p90_after, dist_max_after;
+};
+
+/* Build a plan.  0, or -ENOMEM / -ENOSPC (no room to rebuild btrees). */
+int plan_build(const struct model *m, struct plan *p, struct err *e);
+void plan_free(struct plan *p);
+
+/* Sorted free extents of AG a after the plan (for checks and reports). */
+const struct plan_ag *plan_ag(const struct plan *p, uint32_t agno);
+
+#endif

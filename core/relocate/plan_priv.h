@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The planner's insides, shared by plan.c (tree order, new fork records,
+ * predicted figures) and plan_place.c (each AG's windows and where every
+ * unit of data goes).
+ */
+#ifndef CORE_PLAN_PRIV_H
+#define CORE_PLAN_PRIV_H
+
+#include "core/relocate/plan.h"
+
+/* One mapping of a fork onto physical blocks of this AG. */
+struct pmap {
+	uint32_t start, len;	/* agbno, blocks */
+	uint32_t ino_idx;	/* index into the global inode order */
+	uint32_t unit;		/* which unit it belongs to */
+	uint64_t startoff;
+	uint8_t fork;
+	uint8_t unwritten;
+	uint8_t ftype;
+};
+
+/* A physical range moved as one piece. */
+struct unit {
+	uint32_t start, len;
+	uint64_t key;		/* placement order: the inode's chunk, */
+	uint64_t key2;		/* then tree order and fork, */
+	uint64_t key3;		/* then file offset */
+	uint32_t npieces;
+	uint32_t piece0;	/* first piece in the pieces array */
+	bool written;		/* some member is not unwritten: copy it */
+	bool shared;		/* more than one mapping: reflinked blocks */
+	uint32_t target;	/* AG it is placed in */
+	uint32_t owner_ag;	/* AG of the inode it belongs to (unshared) */
+};
+
+struct piece {
+	uint32_t off, len;	/* within the unit */
+	uint32_t dst;		/* agbno */
+};
+
+/* An interval of the AG that placement may fill, with a fill cursor. */
+struct seg {
+	uint32_t start, end, cur;
+};
+
+struct inode_ref {
+	const struct m_ag *ag;
+	const struct m_ino *mi;
+	uint64_t order;		/* directory-tree order */
+};
+
+struct planner {
+	const struct model *m;
+	const struct od_geo *g;
+	struct plan *p;
+	struct err *e;
+	/* all inodes, indexed by a dense number */
+	struct inode_ref *ref;
+	size_t nref;
+	uint8_t *in_order;	/* per inode and fork: 0 unknown, 1 yes, 2 no */
+};
+
+/* ---- per AG ---- */
+
+struct agplan {
+	struct planner *pl;
+	uint32_t agno, agblocks;
+	struct pmap *map;	size_t nmap, cap_map;
+	struct unit *unit;	size_t nunit;
+	struct piece *piece;	size_t npiece, cap_piece;
+	struct m_free *obst;	size_t nobst, cap_obst;	/* fixed ranges */
+	struct seg *seg;	size_t nseg;
+	size_t seg_first;	/* segments before it are full */
+	bool compact;		/* move everything (second pass) */
+	uint8_t *pinned;	/* per unit: stays where it is */
+	uint32_t bt_at, bt_len;	/* run reserved for the AG btrees */
+};
+
+/* A unit, named across AGs. */
+struct uref {
+	uint32_t agno, idx;
+};
+
+/* The AG's fixed obstacles, fork mappings, units, pins and windows. */
+int plan_gather_obstacles(struct agplan *ap);
+int plan_gather_maps(struct agplan *ap);
+int plan_build_units(struct agplan *ap);
+int plan_pin_units(struct agplan *ap);
+int plan_build_segments(struct agplan *ap);
+/* Choose every unit's AG and place it (pieces). */
+int plan_place_all(struct planner *pl, struct agplan *aps);
+/* len contiguous blocks, first fit; false if no window holds them. */
+bool plan_seg_take(struct agplan *ap, uint32_t len, uint32_t *at);
+/* Up to len blocks from the first open window; 0 when full. */
+uint32_t plan_seg_take_some(struct agplan *ap, uint32_t len, uint32_t *at);
+/* Does the AG keep at least 90% of its free space in one extent? */
+bool plan_consolidated(const struct agplan *ap);
+/* Enough blocks for every AG btree rebuilt from the final records. */
+uint32_t plan_agbt_estimate(const struct planner *pl, const struct agplan *ap);
+void plan_agplan_free(struct agplan *ap);
+/* Bytes of a fork's share of the inode's literal area; its PF_ type. */
+uint32_t plan_fork_len(const struct od_geo *g, const struct m_ino *mi,
+		       int whichfork);
+uint8_t plan_fork_ftype(const struct m_ino *mi, int whichfork);
+
+#endif

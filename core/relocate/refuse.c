@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "core/relocate/refuse.h"
+
+#include <stdio.h>
+
+/* What the relocation code implements (xfs_format.h feature words). */
+#define OK_INCOMPAT	(OD_INCOMPAT_FTYPE | OD_INCOMPAT_SPINODES | \
+			 OD_INCOMPAT_META_UUID | OD_INCOMPAT_BIGTIME | \
+			 OD_INCOMPAT_NREXT64)
+#define OK_RO_COMPAT	(OD_RO_FINOBT | OD_RO_RMAPBT | OD_RO_REFLINK | \
+			 OD_RO_INOBTCNT)
+#define OK_VERSION	(OD_SB_VERSION_NUMBITS | OD_SB_VERSION_ATTR | \
+			 OD_SB_VERSION_NLINK | OD_SB_VERSION_QUOTA | \
+			 OD_SB_VERSION_ALIGN | OD_SB_VERSION_DALIGN | \
+			 OD_SB_VERSION_LOGV2 | OD_SB_VERSION_SECTOR | \
+			 OD_SB_VERSION_EXTFLG | OD_SB_VERSION_DIRV2 | \
+			 OD_SB_VERSION_BORG | OD_SB_VERSION_MOREBITS)
+#define OK_FEATURES2	(OD_SB_F2_LAZYSBCOUNT | OD_SB_F2_ATTR2 | \
+			 OD_SB_F2_PROJID32 | OD_SB_F2_CRC | OD_SB_F2_FTYPE)
+
+static int refuse_bits(struct err *e, const char *word, uint32_t bits,
+		       const char *(*name)(uint32_t))
+{
+	uint32_t b;
+
+	for (b = 1; b; b <<= 1) {
+		const char *n;
+
+		if (!(bits & b))
+			continue;
+		n = name ? name(b) : NULL;
+		return err_set(e, -EPERM, "refusing to write: %s feature "
+			       "%s%s0x%x is not supported by the relocation "
+			       "code", word, n ? n : "", n ? " " : "", b);
+	}
+	return 0;
+}
+
+static const char *version_name(uint32_t bit)
+{
+	return od_sb_version_name((uint16_t)bit);
+}
+
+int refuse_write(struct fs *fs, struct err *e)
+{
+	const struct od_sb *sb = &fs->sb;
+	int ret;
+
+	if (fs->mounted)
+		return err_set(e, -EPERM, "refusing to write: %s is mounted%s%s",
+			       fs->path, fs->mountpoint[0] ? " on " : "",
+			       fs->mountpoint);
+	switch (fs->log_state) {
+	case FS_LOG_CLEAN:
+		break;
+	case FS_LOG_DIRTY:
+		return err_set(e, -EPERM, "refusing to write: the log is dirty "
+			       "(%s); mount and unmount the filesystem, or "
+			       "run xfs_repair", fs->log_detail);
+	case FS_LOG_EXTERNAL:
+		return err_set(e, -EPERM, "refusing to write: the log is on an "
+			       "external device, so it cannot be checked");
+	default:
+		return err_set(e, -EPERM, "refusing to write: cannot tell "
+			       "whether the log is clean (%s)",
+			       fs->log_detail);
+	}
+	if (!od_sb_is_v5(sb))
+		return err_set(e, -EPERM, "refusing to write: v4 filesystems "
+			       "have no NEEDSREPAIR flag to keep the kernel "
+			       "from mounting a half-written filesystem");
+	if (sb->inprogress)
+		return err_set(e, -EPERM, "refusing to write: the superblock "
+			       "says mkfs did not finish (sb_inprogress)");
+	if (sb->rblocks || sb->rextents)
+		return err_set(e, -EPERM, "refusing to write: filesystems with "
+			       "a realtime section are not supported");
+	if (od_sb_is_v5(sb)) {
+		if (sb->features_incompat & OD_INCOMPAT_NEEDSREPAIR)
+			return err_set(e, -EPERM, "refusing to write: the "
+				       "NEEDSREPAIR flag is set (an interrupted "
+				       "run? use 'xfsdefrag undo'; otherwise "
+				       "run xfs_repair)");
+		ret = refuse_bits(e, "incompat",
+				  sb->features_incompat & ~OK_INCOMPAT,
+				  od_sb_incompat_name);
+		if (!ret)
+			ret = refuse_bits(e, "ro_compat",
+					  sb->features_ro_compat & ~OK_RO_COMPAT,
+					  od_sb_ro_compat_name);
+		if (!ret)
+			ret = refuse_bits(e, "log_incompat",
+					  sb->features_log_incompat,
+					  od_sb_log_incompat_name);
+		if (!ret)
+			ret = refuse_bits(e, "compat", sb->features_compat,
+					  NULL);
+		if (ret)
+			return ret;
+	}
+	ret = refuse_bits(e, "version", sb->versionnum & ~OK_VERSION,
+			  version_name);
+	if (!ret && od_sb_has_morebits(sb))
+		ret = refuse_bits(e, "features2",
+				  sb->features2 & ~OK_FEATURES2,
+				  od_sb_features2_name);
+	if (ret)
+		return ret;
+	ret = fs_unlinked_pending(fs, e);
+	if (ret < 0)
+		return ret;
+	if (ret)
+		return err_set(e, -EPERM, "refusing to write: unlinked inodes "
+			       "are pending (not cleanly unmounted); mount and "
+			       "unmount the filesystem first");
+	return 0;
+}

@@ -1,0 +1,598 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The journaling img layer of a relocation run (the writer side of the
+ * undo file; undo_apply.c reads it back).  See undo.h for the contract.
+ */
+#include "core/relocate/undo.h"
+#include "ondisk/undo.h"
+
+#include <fcntl.h>
+#include <search.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Largest record the writer appends: one read, one pwrite. */
+#define UNDO_REC_DATA	(1u << 20)
+
+/*
+ * A bitmap over block numbers in chunks allocated when first set: the
+ * journaled set stays small, and free space is set only where it is.
+ */
+#define BM_CHUNK_SHIFT	18			/* 2^18 bits: 32 KiB */
+#define BM_CHUNK_BITS	(1ull << BM_CHUNK_SHIFT)
+#define BM_CHUNK_WORDS	(BM_CHUNK_BITS / 64)
+
+struct bitmap {
+	uint64_t **chunk;
+	size_t nchunks;
+};
+
+/* Where a record's blocks are in the journal (the tsearch index). */
+struct rix {
+	uint64_t b, n;		/* blocks [b, b+n) */
+	uint64_t pos;		/* record header's byte in the journal */
+};
+
+struct undo {
+	struct fs *fs;
+	struct img *layer;	/* ours while stacked, NULL once closed */
+	char *path;
+	int fd;
+	uint64_t nonce;
+	uint32_t bs;
+	unsigned blocklog;
+	uint64_t size;		/* image bytes */
+	uint64_t nblocks;	/* blocks covering the image (last partial) */
+	struct bitmap done;	/* journaled */
+	struct bitmap free;	/* free when the run began */
+	void *index;		/* tsearch tree of struct rix, by block */
+	uint64_t end;		/* journal length: next record here */
+	uint64_t seq;		/* next record's sequence number */
+	uint64_t batch;		/* first unsynced record (seq: none) */
+	uint64_t bytes;		/* original bytes journaled */
+	bool finished;		/* UEND written */
+	struct err err;		/* sticky: the journal failed */
+	uint8_t *buf;		/* record header + data */
+};
+
+static int bm_init(struct bitmap *bm, uint64_t nbits)
+{
+	bm->nchunks = (size_t)((nbits + BM_CHUNK_BITS - 1) >> BM_CHUNK_SHIFT);
+	bm->chunk = calloc(bm->nchunks ? bm->nchunks : 1, sizeof(*bm->chunk));
+	return bm->chunk ? 0 : -ENOMEM;
+}
+
+static void bm_free(struct bitmap *bm)
+{
+	size_t i;
+
+	for (i = 0; bm->chunk && i < bm->nchunks; i++)
+		free(bm->chunk[i]);
+	free(bm->chunk);
+	bm->chunk = NULL;
+}
+
+static bool bm_test(const struct bitmap *bm, uint64_t bit)
+{
+	const uint64_t *c = bm->chunk[bit >> BM_CHUNK_SHIFT];
+	uint64_t i = bit & (BM_CHUNK_BITS - 1);
+
+	return c && (c[i / 64] >> (i % 64) & 1);
+}
+
+/* Set bits [bit, bit+n); the caller checked the range. */
+static int bm_set(struct bitmap *bm, uint64_t bit, uint64_t n)
+{
+	while (n) {
+		uint64_t **c = &bm->chunk[bit >> BM_CHUNK_SHIFT];
+		uint64_t i = bit & (BM_CHUNK_BITS - 1);
+		uint64_t k = BM_CHUNK_BITS - i < n ? BM_CHUNK_BITS - i : n;
+		uint64_t j;
+
+		if (!*c) {
+			*c = calloc(BM_CHUNK_WORDS, sizeof(**c));
+			if (!*c)
+				return -ENOMEM;
+		}
+		for (j = i; j < i + k && j % 64; j++)
+			(*c)[j / 64] |= 1ull << (j % 64);
+		for (; j + 64 <= i + k; j += 64)
+			(*c)[j / 64] = ~0ull;
+		for (; j < i + k; j++)
+			(*c)[j / 64] |= 1ull << (j % 64);
+		bit += k;
+		n -= k;
+	}
+	return 0;
+}
+
+/* Ranges never overlap, so "overlaps" is "equal": lookups probe n = 1. */
+static int rix_cmp(const void *a, const void *b)
+{
+	const struct rix *x = a, *y = b;
+
+	if (x->b + x->n <= y->b)
+		return -1;
+	return y->b + y->n <= x->b;
+}
+
+static int rix_add(struct undo *u, uint64_t b, uint64_t n, uint64_t pos)
+{
+	struct rix *r = malloc(sizeof(*r));
+
+	if (!r)
+		return -ENOMEM;
+	*r = (struct rix){ b, n, pos };
+	if (!tsearch(r, &u->index, rix_cmp)) {
+		free(r);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int write_all(int fd, const uint8_t *p, size_t len, uint64_t off)
+{
+	while (len) {
+		ssize_t n = pwrite(fd, p, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -EIO;
+		p += n;
+		off += (uint64_t)n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Record the journal's failure; it sticks.  Returns code. */
+static int undo_fail(struct undo *u, int code, const char *what)
+{
+	return err_set(&u->err, code, "undo file %s: %s failed: %s; nothing "
+		       "more is written to the image", u->path, what,
+		       strerror(-code));
+}
+
+static int sticky(const struct undo *u, struct err *e)
+{
+	if (!u->err.code)
+		return 0;
+	return err_set(e, u->err.code, "%s", u->err.msg);
+}
+
+int undo_error(const struct undo *u, struct err *e)
+{
+	return sticky(u, e);
+}
+
+int undo_read_original(struct undo *u, uint64_t off, void *buf, size_t len,
+		       struct err *e)
+{
+	uint8_t *p = buf;
+	int ret = 0;
+
+	if (off > u->size || len > u->size - off)
+		return err_set(e, -ENXIO, "undo: range %llu+%zu lies beyond "
+			       "the image (%llu bytes)",
+			       (unsigned long long)off, len,
+			       (unsigned long long)u->size);
+	while (len && !ret) {
+		struct rix probe = { off >> u->blocklog, 1, 0 }, **hit;
+		uint64_t rec_off, n;
+		ssize_t got;
+
+		hit = tfind(&probe, &u->index, rix_cmp);
+		if (!hit) {
+			ret = err_set(e, -ENOENT, "undo: image byte %llu was "
+				      "never journaled; no original to read",
+				      (unsigned long long)off);
+			break;
+		}
+		rec_off = off - ((*hit)->b << u->blocklog);
+		n = ((*hit)->n << u->blocklog) - rec_off;
+		if (n > len)
+			n = len;
+		got = pread(u->fd, p, (size_t)n,
+			    (off_t)((*hit)->pos + OD_UNDO_REC_LEN + rec_off));
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			ret = err_set(e, got < 0 ? -errno : -EIO,
+				      "undo file %s: reading back the original "
+				      "of image byte %llu failed: %s", u->path,
+				      (unsigned long long)off,
+				      got < 0 ? strerror(errno) : "short file");
+		else {
+			p += got;
+			off += (uint64_t)got;
+			len -= (size_t)got;
+		}
+	}
+	return ret;
+}
+
+uint64_t undo_bytes(const struct undo *u)
+{
+	return u->bytes;
+}
+
+static int journal_sync(struct undo *u)
+{
+	if (u->err.code)
+		return u->err.code;
+	if (u->batch == u->seq)
+		return 0;
+	if (fdatasync(u->fd) < 0)
+		return undo_fail(u, -errno, "fsync");
+	u->batch = u->seq;
+	return 0;
+}
+
+/* Append one record: the originals of blocks [b, b+n), read from below. */
+static int append_record(struct undo *u, uint64_t b, uint64_t n, struct err *e)
+{
+	struct od_undo_rec r = { 0 };
+	uint64_t off = b << u->blocklog;
+	uint64_t len = n << u->blocklog;
+	uint8_t *data = u->buf + OD_UNDO_REC_LEN;
+	char what[64];
+	int ret;
+
+	if (len > u->size - off)
+		len = u->size - off;	/* the image's partial last block */
+	ret = img_pread(u->layer->lower, data, (size_t)len, off);
+	if (ret)
+		return err_set(e, ret, "undo: reading the original of image "
+			       "bytes %llu..%llu failed: %s",
+			       (unsigned long long)off,
+			       (unsigned long long)(off + len - 1),
+			       strerror(-ret));
+	r.len = (uint32_t)len;
+	r.seq = u->seq;
+	r.off = off;
+	r.batch = u->batch;
+	r.dcrc = od_undo_crc(data, (size_t)len);
+	od_undo_rec_encode(&r, u->nonce, u->buf);
+	ret = write_all(u->fd, u->buf, OD_UNDO_REC_LEN + (size_t)len, u->end);
+	if (ret == 0)
+		ret = bm_set(&u->done, b, n);
+	if (ret == 0)
+		ret = rix_add(u, b, n, u->end);
+	if (ret) {
+		snprintf(what, sizeof(what), "append at byte %llu",
+			 (unsigned long long)u->end);
+		undo_fail(u, ret, what);
+		return sticky(u, e);
+	}
+	u->end += OD_UNDO_REC_LEN + len;
+	u->seq++;
+	u->bytes += len;
+	return 0;
+}
+
+static bool block_live(const struct undo *u, uint64_t b)
+{
+	return !bm_test(&u->free, b);
+}
+
+static bool block_needs_record(const struct undo *u, uint64_t b)
+{
+	return block_live(u, b) && !bm_test(&u->done, b);
+}
+
+/*
+ * Journal every live, not yet journaled block touching [off, off+len), in
+ * runs of contiguous blocks.  *live: does the range touch a live block?
+ */
+static int journal_range(struct undo *u, uint64_t off, uint64_t len,
+			 bool *live, struct err *e)
+{
+	uint64_t b, last, run, maxrun = UNDO_REC_DATA >> u->blocklog;
+	int ret = sticky(u, e);
+
+	*live = false;
+	if (ret || len == 0)
+		return ret;
+	last = (off + len - 1) >> u->blocklog;
+	for (b = off >> u->blocklog; b <= last && !ret; b += run) {
+		run = 1;
+		if (block_live(u, b))
+			*live = true;
+		if (!block_needs_record(u, b))
+			continue;
+		if (u->finished) {
+			ret = err_set(e, -EINVAL, "undo file %s is finished: "
+				      "image byte %llu needs a record", u->path,
+				      (unsigned long long)(b << u->blocklog));
+			break;
+		}
+		while (b + run <= last && run < maxrun &&
+		       block_needs_record(u, b + run))
+			run++;
+		ret = append_record(u, b, run, e);
+	}
+	return ret;
+}
+
+static int undo_layer_pread(struct img *im, void *buf, size_t len,
+			    uint64_t off)
+{
+	return img_pread(im->lower, buf, len, off);
+}
+
+/* The ordering rule lives here: journal, make it durable, then write. */
+static int undo_layer_pwrite(struct img *im, const void *buf, size_t len,
+			     uint64_t off)
+{
+	struct undo *u = im->priv;
+	struct err e = { 0 };
+	bool live;
+	int ret;
+
+	ret = journal_range(u, off, len, &live, &e);
+	if (ret == 0 && live)
+		ret = journal_sync(u);
+	if (ret == 0)
+		ret = img_pwrite(im->lower, buf, len, off);
+	return ret;
+}
+
+static int undo_layer_flush(struct img *im)
+{
+	return img_flush(im->lower);
+}
+
+/* img_close of the whole stack (fs_close before undo_end): let go. */
+static void undo_layer_close(struct img *im)
+{
+	struct undo *u = im->priv;
+
+	u->layer = NULL;
+}
+
+static const struct img_ops undo_ops = {
+	.name = "undo",
+	.pread = undo_layer_pread,
+	.pwrite = undo_layer_pwrite,
+	.flush = undo_layer_flush,
+	.close = undo_layer_close,
+};
+
+int undo_mark_free(struct undo *u, uint64_t linblock, uint64_t len,
+		   struct err *e)
+{
+	uint64_t dblocks = u->fs->geo.dblocks;
+	int ret;
+
+	if (len > dblocks || linblock > dblocks - len)
+		return err_set(e, -EINVAL, "undo: free blocks %llu+%llu lie "
+			       "outside the filesystem (%llu blocks)",
+			       (unsigned long long)linblock,
+			       (unsigned long long)len,
+			       (unsigned long long)dblocks);
+	ret = bm_set(&u->free, linblock, len);
+	if (ret)
+		return err_set(e, ret, "out of memory");
+	return 0;
+}
+
+int undo_prepare(struct undo *u, uint64_t off, uint64_t len, struct err *e)
+{
+	bool live;
+
+	if (off > u->size || len > u->size - off)
+		return err_set(e, -ENXIO, "undo: range %llu+%llu lies beyond "
+			       "the image (%llu bytes)",
+			       (unsigned long long)off, (unsigned long long)len,
+			       (unsigned long long)u->size);
+	return journal_range(u, off, len, &live, e);
+}
+
+int undo_sync(struct undo *u, struct err *e)
+{
+	journal_sync(u);
+	return sticky(u, e);
+}
+
+int undo_finish(struct undo *u, struct err *e)
+{
+	struct od_undo_rec r = { 0 };
+	int ret;
+
+	if (u->finished)
+		return sticky(u, e);
+	ret = undo_sync(u, e);
+	if (ret)
+		return ret;
+	r.end = true;
+	r.seq = u->seq;
+	r.off = u->bytes;
+	r.batch = u->seq;
+	r.dcrc = od_undo_crc(NULL, 0);
+	od_undo_rec_encode(&r, u->nonce, u->buf);
+	ret = write_all(u->fd, u->buf, OD_UNDO_REC_LEN, u->end);
+	if (ret)
+		undo_fail(u, ret, "writing the end record");
+	else if (fsync(u->fd) < 0)
+		undo_fail(u, -errno, "fsync");
+	if (u->err.code)
+		return sticky(u, e);
+	u->end += OD_UNDO_REC_LEN;
+	u->seq++;
+	u->batch = u->seq;
+	u->finished = true;
+	return 0;
+}
+
+static uint64_t make_nonce(void)
+{
+	uint64_t n = 0;
+
+	if (getrandom(&n, sizeof(n), 0) != (ssize_t)sizeof(n))
+		n = (uint64_t)time(NULL) * 0x9e3779b97f4a7c15ull ^
+		    (uint64_t)getpid() << 32 ^ (uint64_t)(uintptr_t)&n;
+	return n;
+}
+
+/* Make the new file's directory entry durable too. */
+static int sync_dir(const char *path)
+{
+	char *dir = strdup(path), *slash;
+	int fd, ret = 0;
+
+	if (!dir)
+		return -ENOMEM;
+	slash = strrchr(dir, '/');
+	if (!slash)
+		strcpy(dir, ".");
+	else if (slash == dir)
+		dir[1] = '\0';
+	else
+		*slash = '\0';
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || fsync(fd) < 0)
+		ret = -errno;
+	if (fd >= 0)
+		close(fd);
+	free(dir);
+	return ret;
+}
+
+static int write_header(struct undo *u, struct err *e)
+{
+	struct od_undo_hdr h = { 0 };
+	const struct fs *fs = u->fs;
+	uint8_t *buf = calloc(1, OD_UNDO_HDR_LEN);
+	int ret;
+
+	if (!buf)
+		return err_set(e, -ENOMEM, "out of memory");
+	h.nonce = u->nonce;
+	memcpy(h.uuid, fs->sb.uuid, 16);
+	memcpy(h.meta_uuid, fs->sb.meta_uuid, 16);
+	h.dblocks = fs->geo.dblocks;
+	h.blocksize = fs->geo.blocksize;
+	h.sectsize = fs->geo.sectsize;
+	h.agblocks = fs->geo.agblocks;
+	h.agcount = fs->geo.agcount;
+	h.image_size = u->size;
+	h.ctime = (uint64_t)time(NULL);
+	snprintf(h.path, sizeof(h.path), "%s", fs->path);
+	od_undo_hdr_encode(&h, buf);
+	ret = write_all(u->fd, buf, OD_UNDO_HDR_LEN, 0);
+	if (ret)
+		err_set(e, ret, "undo file %s: writing the header failed: %s",
+			u->path, strerror(-ret));
+	else if (fsync(u->fd) < 0)
+		ret = err_set(e, -errno, "undo file %s: fsync failed: %s",
+			      u->path, strerror(errno));
+	else if ((ret = sync_dir(u->path)) != 0)
+		err_set(e, ret, "undo file %s: fsync of its directory failed: "
+			"%s", u->path, strerror(-ret));
+	free(buf);
+	return ret;
+}
+
+static void undo_free(struct undo *u)
+{
+	if (u->fd >= 0)
+		close(u->fd);
+	tdestroy(u->index, free);
+	bm_free(&u->done);
+	bm_free(&u->free);
+	free(u->buf);
+	free(u->path);
+	free(u);
+}
+
+int undo_begin(struct fs *fs, const char *path, struct undo **out,
+	       struct err *e)
+{
+	struct undo *u;
+	struct img *layer = NULL;
+	bool created = false;
+	int ret;
+
+	*out = NULL;
+	if (!fs->img->writable)
+		return err_set(e, -EROFS, "%s: not open for writing; nothing "
+			       "to journal", fs->path);
+	u = calloc(1, sizeof(*u));
+	if (!u)
+		return err_set(e, -ENOMEM, "out of memory");
+	u->fd = -1;
+	u->fs = fs;
+	u->bs = fs->geo.blocksize;
+	u->blocklog = fs->geo.blocklog;
+	u->size = fs->img->size;
+	u->nblocks = (u->size + u->bs - 1) >> u->blocklog;
+	u->nonce = make_nonce();
+	u->end = OD_UNDO_HDR_LEN;
+	u->path = strdup(path);
+	u->buf = malloc(OD_UNDO_REC_LEN + UNDO_REC_DATA);
+	layer = calloc(1, sizeof(*layer));
+	if (!u->path || !u->buf || !layer || bm_init(&u->done, u->nblocks) ||
+	    bm_init(&u->free, u->nblocks)) {
+		ret = err_set(e, -ENOMEM, "out of memory");
+		goto fail;
+	}
+	u->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (u->fd < 0) {
+		ret = -errno;
+		if (ret == -EEXIST)
+			err_set(e, ret, "undo file %s already exists; refusing "
+				"to overwrite it", path);
+		else
+			err_set(e, ret, "undo file %s: %s", path,
+				strerror(errno));
+		goto fail;
+	}
+	created = true;
+	ret = write_header(u, e);
+	if (ret)
+		goto fail;
+	layer->ops = &undo_ops;
+	layer->priv = u;
+	layer->size = fs->img->size;
+	layer->writable = true;
+	layer->lower = fs->img;
+	fs->img = layer;
+	u->layer = layer;
+	*out = u;
+	return 0;
+fail:
+	/* no image write happened: a half-made journal is worth nothing */
+	if (created)
+		unlink(path);
+	free(layer);
+	undo_free(u);
+	return ret;
+}
+
+void undo_end(struct fs *fs, struct undo *u)
+{
+	struct img *p;
+
+	if (!u)
+		return;
+	if (u->layer) {
+		if (fs->img == u->layer) {
+			fs->img = u->layer->lower;
+		} else {
+			for (p = fs->img; p && p->lower != u->layer;
+			     p = p->lower)
+				;
+			if (p)
+				p->lower = u->layer->lower;
+		}
+		free(u->layer);
+	}
+	undo_free(u);
+}

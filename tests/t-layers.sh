@@ -1,0 +1,38 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The include rule (tests/layers.sh) holds on the tree, and the checker
+# catches each kind of violation when one is planted in a copy.
+# Usage: t-layers.sh XFSDEFRAG (the binary is not used)
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+top=$(cd "$here/.." && pwd)
+t_tmpdir
+
+if out=$("$here/layers.sh" "$top" 2>&1); then
+	t_ok "the tree keeps the include rule"
+else
+	t_fail "include rule broken:"; echo "$out"
+fi
+
+# plant DESC FILE LINE: the checker must reject a copy with LINE in FILE
+plant() {
+	rm -rf "$T_TMP/tree"
+	mkdir -p "$T_TMP/tree"
+	(cd "$top" && cp -r ondisk core cmd tui "$T_TMP/tree/")
+	echo "$3" >> "$T_TMP/tree/$2"
+	if out=$("$here/layers.sh" "$T_TMP/tree" 2>&1); then
+		t_fail "$1: not caught"
+	elif printf '%s\n' "$out" | grep -q "^$2: includes"; then
+		t_ok "$1: caught ($out)"
+	else
+		t_fail "$1: wrong report: $out"
+	fi
+}
+plant "fs depends on relocate" core/fs/fs.c '#include "core/relocate/plan.h"'
+plant "check includes relocate" core/check/check.c '#include "core/relocate/undo.h"'
+plant "relocate includes check" core/relocate/plan.c '#include "core/check/check.h"'
+plant "ondisk includes core" ondisk/sb.c '#include "core/base/err.h"'
+plant "tui includes relocate" tui/tui.c '#include "core/relocate/plan.h"'
+plant "a relative include" core/model/scan.c '#include "../fs/fs.h"'
+t_summary t-layers
