@@ -56,6 +56,11 @@ int cmd_open_ro(const char *path, struct fs **fs, struct err *e);
  * so a file name cannot drive the terminal.
  */
 void cmd_put_escaped(FILE *f, const char *s);
+/*
+ * Length of the valid UTF-8 sequence at s (1 for ASCII, control
+ * characters included), or 0 when it is invalid or a C1 control.
+ */
+size_t cmd_utf8_len(const unsigned char *s);
 /* Does stdout go to a terminal? */
 bool cmd_stdout_tty(void);
 

@@ -73,8 +73,7 @@ bool cmd_stdout_tty(void)
 	return isatty(STDOUT_FILENO) == 1;
 }
 
-/* Length of the valid UTF-8 sequence at s, or 0 if invalid. */
-static size_t utf8_len(const unsigned char *s)
+size_t cmd_utf8_len(const unsigned char *s)
 {
 	size_t n, i;
 
@@ -102,7 +101,7 @@ void cmd_put_escaped(FILE *f, const char *str)
 	const unsigned char *s = (const unsigned char *)str;
 
 	while (*s) {
-		size_t n = utf8_len(s);
+		size_t n = cmd_utf8_len(s);
 
 		if (n == 1 && *s >= 0x20 && *s != 0x7f && *s != '\\') {
 			fputc(*s, f);

@@ -5,6 +5,7 @@
  * after it, next to today's.  Writes nothing.
  */
 #include "cmd/cmd.h"
+#include "cmd/html.h"
 #include "cmd/json.h"
 #include "core/model/model_paths.h"
 #include "core/relocate/plan.h"
@@ -178,6 +179,8 @@ int cmd_plan(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'J' },
+		{ "html", required_argument, NULL, 'H' },
+		{ "top", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -185,6 +188,9 @@ int cmd_plan(int argc, char **argv)
 	struct pctx c;
 	struct err e = { 0 };
 	bool json = false;
+	const char *html = NULL;
+	long top = 10;
+	char *end;
 	int opt, status = EXIT_OK;
 	size_t i;
 
@@ -193,6 +199,12 @@ int cmd_plan(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'J': json = true; break;
+		case 'H': html = optarg; break;
+		case 'T':
+			top = strtol(optarg, &end, 10);
+			if (*end || top < 0 || top > 100000)
+				return cmd_usage("plan");
+			break;
 		case 'h':
 			cmd_usage("plan");
 			return EXIT_OK;
@@ -212,7 +224,9 @@ int cmd_plan(int argc, char **argv)
 		status = cmd_fail(&e);
 		goto out;
 	}
-	if (report_build(c.m, -1, 0, &c.before, &e) ||
+	/* the HTML lists the most fragmented files: rank them too */
+	if (report_build(c.m, -1, html ? (unsigned)top : 0, &c.before, &e) ||
+	    (html && report_paths(c.m, &c.before, &e)) ||
 	    plan_build(c.m, &c.p, &e)) {
 		status = cmd_fail(&e);
 		goto out;
@@ -228,6 +242,20 @@ int cmd_plan(int argc, char **argv)
 				err_clear(&e);
 		}
 		free(inos);
+	}
+	if (html) {
+		struct html_input hi = { .image = c.image, .fs = c.fs,
+					 .m = c.m, .r = &c.before, .p = &c.p,
+					 .note_paths = c.note_paths,
+					 .refusal = c.refusal };
+
+		if (html_write(html, &hi, &e)) {
+			status = cmd_fail(&e);
+			goto out;
+		}
+		if (strcmp(html, "-") == 0)
+			goto out;	/* the HTML took standard output */
+		cmd_error("HTML plan written to %s", html);
 	}
 	if (json)
 		print_json(&c);

@@ -7,6 +7,7 @@
  * documented in xfsdefrag(8).
  */
 #include "cmd/cmd.h"
+#include "cmd/html.h"
 #include "cmd/json.h"
 #include "core/model/report.h"
 #include "core/model/scan.h"
@@ -421,6 +422,7 @@ int cmd_report(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'J' },
+		{ "html", required_argument, NULL, 'H' },
 		{ "top", required_argument, NULL, 'T' },
 		{ "threads", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
@@ -430,6 +432,7 @@ int cmd_report(int argc, char **argv)
 	struct rctx c = { 0 };
 	struct err e = { 0 };
 	bool json = false;
+	const char *html = NULL;
 	long agsel = -1, top = 10, threads = 0;
 	char *end;
 	int opt, ret, status = EXIT_OK;
@@ -438,6 +441,7 @@ int cmd_report(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "+a:j:", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'J': json = true; break;
+		case 'H': html = optarg; break;
 		case 'a':
 			agsel = strtol(optarg, &end, 10);
 			if (*end || agsel < 0)
@@ -503,10 +507,24 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	phase("paths");
+	if (html) {
+		struct html_input hi = { .image = c.image, .fs = c.fs,
+					 .m = c.m, .r = &c.r };
+
+		if (html_write(html, &hi, &e)) {
+			status = cmd_fail(&e);
+			goto out;
+		}
+		phase("html");
+		if (strcmp(html, "-") == 0)
+			goto done;	/* the HTML took standard output */
+		cmd_error("HTML report written to %s", html);
+	}
 	if (json)
 		print_json(&c);
 	else
 		print_text(&c);
+done:
 	if (c.r.damaged_ags)
 		status = EXIT_CORRUPT;
 	phase("print");

@@ -1,0 +1,321 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The HTML report's block maps: per AG, a grid of cells, each the class
+ * that holds most of its blocks (the TUI map's rule, blkmap_query.c).
+ * Both come straight from the model, with blkmap.c's rules (sparse
+ * chunk holes left out, AGFL slots free, realtime data not on this
+ * device, a fork in several physical runs fragmented); "after" puts what
+ * a plan changes in place: the moved forks' new extents and bmap btree
+ * blocks, the AG's free extents after the run and the run reserved for
+ * its rebuilt btrees.  Inode chunks, AG headers, the log and AGFL blocks
+ * stay where they are (plan.h).
+ */
+#include "cmd/html.h"
+#include "core/fs/fork.h"
+#include "ondisk/geo.h"
+#include "ondisk/inobt.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct acc {
+	uint64_t (*cnt)[BC_NCLASS];
+	uint32_t ncells;
+	uint32_t blocks;	/* of the AG */
+	uint64_t bpc;
+	uint64_t total[BC_NCLASS];
+};
+
+uint64_t htmlmap_bpc(uint32_t agblocks, uint64_t nmaps)
+{
+	uint64_t cells = nmaps ? HTML_MAP_BUDGET / nmaps : HTML_MAP_MAXCELLS;
+
+	if (cells > HTML_MAP_MAXCELLS)
+		cells = HTML_MAP_MAXCELLS;
+	if (cells < HTML_MAP_MINCELLS)
+		cells = HTML_MAP_MINCELLS;
+	return agblocks > cells ? (agblocks + cells - 1) / cells : 1;
+}
+
+/* Count blocks [agbno, agbno + len) of class c, clipped to the AG. */
+static void acc_add(struct acc *a, uint64_t agbno, uint64_t len,
+		    enum bm_class c)
+{
+	uint64_t end = agbno + len, k;
+
+	if (end > a->blocks)
+		end = a->blocks;
+	if (agbno >= end)
+		return;
+	a->total[c] += end - agbno;
+	for (k = agbno / a->bpc; k <= (end - 1) / a->bpc; k++) {
+		uint64_t cs = k * a->bpc, ce = cs + a->bpc;
+
+		a->cnt[k][c] += (end < ce ? end : ce) - (agbno > cs ? agbno : cs);
+	}
+}
+
+/* blkmap_query.c's order for ties: fragmented data first, other last. */
+static uint8_t dominant(const uint64_t *blocks, uint64_t inside)
+{
+	static const enum bm_class prio[] = {
+		BC_FRAG, BC_DATA, BC_INODES, BC_META, BC_FREE, BC_OTHER,
+	};
+	uint64_t known = 0, b[BC_NCLASS];
+	enum bm_class best = prio[0];
+	unsigned c;
+
+	memcpy(b, blocks, sizeof(b));
+	for (c = 0; c < BC_OTHER; c++)
+		known += b[c];
+	b[BC_OTHER] = inside > known ? inside - known : 0;
+	for (c = 1; c < sizeof(prio) / sizeof(prio[0]); c++)
+		if (b[prio[c]] > b[best])
+			best = prio[c];
+	return (uint8_t)best;
+}
+
+static int acc_init(struct acc *a, uint32_t blocks, uint64_t bpc)
+{
+	memset(a, 0, sizeof(*a));
+	a->blocks = blocks;
+	a->bpc = bpc;
+	a->ncells = (uint32_t)((blocks + bpc - 1) / bpc);
+	a->cnt = calloc(a->ncells ? a->ncells : 1, sizeof(*a->cnt));
+	return a->cnt ? 0 : -ENOMEM;
+}
+
+/* Turn the counts into the map's cells, and free them. */
+static int acc_finish(struct acc *a, uint32_t agno, struct html_map *m)
+{
+	uint64_t known = 0;
+	uint32_t i;
+	unsigned c;
+
+	memset(m, 0, sizeof(*m));
+	m->agno = agno;
+	m->ncells = a->ncells;
+	m->bpc = a->bpc;
+	m->cls = malloc(a->ncells ? a->ncells : 1);
+	if (!m->cls) {
+		free(a->cnt);
+		return -ENOMEM;
+	}
+	for (i = 0; i < a->ncells; i++) {
+		uint64_t cs = (uint64_t)i * a->bpc, ce = cs + a->bpc;
+
+		if (ce > a->blocks)
+			ce = a->blocks;
+		m->cls[i] = dominant(a->cnt[i], ce - cs);
+	}
+	for (c = 0; c < BC_OTHER; c++) {
+		m->blocks[c] = a->total[c];
+		known += a->total[c];
+	}
+	/* shared blocks count once per owner, so known may exceed blocks */
+	m->blocks[BC_OTHER] = a->blocks > known ? a->blocks - known : 0;
+	free(a->cnt);
+	a->cnt = NULL;
+	return 0;
+}
+
+/* The plan's new record list for (ino, fork), or NULL (pf is sorted). */
+static const struct plan_fork *pf_find(const struct plan *p, uint64_t ino,
+				       unsigned fork)
+{
+	size_t lo = 0, hi;
+
+	if (!p)
+		return NULL;
+	hi = p->npf;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct plan_fork *f = &p->pf[mid];
+
+		if (f->ino < ino || (f->ino == ino && f->whichfork < fork))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < p->npf && p->pf[lo].ino == ino &&
+	       p->pf[lo].whichfork == fork ? &p->pf[lo] : NULL;
+}
+
+/* Is any inode of block b of chunk r physically present (sparse)? */
+static bool chunk_block_present(const struct od_geo *g,
+				const struct od_inobt_rec *r, uint32_t b)
+{
+	uint32_t i = b * g->inopblock, end = i + g->inopblock;
+
+	if (end > OD_INODES_PER_CHUNK)
+		end = OD_INODES_PER_CHUNK;
+	for (; i < end; i++)
+		if (od_inobt_present(r, i))
+			return true;
+	return false;
+}
+
+/* Metadata that the plan keeps in place (the rest is rebuilt). */
+static bool meta_stays(const struct plan *p, const struct m_meta_blk *mb)
+{
+	if (!p)
+		return true;
+	if (mb->kind == MM_BMBT)
+		return !pf_find(p, mb->owner, FORK_DATA) &&
+		       !pf_find(p, mb->owner, FORK_ATTR);
+	return mb->kind == MM_SB || mb->kind == MM_AGF || mb->kind == MM_AGI ||
+	       mb->kind == MM_AGFL || mb->kind == MM_AGFL_FREE ||
+	       mb->kind == MM_LOG;
+}
+
+/* Records of a fork in more than one physical run (blkmap's BMS_FRAG). */
+static bool recs_split(const struct od_irec *r, uint32_t n)
+{
+	uint32_t k;
+
+	for (k = 1; k < n; k++)
+		if (r[k].startblock != r[k - 1].startblock + r[k - 1].blockcount)
+			return true;
+	return false;
+}
+
+static void add_recs(struct acc *accs, const struct od_geo *g,
+		     const struct od_irec *r, uint32_t n)
+{
+	enum bm_class c = recs_split(r, n) ? BC_FRAG : BC_DATA;
+	uint32_t k, agno;
+
+	for (k = 0; k < n; k++) {
+		agno = od_fsb_agno(g, r[k].startblock);
+		if (agno < g->agcount)
+			acc_add(&accs[agno], od_fsb_agbno(g, r[k].startblock),
+				r[k].blockcount, c);
+	}
+}
+
+/* One fork of the model, unless the plan gives it new records. */
+static int add_fork(struct acc *accs, const struct od_geo *g,
+		    const struct m_ag *ag, const struct m_ino *mi,
+		    unsigned fork, struct od_irec **buf, uint32_t *cap)
+{
+	uint32_t first = fork == FORK_DATA ? 0 : mi->nde;
+	uint32_t n = fork == FORK_DATA ? mi->nde : mi->nae, k;
+
+	/* realtime data is not on this device */
+	if (!n || (fork == FORK_DATA && (mi->flags & MI_REALTIME)))
+		return 0;
+	if (n > *cap) {
+		struct od_irec *nb = realloc(*buf, n * sizeof(*nb));
+
+		if (!nb)
+			return -ENOMEM;
+		*buf = nb;
+		*cap = n;
+	}
+	for (k = 0; k < n; k++)
+		m_ext_get(&ag->ext[mi->ext + first + k], &(*buf)[k]);
+	add_recs(accs, g, *buf, n);
+	return 0;
+}
+
+/*
+ * Count every AG's blocks by class: as the model has them (p NULL), or
+ * as the plan leaves them.  Order does not matter, so no index is built.
+ */
+static int count(const struct model *m, const struct plan *p,
+		 struct acc *accs)
+{
+	const struct od_geo *g = &m->fs->geo;
+	uint32_t nblk = g->ialloc_blks ? g->ialloc_blks : 1, cap = 0, a, b;
+	struct od_irec *buf = NULL;
+	size_t i;
+
+	for (a = 0; a < m->agcount; a++) {
+		const struct m_ag *ag = &m->ag[a];
+		struct acc *acc = &accs[a];
+
+		if (!p) {
+			for (i = 0; i < ag->nfree; i++)
+				acc_add(acc, ag->freesp[i].agbno,
+					ag->freesp[i].len, BC_FREE);
+		} else {
+			const struct plan_ag *pa = plan_ag(p, a);
+
+			for (i = 0; i < pa->nfreesp; i++)
+				acc_add(acc, pa->freesp[i].agbno,
+					pa->freesp[i].len, BC_FREE);
+			acc_add(acc, pa->bt_start, pa->bt_len, BC_META);
+		}
+		for (i = 0; i < ag->nmeta; i++)
+			if (meta_stays(p, &ag->meta[i]))
+				acc_add(acc, ag->meta[i].agbno, 1,
+					ag->meta[i].kind == MM_AGFL_FREE ?
+					BC_FREE : BC_META);
+		for (i = 0; i < ag->nchunk; i++) {
+			const struct od_inobt_rec *r = &ag->chunk[i];
+			uint32_t base = od_agino_agbno(g, r->startino);
+
+			for (b = 0; b < nblk; b++)
+				if (chunk_block_present(g, r, b))
+					acc_add(acc, base + b, 1, BC_INODES);
+		}
+		for (i = 0; i < ag->nino; i++) {
+			const struct m_ino *mi = &ag->ino[i];
+			unsigned fork;
+
+			for (fork = FORK_DATA; fork <= FORK_ATTR; fork++)
+				if (!pf_find(p, mi->ino, fork) &&
+				    add_fork(accs, g, ag, mi, fork, &buf, &cap)) {
+					free(buf);
+					return -ENOMEM;
+				}
+		}
+	}
+	free(buf);
+	for (i = 0; p && i < p->npf; i++) {
+		const struct plan_fork *pf = &p->pf[i];
+
+		add_recs(accs, g, pf->recs, pf->nrecs);
+		for (b = 0; b < pf->nbmbt; b++) {
+			a = od_fsb_agno(g, pf->bmbt[b]);
+			if (a < g->agcount)
+				acc_add(&accs[a], od_fsb_agbno(g, pf->bmbt[b]),
+					1, BC_META);
+		}
+	}
+	return 0;
+}
+
+int htmlmap_build(const struct model *m, const struct plan *p, uint64_t bpc,
+		  struct html_map *maps)
+{
+	const struct od_geo *g = &m->fs->geo;
+	struct acc *accs = calloc(m->agcount ? m->agcount : 1, sizeof(*accs));
+	int ret = -ENOMEM;
+	uint32_t a;
+
+	if (!accs)
+		return -ENOMEM;
+	for (a = 0; a < m->agcount; a++)
+		if (acc_init(&accs[a], od_ag_blocks(g, a), bpc))
+			goto out;
+	ret = count(m, p, accs);
+	for (a = 0; a < m->agcount; a++)
+		if (!ret && acc_finish(&accs[a], a, &maps[a]))
+			ret = -ENOMEM;
+out:
+	for (a = 0; a < m->agcount; a++)
+		free(accs[a].cnt);
+	free(accs);
+	return ret;
+}
+
+void htmlmap_free(struct html_map *maps, uint32_t n)
+{
+	uint32_t a;
+
+	for (a = 0; maps && a < n; a++)
+		free(maps[a].cls);
+	free(maps);
+}
