@@ -32,6 +32,117 @@ int probe_fstype(const char *path, char *type, size_t len)
 	return 0;
 }
 
+/* The filesystem type at [off, off + size) of the open file or device. */
+static void part_fstype(int fd, uint64_t off, uint64_t size, char *type,
+			size_t len)
+{
+	blkid_probe pr = blkid_new_probe();
+	const char *val = NULL;
+
+	type[0] = '\0';
+	if (!pr)
+		return;
+	if (blkid_probe_set_device(pr, fd, (blkid_loff_t)off,
+				   (blkid_loff_t)size) == 0) {
+		blkid_probe_enable_superblocks(pr, 1);
+		blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE);
+		if (blkid_do_safeprobe(pr) == 0 &&
+		    blkid_probe_lookup_value(pr, "TYPE", &val, NULL) == 0 && val)
+			snprintf(type, len, "%s", val);
+	}
+	blkid_free_probe(pr);
+}
+
+/*
+ * The device node of partition partno of whole disk dev: the child of
+ * /sys/dev/block/MAJ:MIN whose "partition" file holds partno.
+ */
+static void part_dev(dev_t dev, unsigned partno, char *out, size_t len)
+{
+	char dir[64], p[384];
+	struct dirent *de;
+	DIR *d;
+
+	out[0] = '\0';
+	snprintf(dir, sizeof(dir), "/sys/dev/block/%u:%u", major(dev),
+		 minor(dev));
+	d = opendir(dir);
+	if (!d)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		unsigned n;
+		FILE *f;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(p, sizeof(p), "%s/%s/partition", dir, de->d_name);
+		f = fopen(p, "re");
+		if (!f)
+			continue;
+		if (fscanf(f, "%u", &n) == 1 && n == partno &&
+		    strlen(de->d_name) + 6 <= len)
+			snprintf(out, len, "/dev/%s", de->d_name);
+		fclose(f);
+		if (out[0])
+			break;
+	}
+	closedir(d);
+}
+
+int probe_partitions(const char *path, char *pttype, size_t ptlen,
+		     struct probe_part *parts, size_t max, size_t *n)
+{
+	blkid_partlist ls;
+	blkid_parttable tab;
+	blkid_probe pr;
+	struct stat st;
+	int i, np, fd;
+
+	*n = 0;
+	pttype[0] = '\0';
+	pr = blkid_new_probe_from_filename(path);
+	if (!pr)
+		return errno ? -errno : -EIO;
+	blkid_probe_enable_superblocks(pr, 0);
+	blkid_probe_enable_partitions(pr, 1);
+	ls = blkid_probe_get_partitions(pr);
+	np = ls ? blkid_partlist_numof_partitions(ls) : 0;
+	tab = ls ? blkid_partlist_get_table(ls) : NULL;
+	if (np <= 0 || !tab) {
+		blkid_free_probe(pr);
+		return 0;
+	}
+	snprintf(pttype, ptlen, "%s", blkid_parttable_get_type(tab) ?
+		 blkid_parttable_get_type(tab) : "unknown");
+	fd = blkid_probe_get_fd(pr);
+	if (fstat(fd, &st) != 0)
+		memset(&st, 0, sizeof(st));
+	for (i = 0; i < np; i++) {
+		blkid_partition par = blkid_partlist_get_partition(ls, i);
+		struct probe_part *pp;
+
+		if (!par)
+			continue;
+		if (*n < max) {
+			pp = &parts[*n];
+			memset(pp, 0, sizeof(*pp));
+			pp->partno = (unsigned)blkid_partition_get_partno(par);
+			/* libblkid counts in 512-byte sectors */
+			pp->start = (uint64_t)blkid_partition_get_start(par) * 512;
+			pp->size = (uint64_t)blkid_partition_get_size(par) * 512;
+			if (pp->size)
+				part_fstype(fd, pp->start, pp->size, pp->fstype,
+					    sizeof(pp->fstype));
+			if (S_ISBLK(st.st_mode))
+				part_dev(st.st_rdev, pp->partno, pp->dev,
+					 sizeof(pp->dev));
+		}
+		(*n)++;
+	}
+	blkid_free_probe(pr);
+	return 0;
+}
+
 /* Find "maj:min" in /proc/self/mountinfo; copy the mount point. */
 static bool dev_mounted(dev_t dev, char *mountpoint, size_t len)
 {

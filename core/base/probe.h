@@ -5,12 +5,31 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /*
  * Probe path with libblkid.  Returns 0 and fills type ("xfs", "ext4", ...)
  * or an empty string when no signature was recognised; <0 on error.
  */
 int probe_fstype(const char *path, char *type, size_t len);
+
+/* One partition of a partition table, and what its first bytes hold. */
+struct probe_part {
+	unsigned partno;	/* 1, 2, ... as the kernel numbers them */
+	uint64_t start, size;	/* bytes */
+	char fstype[32];	/* "xfs", "ext4", ...; "" when none found */
+	char dev[64];		/* its device node, when path is a disk */
+};
+
+/*
+ * Does path hold a partition table (a whole disk given instead of a
+ * partition)?  0 and *n = 0 when it does not; else fills pttype ("gpt",
+ * "dos", ...) and up to max partitions, *n set to how many there are.
+ * Each partition is probed for a filesystem (files too: libblkid reads
+ * at the partition's offset).  <0 on error.
+ */
+int probe_partitions(const char *path, char *pttype, size_t ptlen,
+		     struct probe_part *parts, size_t max, size_t *n);
 
 /*
  * Is the filesystem on path mounted?  Handles block devices and image

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "core/fs/fs.h"
 #include "core/fs/log.h"
+#include "core/fs/wholedisk.h"
 #include "core/base/probe.h"
 #include "ondisk/be.h"
 #include "ondisk/crc32c.h"
@@ -134,8 +135,15 @@ int fs_open(const char *path, unsigned flags, struct fs **out, struct err *e)
 	if (!(flags & FS_NOPROBE)) {
 		uint8_t magic[4] = { 0 };
 
-		if ((img_pread(im, magic, 4, 0) != 0 ||
-		     od_get_be32(magic) != OD_SB_MAGIC) &&
+		bool xfs = img_pread(im, magic, 4, 0) == 0 &&
+			   od_get_be32(magic) == OD_SB_MAGIC;
+
+		/* a partition table: name the partitions holding XFS */
+		if (!xfs && wholedisk_check(path, e)) {
+			img_close(im);
+			return e->code;
+		}
+		if (!xfs &&
 		    probe_fstype(path, type, sizeof(type)) == 0 && type[0] &&
 		    strcmp(type, "xfs") != 0) {
 			img_close(im);
