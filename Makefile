@@ -9,6 +9,7 @@
 PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/sbin
 MANDIR  ?= $(PREFIX)/share/man
+COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
 CC      ?= cc
 CFLAGS  ?= -O2 -g
 PKG_CONFIG ?= pkg-config
@@ -91,9 +92,11 @@ fuzz: build/fuzz/fuzz_open build/fuzz/base/.stamp
 	tests/fuzz/run.sh build/fuzz/fuzz_open $(FUZZ_TIME)
 
 install: xfsdefrag
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man8
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man8 \
+		$(DESTDIR)$(COMPLETIONDIR)
 	install -m 0755 xfsdefrag $(DESTDIR)$(BINDIR)/xfsdefrag
 	install -m 0644 man/xfsdefrag.8 $(DESTDIR)$(MANDIR)/man8/xfsdefrag.8
+	install -m 0644 cmd/xfsdefrag.bash $(DESTDIR)$(COMPLETIONDIR)/xfsdefrag
 
 clean:
 	rm -rf build xfsdefrag

@@ -27,6 +27,8 @@ static const struct cmd commands[] = {
 	  "debug-scribble [--fault N] [--seed S] [--free-writes N] "
 	  "[--plan FILE] [--keep-sb] [--no-finish] JOURNAL IMAGE [PATH...]",
 	  NULL },
+	/* shell completion helper: not listed (xfsdefrag(8), SHELL COMPLETION) */
+	{ "complete", cmd_complete, "complete IMAGE PREFIX", NULL },
 	{ "tui", cmd_tui, "tui [--no-color] [--path PATH] IMAGE",
 	  "browse directories, extents and AG block maps (ncurses)" },
 	{ "plan", cmd_plan, "plan [--json] [--html FILE] [--top N] IMAGE",

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The command line and the documentation: exit codes for usage errors,
 # --help for every command, every command in the man page, the page
-# lint-clean, and make install laying out the binary and the page.
+# lint-clean, and make install laying out the binary, the page and the
+# bash completion.
 # Usage: t-cli.sh XFSDEFRAG
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -55,7 +56,9 @@ grep -q "^\.SH EXIT STATUS" "$top/man/xfsdefrag.8" && t_ok "man page has EXIT ST
 if [ -z "${XFSDEFRAG_ASAN:-}" ]; then
 	if make -s -C "$top" install DESTDIR="$T_TMP/root" PREFIX=/usr > "$T_TMP/inst" 2>&1 &&
 	   [ -x "$T_TMP/root/usr/sbin/xfsdefrag" ] &&
-	   [ -f "$T_TMP/root/usr/share/man/man8/xfsdefrag.8" ]; then
+	   [ -f "$T_TMP/root/usr/share/man/man8/xfsdefrag.8" ] &&
+	   cmp -s "$T_TMP/root/usr/share/bash-completion/completions/xfsdefrag" \
+		"$top/cmd/xfsdefrag.bash"; then
 		t_ok "make install DESTDIR=... PREFIX=/usr"
 	else
 		t_fail "make install: $(tail -n 2 "$T_TMP/inst")"
