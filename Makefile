@@ -20,7 +20,7 @@ DEFS    := -I. -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -DXFSDEFRAG_VERSION=\"0.1\"
 PKGS    := blkid uuid ncursesw
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS))
 PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS))
-ALL_CFLAGS  = $(WARN) $(DEFS) $(PKG_CFLAGS) $(CFLAGS) -MMD -MP
+ALL_CFLAGS  = $(WARN) $(DEFS) $(PKG_CFLAGS) $(CPPFLAGS) $(CFLAGS) -MMD -MP
 LIBS        = $(PKG_LIBS) -lpthread -lm
 
 ONDISK_SRC := $(wildcard ondisk/*.c)
@@ -41,7 +41,7 @@ obj = $(patsubst %.c,$(1)/%.o,$(2))
 all: xfsdefrag
 
 xfsdefrag: $(call obj,$(B),$(LIB_SRC) $(PROG_SRC))
-	$(CC) $(CFLAGS) -o $@ $^ $(LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
