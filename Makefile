@@ -105,18 +105,31 @@ clean:
 
 -include $(shell find build -name '*.d' 2>/dev/null)
 
-# The main job on the bundled aged sample image: geometry, the report, and
-# the extent map of its most fragmented file.
-DEMO_IMG := build/demo/image
-$(DEMO_IMG): tests/fixtures/aged/image.zst
+# The main job on a copy of the bundled aged sample image: what a run
+# would do (and the HTML report of it, next to the image), the run with
+# its figures before and after, the checker, and the undo.
+DEMO_DIR  := build/demo
+DEMO_ORIG := $(DEMO_DIR)/aged.orig.img
+DEMO_IMG  := $(DEMO_DIR)/aged.img
+DEMO_UNDO := $(DEMO_DIR)/aged.undo
+DEMO_HTML := $(DEMO_DIR)/aged.html
+$(DEMO_ORIG): tests/fixtures/aged/image.zst
 	@mkdir -p $(dir $@)
 	zstd -dq --sparse -f -o $@ $<
 
-demo: xfsdefrag $(DEMO_IMG)
-	./xfsdefrag info $(DEMO_IMG)
-	@echo
-	./xfsdefrag report --top 5 $(DEMO_IMG)
-	@echo
-	./xfsdefrag bmap -v $(DEMO_IMG) appends/big | head -n 12
+demo: xfsdefrag $(DEMO_ORIG)
+	@rm -f $(DEMO_UNDO) $(DEMO_HTML)
+	cp --sparse=always $(DEMO_ORIG) $(DEMO_IMG)
+	@echo; echo "== 1. plan: what a run would move (nothing is written)"
+	./xfsdefrag plan --html $(DEMO_HTML) $(DEMO_IMG)
+	@echo; echo "== 2. run: relocate in place, behind an undo file"
+	./xfsdefrag run --undo $(DEMO_UNDO) $(DEMO_IMG)
+	@echo; echo "== 3. check: the result, verified again"
+	./xfsdefrag check $(DEMO_IMG)
+	@echo; echo "== 4. undo: back to the image as it was"
+	./xfsdefrag undo $(DEMO_UNDO) $(DEMO_IMG)
+	./xfsdefrag check $(DEMO_IMG)
+	./xfsdefrag report $(DEMO_IMG) | grep '^actual'
+	@echo; echo "HTML report (the block maps now and after the plan): $(CURDIR)/$(DEMO_HTML)"
 
 .PHONY: demo

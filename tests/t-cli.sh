@@ -64,4 +64,18 @@ if [ -z "${XFSDEFRAG_ASAN:-}" ]; then
 		t_fail "make install: $(tail -n 2 "$T_TMP/inst")"
 	fi
 fi
+# make demo: the main job on the sample image, start to finish
+if [ -z "${XFSDEFRAG_ASAN:-}" ] && [ -f "$top/tests/fixtures/aged/image.zst" ]; then
+	if make -s -C "$top" demo > "$T_TMP/demo" 2>&1 &&
+	   grep -q "^== 2. run" "$T_TMP/demo" &&
+	   grep -q "verified: consistent" "$T_TMP/demo" &&
+	   grep -q "the filesystem is as it was before the run" "$T_TMP/demo" &&
+	   [ "$(grep -c "is consistent:" "$T_TMP/demo")" -eq 2 ] &&
+	   html=$(sed -n 's/^HTML report.*: //p' "$T_TMP/demo") &&
+	   [ -s "$html" ] && grep -q '<svg class="agmap"' "$html"; then
+		t_ok "make demo: plan, run, check, undo, and the HTML report named"
+	else
+		t_fail "make demo: $(tail -n 3 "$T_TMP/demo")"
+	fi
+fi
 t_summary cli
