@@ -22,7 +22,7 @@
 #define HTML_MAP_COLS		128
 #define HTML_MAP_MAXCELLS	4096
 #define HTML_MAP_MINCELLS	128
-#define HTML_MAP_BUDGET		131072	/* cells over all maps */
+#define HTML_MAP_BUDGET		65536	/* cells over all maps: at most ~1.2 MB of SVG */
 /* Rows of xfs_bmap -v shown per fragmented file. */
 #define HTML_BMAP_ROWS		256
 

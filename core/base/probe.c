@@ -80,8 +80,8 @@ static void part_dev(dev_t dev, unsigned partno, char *out, size_t len)
 		if (!f)
 			continue;
 		if (fscanf(f, "%u", &n) == 1 && n == partno &&
-		    strlen(de->d_name) + 6 <= len)
-			snprintf(out, len, "/dev/%s", de->d_name);
+		    snprintf(out, len, "/dev/%s", de->d_name) >= (int)len)
+			out[0] = '\0';	/* too long to name */
 		fclose(f);
 		if (out[0])
 			break;
