@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "ondisk/btree.h"
 #include "ondisk/be.h"
+#include "ondisk/bmbt.h"
 #include "ondisk/crc32c.h"
+#include "ondisk/rmap.h"
 
 #include <string.h>
 
@@ -136,6 +138,50 @@ void od_btblock_set_crc(const struct od_geo *g, enum od_bt_type t,
 		return;
 	od_cksum_set(buf, len, bt_ops[t].long_ptrs ? OD_LBLOCK_CRC_OFF :
 						      OD_SBLOCK_CRC_OFF);
+}
+
+uint64_t od_bt_ptr_get(const struct od_bt_ops *ops, const uint8_t *node,
+		       size_t off)
+{
+	return ops->ptr_len == 8 ? od_get_be64(node + off) :
+				   od_get_be32(node + off);
+}
+
+void od_bt_ptr_put(const struct od_bt_ops *ops, uint8_t *node, size_t off,
+		   uint64_t ptr)
+{
+	if (ops->ptr_len == 8)
+		od_put_be64(node + off, ptr);
+	else
+		od_put_be32(node + off, (uint32_t)ptr);
+}
+
+void od_bt_key_from_rec(enum od_bt_type t, const uint8_t *rec, uint8_t *key)
+{
+	struct od_rmap_rec rr;
+	struct od_rmap_key rk;
+	struct od_irec ir;
+
+	switch (t) {
+	case OD_BT_BNO:
+	case OD_BT_CNT:
+		memcpy(key, rec, 8);
+		break;
+	case OD_BT_INO:
+	case OD_BT_FINO:
+	case OD_BT_REFC:
+		memcpy(key, rec, 4);
+		break;
+	case OD_BT_BMAP:
+		od_bmbt_rec_unpack(rec, &ir);
+		od_bmbt_key_encode(ir.startoff, key);
+		break;
+	case OD_BT_RMAP:
+		od_rmap_rec_decode(rec, &rr);
+		od_rmap_rec_low_key(&rr, &rk);
+		od_rmap_key_encode(&rk, key);
+		break;
+	}
 }
 
 void od_bt_rec_key(enum od_bt_type t, const uint8_t *rec, struct od_btkey *k)

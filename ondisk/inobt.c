@@ -48,3 +48,23 @@ void od_alloc_rec_decode(const uint8_t *p, struct od_alloc_rec *r)
 	r->startblock = od_get_be32(p);
 	r->blockcount = od_get_be32(p + 4);
 }
+
+void od_alloc_rec_encode(const struct od_alloc_rec *r, uint8_t *p)
+{
+	od_put_be32(p, r->startblock);
+	od_put_be32(p + 4, r->blockcount);
+}
+
+void od_inobt_rec_encode(const struct od_geo *g, const struct od_inobt_rec *r,
+			 uint8_t *p)
+{
+	od_put_be32(p, r->startino);
+	if (g->sparse) {
+		od_put_be16(p + 4, r->holemask);
+		p[6] = r->count;
+		p[7] = r->freecount;
+	} else {
+		od_put_be32(p + 4, r->freecount);
+	}
+	od_put_be64(p + 8, r->free);
+}
