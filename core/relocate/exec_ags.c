@@ -104,31 +104,11 @@ struct agx {
 
 enum { T_BNO, T_CNT, T_RMAP, T_INO, T_FINO, T_REFC, T_N };
 
-/* The records of a fork after the run: the plan's, or the model's. */
-static const struct plan_fork *plan_fork_of(const struct plan *p,
-					    uint64_t ino, int fork)
-{
-	size_t lo = 0, hi = p->npf;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct plan_fork *f = &p->pf[mid];
-
-		if (f->ino < ino || (f->ino == ino && f->whichfork < fork))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < p->npf && p->pf[lo].ino == ino && p->pf[lo].whichfork == fork)
-		return &p->pf[lo];
-	return NULL;
-}
-
 static int add_fork_maps(struct agx *ax, const struct m_ag *ag,
 			 const struct m_ino *mi, int fork)
 {
 	const struct od_geo *g = ax->x->g;
-	const struct plan_fork *pf = plan_fork_of(ax->x->p, mi->ino, fork);
+	const struct plan_fork *pf = plan_fork_find(ax->x->p, mi->ino, fork);
 	uint32_t k, n = pf ? pf->nrecs : (fork == FORK_DATA ? mi->nde : mi->nae);
 	uint32_t first = fork == FORK_DATA ? 0 : mi->nde;
 	uint64_t flag = fork == FORK_ATTR ? OD_RMAP_OFF_ATTR_FORK : 0;
