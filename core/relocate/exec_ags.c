@@ -14,8 +14,6 @@
 #include "core/fs/btwalk.h"
 #include "core/fs/fork.h"
 #include "core/base/sort.h"
-#include "ondisk/be.h"
-#include "ondisk/crc32c.h"
 #include "ondisk/inobt.h"
 #include "ondisk/refcount.h"
 #include "ondisk/rmap.h"
@@ -463,14 +461,16 @@ static int write_trees(struct agx *ax, struct newhdr *h)
 	int ret = -ENOMEM;
 
 	memset(h, 0, sizeof(*h));
-	bno = malloc((ax->nfree ? ax->nfree : 1) * 8);
-	cnt = malloc((ax->nfree ? ax->nfree : 1) * 8);
+	bno = malloc((ax->nfree ? ax->nfree : 1) * OD_ALLOC_REC_LEN);
+	cnt = malloc((ax->nfree ? ax->nfree : 1) * OD_ALLOC_REC_LEN);
 	bycnt = malloc((ax->nfree ? ax->nfree : 1) * sizeof(*bycnt));
 	if (!bno || !cnt || !bycnt)
 		goto out;
 	for (i = 0; i < ax->nfree; i++) {
-		od_put_be32(bno + 8 * i, ax->freesp[i].agbno);
-		od_put_be32(bno + 8 * i + 4, ax->freesp[i].len);
+		struct od_alloc_rec r = { ax->freesp[i].agbno,
+					  ax->freesp[i].len };
+
+		od_alloc_rec_encode(&r, bno + OD_ALLOC_REC_LEN * i);
 		h->freeblks += ax->freesp[i].len;
 		if (ax->freesp[i].len > h->longest)
 			h->longest = ax->freesp[i].len;
@@ -478,8 +478,9 @@ static int write_trees(struct agx *ax, struct newhdr *h)
 	memcpy(bycnt, ax->freesp, ax->nfree * sizeof(*bycnt));
 	sort_any(bycnt, ax->nfree, sizeof(*bycnt), cmp_cnt);
 	for (i = 0; i < ax->nfree; i++) {
-		od_put_be32(cnt + 8 * i, bycnt[i].agbno);
-		od_put_be32(cnt + 8 * i + 4, bycnt[i].len);
+		struct od_alloc_rec r = { bycnt[i].agbno, bycnt[i].len };
+
+		od_alloc_rec_encode(&r, cnt + OD_ALLOC_REC_LEN * i);
 	}
 	/* the run's order: bnobt, cntbt, rmapbt (OWN_AG), inobt, finobt, refc */
 	ret = write_tree(ax, OD_BT_BNO, bno, ax->nfree, &at, ax->nb[T_BNO],
@@ -524,6 +525,10 @@ static int write_headers(struct agx *ax, const struct newhdr *h,
 	struct xctx *x = ax->x;
 	const struct od_geo *g = x->g;
 	uint8_t buf[32768];
+	struct od_agf agf;
+	struct od_agi agi;
+	const char *field;
+	enum od_err oe;
 	char what[32];
 	uint64_t off;
 	int ret;
@@ -534,28 +539,30 @@ static int write_headers(struct agx *ax, const struct newhdr *h,
 	ret = fs_pread(x->fs, off, buf, g->sectsize, x->e, what);
 	if (ret)
 		return ret;
+	oe = od_agf_decode(buf, g->sectsize, g, ax->agno, &agf, &field);
+	if (oe)
+		return err_od(x->e, oe, field, what);
 	*btreeblks = (ax->nb[T_BNO] - 1) + (ax->nb[T_CNT] - 1) +
 		     (g->rmapbt ? ax->nb[T_RMAP] - 1 : 0);
 	*freeblks = h->freeblks;
-	od_put_be32(buf + 16, (uint32_t)h->root[T_BNO]);
-	od_put_be32(buf + 20, (uint32_t)h->root[T_CNT]);
-	od_put_be32(buf + 28, h->levels[T_BNO]);
-	od_put_be32(buf + 32, h->levels[T_CNT]);
-	od_put_be32(buf + 52, h->freeblks);
-	od_put_be32(buf + 56, h->longest);
-	od_put_be32(buf + 60, *btreeblks);
+	agf.roots[OD_BTNUM_BNO] = (uint32_t)h->root[T_BNO];
+	agf.roots[OD_BTNUM_CNT] = (uint32_t)h->root[T_CNT];
+	agf.levels[OD_BTNUM_BNO] = h->levels[T_BNO];
+	agf.levels[OD_BTNUM_CNT] = h->levels[T_CNT];
+	agf.freeblks = h->freeblks;
+	agf.longest = h->longest;
+	agf.btreeblks = *btreeblks;
 	if (g->rmapbt) {
-		od_put_be32(buf + 24, (uint32_t)h->root[T_RMAP]);
-		od_put_be32(buf + 36, h->levels[T_RMAP]);
-		od_put_be32(buf + 80, ax->nb[T_RMAP]);
+		agf.roots[OD_BTNUM_RMAP] = (uint32_t)h->root[T_RMAP];
+		agf.levels[OD_BTNUM_RMAP] = h->levels[T_RMAP];
+		agf.rmap_blocks = ax->nb[T_RMAP];
 	}
 	if (g->reflink) {
-		od_put_be32(buf + 84, ax->nb[T_REFC]);
-		od_put_be32(buf + 88, (uint32_t)h->root[T_REFC]);
-		od_put_be32(buf + 92, h->levels[T_REFC]);
+		agf.refcount_blocks = ax->nb[T_REFC];
+		agf.refcount_root = (uint32_t)h->root[T_REFC];
+		agf.refcount_level = h->levels[T_REFC];
 	}
-	if (g->v5)
-		od_cksum_set(buf, g->sectsize, OD_AGF_CRC_OFF);
+	od_agf_encode(&agf, g, buf, g->sectsize);	/* and its crc */
 	ret = x_pwrite(x, off, buf, g->sectsize, x->e, what);
 	if (ret)
 		return ret;
@@ -566,18 +573,20 @@ static int write_headers(struct agx *ax, const struct newhdr *h,
 	ret = fs_pread(x->fs, off, buf, g->sectsize, x->e, what);
 	if (ret)
 		return ret;
-	od_put_be32(buf + 20, (uint32_t)h->root[T_INO]);
-	od_put_be32(buf + 24, h->levels[T_INO]);
+	oe = od_agi_decode(buf, g->sectsize, g, ax->agno, &agi, &field);
+	if (oe)
+		return err_od(x->e, oe, field, what);
+	agi.root = (uint32_t)h->root[T_INO];
+	agi.level = h->levels[T_INO];
 	if (g->finobt) {
-		od_put_be32(buf + 328, (uint32_t)h->root[T_FINO]);
-		od_put_be32(buf + 332, h->levels[T_FINO]);
+		agi.free_root = (uint32_t)h->root[T_FINO];
+		agi.free_level = h->levels[T_FINO];
 	}
 	if (g->inobtcnt) {
-		od_put_be32(buf + 336, ax->nb[T_INO]);
-		od_put_be32(buf + 340, ax->nb[T_FINO]);
+		agi.iblocks = ax->nb[T_INO];
+		agi.fblocks = ax->nb[T_FINO];
 	}
-	if (g->v5)
-		od_cksum_set(buf, g->sectsize, OD_AGI_CRC_OFF);
+	od_agi_encode(&agi, g, buf, g->sectsize);	/* and its crc */
 	return x_pwrite(x, off, buf, g->sectsize, x->e, what);
 }
 
@@ -678,6 +687,7 @@ int exec_ags(struct xctx *x)
 {
 	uint64_t fdblocks = 0;
 	uint8_t buf[32768];
+	struct od_sb sb;
 	uint32_t a;
 	int ret = 0;
 
@@ -691,8 +701,10 @@ int exec_ags(struct xctx *x)
 	ret = fs_pread(x->fs, 0, buf, x->g->sectsize, x->e, "superblock");
 	if (ret)
 		return ret;
-	od_put_be64(buf + 144, fdblocks);
-	if (x->g->v5)
-		od_cksum_set(buf, x->g->sectsize, OD_SB_CRC_OFF);
+	if (od_sb_decode(buf, x->g->sectsize, &sb) != OD_OK)
+		return err_set(x->e, -EFSCORRUPTED, "superblock: no longer "
+			       "decodes");
+	sb.fdblocks = fdblocks;
+	od_sb_encode(&sb, buf, x->g->sectsize);	/* and its crc */
 	return x_pwrite(x, 0, buf, x->g->sectsize, x->e, "superblock");
 }
