@@ -44,6 +44,11 @@ enum od_err od_dir_free_hdr(const uint8_t *buf, size_t len,
 	return OD_OK;
 }
 
+bool od_attr_rmt_has_magic(const uint8_t *buf, size_t len)
+{
+	return len >= 4 && od_get_be32(buf) == OD_ATTR3_RMT_MAGIC;
+}
+
 enum od_err od_attr_rmt_hdr(const uint8_t *buf, size_t len,
 			    const struct od_geo *g, struct od_attr_rmt_hdr *h,
 			    const char **field)

@@ -40,6 +40,9 @@ struct od_attr_rmt_hdr {
 	uint64_t owner, blkno;
 };
 
+/* Does buf start with a remote attribute value block's magic? */
+bool od_attr_rmt_has_magic(const uint8_t *buf, size_t len);
+
 /*
  * Decode the v5 header of one remote attribute value block of len (fs
  * block size) bytes: magic, CRC over len bytes, uuid, bytes in range.

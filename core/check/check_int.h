@@ -26,6 +26,7 @@
 #include "core/check/check.h"
 #include "core/model/model.h"
 #include "ondisk/btree.h"
+#include "ondisk/rmap.h"
 
 /* ---- problems ---- */
 
@@ -119,22 +120,23 @@ struct check_rmap {
 	uint64_t offset;	/* on-disk form: flags in the top bits */
 };
 
-#define CHECK_RMAP_OWN_FS	((uint64_t)-3)
-#define CHECK_RMAP_OWN_LOG	((uint64_t)-4)
-#define CHECK_RMAP_OWN_AG	((uint64_t)-5)
-#define CHECK_RMAP_OWN_INOBT	((uint64_t)-6)
-#define CHECK_RMAP_OWN_INODES	((uint64_t)-7)
-#define CHECK_RMAP_OWN_REFC	((uint64_t)-8)
-#define CHECK_RMAP_OWN_COW	((uint64_t)-9)
-#define CHECK_RMAP_OWN_MIN	((uint64_t)-10)
-#define CHECK_RMAP_ATTR		(1ull << 63)
-#define CHECK_RMAP_BMBT		(1ull << 62)
-#define CHECK_RMAP_UNWRITTEN	(1ull << 61)
-#define CHECK_RMAP_OFFMASK	((1ull << 54) - 1)
+/* The checker's short names for ondisk/rmap.h's owners and flags. */
+#define CHECK_RMAP_OWN_FS	OD_RMAP_OWN_FS
+#define CHECK_RMAP_OWN_LOG	OD_RMAP_OWN_LOG
+#define CHECK_RMAP_OWN_AG	OD_RMAP_OWN_AG
+#define CHECK_RMAP_OWN_INOBT	OD_RMAP_OWN_INOBT
+#define CHECK_RMAP_OWN_INODES	OD_RMAP_OWN_INODES
+#define CHECK_RMAP_OWN_REFC	OD_RMAP_OWN_REFC
+#define CHECK_RMAP_OWN_COW	OD_RMAP_OWN_COW
+#define CHECK_RMAP_OWN_MIN	OD_RMAP_OWN_MIN
+#define CHECK_RMAP_ATTR		OD_RMAP_OFF_ATTR_FORK
+#define CHECK_RMAP_BMBT		OD_RMAP_OFF_BMBT_BLOCK
+#define CHECK_RMAP_UNWRITTEN	OD_RMAP_OFF_UNWRITTEN
+#define CHECK_RMAP_OFFMASK	OD_RMAP_OFF_MASK
 
 static inline bool check_rmap_inode_owner(uint64_t owner)
 {
-	return !(owner >> 63);
+	return !od_rmap_owner_special(owner);
 }
 
 /* "inode 131 data fork offset 8", "OWN_AG"...: for messages */
