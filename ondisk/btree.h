@@ -130,6 +130,13 @@ struct od_btkey {
 };
 
 void od_bt_rec_key(enum od_bt_type t, const uint8_t *rec, struct od_btkey *k);
+/*
+ * The same for a key slot of a node (the low key; for the rmapbt the high
+ * key is the OD_RMAP_KEY_LEN bytes after it), as the kernel compares
+ * them: bnobt and cntbt as their records, the rmapbt without the
+ * unwritten bit.
+ */
+void od_bt_node_key(enum od_bt_type t, const uint8_t *key, struct od_btkey *k);
 int od_btkey_cmp(const struct od_btkey *x, const struct od_btkey *y);
 
 #endif

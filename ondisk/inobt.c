@@ -4,6 +4,11 @@
 
 #define BAD(name)	do { *field = name; return OD_EFIELD; } while (0)
 
+uint32_t od_inobt_rec_startino(const uint8_t *p)
+{
+	return od_get_be32(p);
+}
+
 enum od_err od_inobt_rec_decode(const uint8_t *p, const struct od_geo *g,
 				uint32_t agno, struct od_inobt_rec *r,
 				const char **field)
@@ -11,7 +16,7 @@ enum od_err od_inobt_rec_decode(const uint8_t *p, const struct od_geo *g,
 	uint32_t aginos = od_ag_blocks(g, agno) << g->inopblog, i, present = 0;
 	unsigned freecnt = 0;
 
-	r->startino = od_get_be32(p);
+	r->startino = od_inobt_rec_startino(p);
 	r->free = od_get_be64(p + 8);
 	if (g->sparse) {
 		r->holemask = od_get_be16(p + 4);

@@ -24,6 +24,9 @@ struct od_inobt_rec {
 	uint64_t free;		/* set bit = inode free (holes too) */
 };
 
+/* The first inode of the chunk a packed record describes (its key). */
+uint32_t od_inobt_rec_startino(const uint8_t *p);
+
 /* Decode and check one record against the geometry of AG agno. */
 enum od_err od_inobt_rec_decode(const uint8_t *p, const struct od_geo *g,
 				uint32_t agno, struct od_inobt_rec *r,

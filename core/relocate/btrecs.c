@@ -124,14 +124,10 @@ static int cmp_cnt(const void *a, const void *b)
 	return c ? c : cmp_u64(x.startblock, y.startblock);
 }
 
-/* inobt and finobt order by start inode, the first word of the record */
+/* inobt and finobt order by start inode */
 static int cmp_ino(const void *a, const void *b)
 {
-	struct od_btkey x, y;
-
-	od_bt_rec_key(OD_BT_INO, a, &x);
-	od_bt_rec_key(OD_BT_INO, b, &y);
-	return od_btkey_cmp(&x, &y);
+	return cmp_u64(od_inobt_rec_startino(a), od_inobt_rec_startino(b));
 }
 
 static int cmp_refc(const void *a, const void *b)

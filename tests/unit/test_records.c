@@ -232,6 +232,50 @@ static void test_bmdr_ptrs(struct t_state *ts)
 	T_CHECK(ts, memcmp(key, rec, 4) == 0 && key[4] == 0xee);
 }
 
+/* Record keys and node keys compare the way the kernel's trees order. */
+static void test_keys(struct t_state *ts)
+{
+	struct od_rmap_rec rr = { 9, 4, 131, 5 | OD_RMAP_OFF_UNWRITTEN };
+	struct od_refc_rec fr = { 3, 1, 2, true };
+	struct od_alloc_rec ar = { 70, 8 };
+	struct od_irec ir = { 77, 1000, 3, false };
+	struct od_btkey rk, nk;
+	uint8_t rec[24], key[OD_RMAP_KEY_LEN];
+	int t;
+
+	od_alloc_rec_encode(&ar, rec);
+	od_bt_rec_key(OD_BT_CNT, rec, &rk);
+	T_CHECK(ts, rk.a == 8 && rk.b == 70);	/* length, then start */
+	od_bt_key_from_rec(OD_BT_CNT, rec, key);
+	od_bt_node_key(OD_BT_CNT, key, &nk);
+	T_CHECK(ts, od_btkey_cmp(&rk, &nk) == 0);
+	od_bt_rec_key(OD_BT_BNO, rec, &rk);
+	T_CHECK(ts, rk.a == 70 && rk.b == 0);
+	od_refc_rec_encode(&fr, rec);
+	od_bt_rec_key(OD_BT_REFC, rec, &rk);
+	T_CHECK(ts, rk.a == (3 | OD_REFC_COWFLAG));
+	od_bmbt_rec_pack(&ir, rec);
+	od_bt_rec_key(OD_BT_BMAP, rec, &rk);
+	T_CHECK(ts, rk.a == 77);
+	/* a leaf record's key, packed into a node, compares equal to it */
+	for (t = OD_BT_BNO; t <= OD_BT_BMAP; t++) {
+		memset(rec, 0, sizeof(rec));
+		if (t == OD_BT_RMAP)
+			od_rmap_rec_encode(&rr, rec);
+		else if (t == OD_BT_BMAP)
+			od_bmbt_rec_pack(&ir, rec);
+		else
+			od_put_be32(rec, 0x1234);
+		od_bt_rec_key((enum od_bt_type)t, rec, &rk);
+		if (t == OD_BT_RMAP)
+			rk.c &= ~OD_RMAP_OFF_UNWRITTEN;	/* not part of a key */
+		od_bt_key_from_rec((enum od_bt_type)t, rec, key);
+		od_bt_node_key((enum od_bt_type)t, key, &nk);
+		T_CHECK(ts, od_btkey_cmp(&rk, &nk) == 0);
+	}
+	T_CHECK(ts, rk.a == 77);
+}
+
 static void test_logrec(struct t_state *ts)
 {
 	uint8_t bb[OD_LOG_BBSIZE];
@@ -293,6 +337,7 @@ int main(void)
 	test_refc(&ts);
 	test_alloc_inobt(&ts);
 	test_bmdr_ptrs(&ts);
+	test_keys(&ts);
 	test_logrec(&ts);
 	return t_done(&ts, "test_records");
 }
