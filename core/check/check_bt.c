@@ -12,7 +12,7 @@ static void rec_low(enum od_bt_type t, const uint8_t *rec, struct od_btkey *k)
 {
 	od_bt_rec_key(t, rec, k);
 	if (t == OD_BT_RMAP)
-		k->c &= ~CHECK_RMAP_UNWRITTEN;	/* status, not key */
+		k->c &= ~OD_RMAP_OFF_UNWRITTEN;	/* status, not key */
 }
 
 /* rmapbt: the highest key a record covers (init_high_key_from_rec). */
@@ -22,9 +22,9 @@ static void rec_high(const uint8_t *rec, struct od_btkey *k)
 
 	rec_low(OD_BT_RMAP, rec, k);
 	k->a += adj;
-	if (check_rmap_inode_owner(k->b) && !(k->c & CHECK_RMAP_BMBT))
-		k->c = ((k->c & CHECK_RMAP_OFFMASK) + adj) |
-		       (k->c & ~CHECK_RMAP_OFFMASK);
+	if (!od_rmap_owner_special(k->b) && !(k->c & OD_RMAP_OFF_BMBT_BLOCK))
+		k->c = ((k->c & OD_RMAP_OFF_MASK) + adj) |
+		       (k->c & ~OD_RMAP_OFF_MASK);
 }
 
 /* Node key slot p (low key; high key for the rmapbt's second half). */
@@ -45,7 +45,7 @@ static void node_key(enum od_bt_type t, const uint8_t *p, struct od_btkey *k)
 	case OD_BT_RMAP:
 		k->a = od_get_be32(p);
 		k->b = od_get_be64(p + 4);
-		k->c = od_get_be64(p + 12) & ~CHECK_RMAP_UNWRITTEN;
+		k->c = od_get_be64(p + 12) & ~OD_RMAP_OFF_UNWRITTEN;
 		break;
 	case OD_BT_BMAP:
 		k->a = od_get_be64(p);

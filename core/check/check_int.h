@@ -120,25 +120,6 @@ struct check_rmap {
 	uint64_t offset;	/* on-disk form: flags in the top bits */
 };
 
-/* The checker's short names for ondisk/rmap.h's owners and flags. */
-#define CHECK_RMAP_OWN_FS	OD_RMAP_OWN_FS
-#define CHECK_RMAP_OWN_LOG	OD_RMAP_OWN_LOG
-#define CHECK_RMAP_OWN_AG	OD_RMAP_OWN_AG
-#define CHECK_RMAP_OWN_INOBT	OD_RMAP_OWN_INOBT
-#define CHECK_RMAP_OWN_INODES	OD_RMAP_OWN_INODES
-#define CHECK_RMAP_OWN_REFC	OD_RMAP_OWN_REFC
-#define CHECK_RMAP_OWN_COW	OD_RMAP_OWN_COW
-#define CHECK_RMAP_OWN_MIN	OD_RMAP_OWN_MIN
-#define CHECK_RMAP_ATTR		OD_RMAP_OFF_ATTR_FORK
-#define CHECK_RMAP_BMBT		OD_RMAP_OFF_BMBT_BLOCK
-#define CHECK_RMAP_UNWRITTEN	OD_RMAP_OFF_UNWRITTEN
-#define CHECK_RMAP_OFFMASK	OD_RMAP_OFF_MASK
-
-static inline bool check_rmap_inode_owner(uint64_t owner)
-{
-	return !od_rmap_owner_special(owner);
-}
-
 /* "inode 131 data fork offset 8", "OWN_AG"...: for messages */
 void check_rmap_owner_str(const struct check_rmap *r, char *buf,
 			  size_t len);
