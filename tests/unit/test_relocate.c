@@ -497,9 +497,10 @@ static void test_image(struct t_state *ts, const char *name)
 			fs = NULL;
 		}
 	}
-	printf("%s: %zu data blocks moved and read back, %llu writes, "
-	       "%u interruptions undone\n", name, w.n,
-	       (unsigned long long)st.writes, npts);
+	if (getenv("T_VERBOSE"))
+		printf("%s: %zu data blocks moved and read back, %llu writes, "
+		       "%u interruptions undone\n", name, w.n,
+		       (unsigned long long)st.writes, npts);
 	unlink(im.undo);
 	model_free(m0);
 	free(w.v);
