@@ -77,6 +77,24 @@ void x_progress(struct xctx *x, const char *phase, uint64_t done,
 		x->o->progress(x->o->priv, &pr);
 }
 
+int x_sb_read(struct xctx *x, uint8_t *buf, struct od_sb *sb)
+{
+	int ret = fs_pread(x->fs, 0, buf, x->g->sectsize, x->e, "superblock");
+
+	if (ret)
+		return ret;
+	if (od_sb_decode(buf, x->g->sectsize, sb) != OD_OK)
+		return err_set(x->e, -EFSCORRUPTED, "superblock: no longer "
+			       "decodes");
+	return 0;
+}
+
+int x_sb_write(struct xctx *x, uint8_t *buf, const struct od_sb *sb)
+{
+	od_sb_encode(sb, buf, x->g->sectsize);
+	return x_pwrite(x, 0, buf, x->g->sectsize, x->e, "superblock");
+}
+
 /* Set or clear NEEDSREPAIR in the primary superblock, and sync. */
 static int set_needsrepair(struct xctx *x, bool on)
 {
@@ -84,18 +102,14 @@ static int set_needsrepair(struct xctx *x, bool on)
 	struct od_sb sb;
 	int ret;
 
-	ret = fs_pread(x->fs, 0, buf, x->g->sectsize, x->e, "superblock");
+	ret = x_sb_read(x, buf, &sb);
 	if (ret)
 		return ret;
-	if (od_sb_decode(buf, x->g->sectsize, &sb) != OD_OK)
-		return err_set(x->e, -EFSCORRUPTED, "superblock: no longer "
-			       "decodes");
 	if (on)
 		sb.features_incompat |= OD_INCOMPAT_NEEDSREPAIR;
 	else
 		sb.features_incompat &= ~OD_INCOMPAT_NEEDSREPAIR;
-	od_sb_encode(&sb, buf, x->g->sectsize);	/* and its crc */
-	ret = x_pwrite(x, 0, buf, x->g->sectsize, x->e, "superblock");
+	ret = x_sb_write(x, buf, &sb);
 	if (!ret && img_flush(x->fs->img))
 		ret = err_set(x->e, -EIO, "flushing the image failed");
 	return ret;

@@ -519,29 +519,35 @@ static uint64_t hdr_off(const struct od_geo *g, uint32_t agno, unsigned n)
 	       (uint64_t)n * g->sectsize;
 }
 
-static int write_headers(struct agx *ax, const struct newhdr *h,
-			 uint32_t *btreeblks, uint32_t *freeblks)
+/* Read AG header sector n (1 AGF, 2 AGI), named what, at *off. */
+static int read_hdr(struct agx *ax, unsigned n, uint8_t *buf, char *what,
+		    size_t wlen, uint64_t *off)
+{
+	struct xctx *x = ax->x;
+
+	*off = hdr_off(x->g, ax->agno, n);
+	snprintf(what, wlen, "%s %u", n == 1 ? "agf" : "agi", ax->agno);
+	return fs_pread(x->fs, *off, buf, x->g->sectsize, x->e, what);
+}
+
+/* The AGF (xfs_format.h: struct xfs_agf): new roots, levels, counters. */
+static int write_agf(struct agx *ax, const struct newhdr *h,
+		     uint32_t *btreeblks, uint32_t *freeblks)
 {
 	struct xctx *x = ax->x;
 	const struct od_geo *g = x->g;
 	uint8_t buf[32768];
 	struct od_agf agf;
-	struct od_agi agi;
 	const char *field;
-	enum od_err oe;
 	char what[32];
 	uint64_t off;
-	int ret;
+	int ret = read_hdr(ax, 1, buf, what, sizeof(what), &off);
 
-	/* AGF (xfs_format.h: struct xfs_agf) */
-	off = hdr_off(g, ax->agno, 1);
-	snprintf(what, sizeof(what), "agf %u", ax->agno);
-	ret = fs_pread(x->fs, off, buf, g->sectsize, x->e, what);
 	if (ret)
 		return ret;
-	oe = od_agf_decode(buf, g->sectsize, g, ax->agno, &agf, &field);
-	if (oe)
-		return err_od(x->e, oe, field, what);
+	ret = od_agf_decode(buf, g->sectsize, g, ax->agno, &agf, &field);
+	if (ret)
+		return err_od(x->e, (enum od_err)ret, field, what);
 	*btreeblks = (ax->nb[T_BNO] - 1) + (ax->nb[T_CNT] - 1) +
 		     (g->rmapbt ? ax->nb[T_RMAP] - 1 : 0);
 	*freeblks = h->freeblks;
@@ -563,19 +569,26 @@ static int write_headers(struct agx *ax, const struct newhdr *h,
 		agf.refcount_level = h->levels[T_REFC];
 	}
 	od_agf_encode(&agf, g, buf, g->sectsize);	/* and its crc */
-	ret = x_pwrite(x, off, buf, g->sectsize, x->e, what);
-	if (ret)
-		return ret;
+	return x_pwrite(x, off, buf, g->sectsize, x->e, what);
+}
 
-	/* AGI (struct xfs_agi) */
-	off = hdr_off(g, ax->agno, 2);
-	snprintf(what, sizeof(what), "agi %u", ax->agno);
-	ret = fs_pread(x->fs, off, buf, g->sectsize, x->e, what);
+/* The AGI (struct xfs_agi): the inode btrees' new roots and sizes. */
+static int write_agi(struct agx *ax, const struct newhdr *h)
+{
+	struct xctx *x = ax->x;
+	const struct od_geo *g = x->g;
+	uint8_t buf[32768];
+	struct od_agi agi;
+	const char *field;
+	char what[32];
+	uint64_t off;
+	int ret = read_hdr(ax, 2, buf, what, sizeof(what), &off);
+
 	if (ret)
 		return ret;
-	oe = od_agi_decode(buf, g->sectsize, g, ax->agno, &agi, &field);
-	if (oe)
-		return err_od(x->e, oe, field, what);
+	ret = od_agi_decode(buf, g->sectsize, g, ax->agno, &agi, &field);
+	if (ret)
+		return err_od(x->e, (enum od_err)ret, field, what);
 	agi.root = (uint32_t)h->root[T_INO];
 	agi.level = h->levels[T_INO];
 	if (g->finobt) {
@@ -588,6 +601,14 @@ static int write_headers(struct agx *ax, const struct newhdr *h,
 	}
 	od_agi_encode(&agi, g, buf, g->sectsize);	/* and its crc */
 	return x_pwrite(x, off, buf, g->sectsize, x->e, what);
+}
+
+static int write_headers(struct agx *ax, const struct newhdr *h,
+			 uint32_t *btreeblks, uint32_t *freeblks)
+{
+	int ret = write_agf(ax, h, btreeblks, freeblks);
+
+	return ret ? ret : write_agi(ax, h);
 }
 
 static void agx_free(struct agx *ax)
@@ -698,13 +719,9 @@ int exec_ags(struct xctx *x)
 	if (ret)
 		return ret;
 	/* the free block counter (xfs_repair checks it against the AGFs) */
-	ret = fs_pread(x->fs, 0, buf, x->g->sectsize, x->e, "superblock");
+	ret = x_sb_read(x, buf, &sb);
 	if (ret)
 		return ret;
-	if (od_sb_decode(buf, x->g->sectsize, &sb) != OD_OK)
-		return err_set(x->e, -EFSCORRUPTED, "superblock: no longer "
-			       "decodes");
 	sb.fdblocks = fdblocks;
-	od_sb_encode(&sb, buf, x->g->sectsize);	/* and its crc */
-	return x_pwrite(x, 0, buf, x->g->sectsize, x->e, "superblock");
+	return x_sb_write(x, buf, &sb);
 }
