@@ -167,6 +167,9 @@ clean:
 
 FORCE:
 
+# keep the unit tests' objects (intermediate files make would delete)
+.SECONDARY:
+
 .PHONY: all asan check check-long tsan fuzz install clean FORCE
 
 -include $(shell find build -name '*.d' 2>/dev/null)
