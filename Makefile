@@ -1,10 +1,20 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # xfsdefrag - offline XFS inspector and defragmenter.
 #
-#   make                 build ./xfsdefrag
-#   make check           unit tests + image tests, then again under ASan/UBSan
+#   make                 build ./xfsdefrag (warnings are warnings)
+#   make DEVELOPER=1     the same with -Werror (check, asan, tsan imply it)
+#   make check           unit + image tests, then again under ASan/UBSan;
+#                        T="t-check test_records" runs just those,
+#                        T_CASE=REGEX just the matching cases inside them
+#   make tsan            ThreadSanitizer: threaded scan, check, report, plan
+#   make check-long      check, then the long campaigns (tsan among them)
 #   make fuzz            build and run the libFuzzer target for a while
 #   make install         PREFIX=/usr/local DESTDIR=
+#   V=1                  show the commands
+#
+# CC, CPPFLAGS, CFLAGS and LDFLAGS are honoured (distribution hardening:
+# make CPPFLAGS="$(dpkg-buildflags --get CPPFLAGS)" ...); changing any
+# of them rebuilds what they affect (build/*/FLAGS).
 
 PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/sbin
@@ -12,16 +22,32 @@ MANDIR  ?= $(PREFIX)/share/man
 COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
 CC      ?= cc
 CFLAGS  ?= -O2 -g
+CPPFLAGS ?=
+LDFLAGS ?=
 PKG_CONFIG ?= pkg-config
 
-WARN    := -std=c11 -Wall -Wextra -Werror -Wshadow -Wvla -Wstrict-prototypes \
+# The checking targets are for developers: warnings there are errors.
+ifneq ($(filter check check-long asan tsan,$(MAKECMDGOALS)),)
+DEVELOPER := 1
+endif
+
+WARN    := -std=c11 -Wall -Wextra -Wshadow -Wvla -Wstrict-prototypes \
            -Wmissing-prototypes -fno-common -Wformat=2 -Wno-format-nonliteral
+ifneq ($(DEVELOPER),)
+WARN    += -Werror
+endif
 DEFS    := -I. -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -DXFSDEFRAG_VERSION=\"0.1\"
 PKGS    := blkid uuid ncursesw
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS))
 PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS))
-ALL_CFLAGS  = $(WARN) $(DEFS) $(PKG_CFLAGS) $(CPPFLAGS) $(CFLAGS) -MMD -MP
+ALL_CFLAGS  = $(WARN) $(DEFS) $(PKG_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 LIBS        = $(PKG_LIBS) -lpthread -lm
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
 
 ONDISK_SRC := $(wildcard ondisk/*.c)
 CORE_SRC   := $(wildcard core/*/*.c)
@@ -30,49 +56,93 @@ TUI_SRC    := $(wildcard tui/*.c)
 LIB_SRC    := $(ONDISK_SRC) $(CORE_SRC)
 PROG_SRC   := $(CMD_SRC) $(TUI_SRC)
 UNIT_SRC   := $(wildcard tests/unit/*.c)
+REPLAY_SRC := tests/fuzz/replay.c tests/fuzz/fuzz_open.c
 
+# One build tree per flavour: release, ASan+UBSan, ThreadSanitizer.
 B        := build/release
 A        := build/asan
+TS       := build/tsan
 SAN      := -fsanitize=address,undefined -fno-sanitize-recover=all \
             -fno-omit-frame-pointer
+TSAN     := -fsanitize=thread -fno-omit-frame-pointer
+B_CFLAGS  = $(ALL_CFLAGS)
+A_CFLAGS  = $(ALL_CFLAGS) $(SAN) -O1
+TS_CFLAGS = $(ALL_CFLAGS) $(TSAN) -O1
+B_LDFLAGS  = $(CFLAGS) $(LDFLAGS)
+A_LDFLAGS  = $(SAN) $(LDFLAGS)
+TS_LDFLAGS = $(TSAN) $(LDFLAGS)
 
 obj = $(patsubst %.c,$(1)/%.o,$(2))
 
 all: xfsdefrag
 
-xfsdefrag: $(call obj,$(B),$(LIB_SRC) $(PROG_SRC))
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
+# ---- flags stamps: a tree's FLAGS file changes when its flags do, and
+# every object of that tree depends on it, so new flags rebuild.
+define track_flags
+$(1)/FLAGS: FORCE
+	@mkdir -p $(1)
+	@echo '$(subst ','\'',$(CC) $(2) | $(3) $(LIBS))' > $(1)/FLAGS.new
+	@cmp -s $(1)/FLAGS.new $(1)/FLAGS && rm -f $(1)/FLAGS.new || \
+		mv $(1)/FLAGS.new $(1)/FLAGS
+endef
+$(eval $(call track_flags,$(B),$(B_CFLAGS),$(B_LDFLAGS)))
+$(eval $(call track_flags,$(A),$(A_CFLAGS),$(A_LDFLAGS)))
+$(eval $(call track_flags,$(TS),$(TS_CFLAGS),$(TS_LDFLAGS)))
 
-$(B)/%.o: %.c
-	@mkdir -p $(dir $@)
-	@echo "  CC      $<"
-	@$(CC) $(ALL_CFLAGS) -c -o $@ $<
+# ---- compile and link rules, one set per tree
+define tree_rules
+$(1)/%.o: %.c $(1)/FLAGS
+	@mkdir -p $$(dir $$@)
+	$$(if $(Q),@echo "  CC      $$<$(3)")
+	$(Q)$$(CC) $(2) -MMD -MP -c -o $$@ $$<
 
-$(A)/%.o: %.c
-	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(SAN) -O1 -c -o $@ $<
-
-$(A)/xfsdefrag: $(call obj,$(A),$(LIB_SRC) $(PROG_SRC))
-	$(CC) $(SAN) -o $@ $^ $(LIBS)
+$(1)/xfsdefrag: $(call obj,$(1),$(LIB_SRC) $(PROG_SRC)) $(1)/FLAGS
+	$$(if $(Q),@echo "  LD      $$@")
+	$(Q)$$(CC) $(4) -o $$@ $$(filter %.o,$$^) $$(LIBS)
 
 # Unit tests link the library objects, one binary per test file.
-UNIT_BINS      := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
-UNIT_BINS_ASAN := $(patsubst tests/unit/%.c,$(A)/tests/%,$(UNIT_SRC))
+$(1)/tests/%: $(1)/tests/unit/%.o $(call obj,$(1),$(LIB_SRC)) $(1)/FLAGS
+	@mkdir -p $$(dir $$@)
+	$$(if $(Q),@echo "  LD      $$@")
+	$(Q)$$(CC) $(4) -o $$@ $$(filter %.o,$$^) $$(LIBS)
 
-$(B)/tests/%: $(B)/tests/unit/%.o $(call obj,$(B),$(LIB_SRC))
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $^ $(LIBS)
+# The fuzz target's entry point driven by a plain main(): no clang needed.
+$(1)/tests/fuzz_replay: $(call obj,$(1),$(REPLAY_SRC) $(LIB_SRC)) $(1)/FLAGS
+	@mkdir -p $$(dir $$@)
+	$$(if $(Q),@echo "  LD      $$@")
+	$(Q)$$(CC) $(4) -o $$@ $$(filter %.o,$$^) $$(LIBS)
+endef
+$(eval $(call tree_rules,$(B),$$(B_CFLAGS),,$$(B_LDFLAGS)))
+$(eval $(call tree_rules,$(A),$$(A_CFLAGS), [asan],$$(A_LDFLAGS)))
+$(eval $(call tree_rules,$(TS),$$(TS_CFLAGS), [tsan],$$(TS_LDFLAGS)))
 
-$(A)/tests/%: $(A)/tests/unit/%.o $(call obj,$(A),$(LIB_SRC))
-	@mkdir -p $(dir $@)
-	$(CC) $(SAN) -o $@ $^ $(LIBS)
+xfsdefrag: $(B)/xfsdefrag
+	$(Q)cp $< $@
+
+UNIT_NAMES     := $(patsubst tests/unit/%.c,%,$(UNIT_SRC)) fuzz_replay
+UNIT_BINS      := $(addprefix $(B)/tests/,$(UNIT_NAMES))
+UNIT_BINS_ASAN := $(addprefix $(A)/tests/,$(UNIT_NAMES))
 
 asan: $(A)/xfsdefrag $(UNIT_BINS_ASAN)
 
-check: xfsdefrag $(UNIT_BINS) asan
-	tests/run.sh --bin ./xfsdefrag --unit $(B)/tests
+# The fuzzer's base images (mkfs.xfs and a protofile, no mount): the
+# replay driver and the libFuzzer target both patch them.
+FUZZ_BASE := build/fuzz/base/.stamp
+$(FUZZ_BASE): tests/fuzz/mkbase.sh tests/badimg.sh tests/xfsedit.py
+	tests/fuzz/mkbase.sh build/fuzz/base
+	touch $@
+
+# T: the unit tests and scripts to run (all when empty).
+check: xfsdefrag $(UNIT_BINS) asan $(FUZZ_BASE)
+	tests/run.sh --bin ./xfsdefrag --unit $(B)/tests $(T)
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-		tests/run.sh --bin $(A)/xfsdefrag --unit $(A)/tests --asan
+		tests/run.sh --bin $(A)/xfsdefrag --unit $(A)/tests --asan $(T)
+
+tsan: $(TS)/xfsdefrag
+	tests/tsan.sh $(TS)/xfsdefrag
+
+# Long campaigns go in scripts of their own, each a line here.
+check-long: check tsan
 
 # libFuzzer needs clang; FUZZ_TIME seconds per target.  The inputs are
 # patches to small base images that mkfs.xfs makes (tests/fuzz/mkbase.sh);
@@ -82,13 +152,10 @@ FUZZ_CC   ?= clang
 FUZZ_FLAGS := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -g -O1
 build/fuzz/fuzz_open: tests/fuzz/fuzz_open.c $(LIB_SRC)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(WARN) $(DEFS) $(PKG_CFLAGS) $(FUZZ_FLAGS) -o $@ $^ $(LIBS)
+	$(FUZZ_CC) $(WARN) $(DEFS) $(PKG_CFLAGS) $(CPPFLAGS) $(FUZZ_FLAGS) \
+		-o $@ $^ $(LDFLAGS) $(LIBS)
 
-build/fuzz/base/.stamp: tests/fuzz/mkbase.sh tests/badimg.sh tests/xfsedit.py
-	tests/fuzz/mkbase.sh build/fuzz/base
-	touch $@
-
-fuzz: build/fuzz/fuzz_open build/fuzz/base/.stamp
+fuzz: build/fuzz/fuzz_open $(FUZZ_BASE)
 	tests/fuzz/run.sh build/fuzz/fuzz_open $(FUZZ_TIME)
 
 install: xfsdefrag
@@ -101,7 +168,12 @@ install: xfsdefrag
 clean:
 	rm -rf build xfsdefrag
 
-.PHONY: all asan check fuzz install clean
+FORCE:
+
+# keep the unit tests' objects (intermediate files make would delete)
+.SECONDARY:
+
+.PHONY: all asan check check-long tsan fuzz install clean FORCE
 
 -include $(shell find build -name '*.d' 2>/dev/null)
 

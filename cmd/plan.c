@@ -10,6 +10,7 @@
 #include "core/model/model_paths.h"
 #include "core/relocate/plan.h"
 #include "core/relocate/refuse.h"
+#include "core/model/frag.h"
 #include "core/model/report.h"
 #include "core/model/scan.h"
 
@@ -32,11 +33,6 @@ struct pctx {
 static double pct(uint64_t a, uint64_t b)
 {
 	return b ? (double)a * 100.0 / (double)b : 0.0;
-}
-
-static double factor(uint64_t actual, uint64_t ideal)
-{
-	return actual ? (double)(actual - ideal) * 100.0 / (double)actual : 0;
 }
 
 static void print_text(const struct pctx *c)
@@ -64,10 +60,10 @@ static void print_text(const struct pctx *c)
 	       (unsigned long long)p->extents_after);
 	printf("%-34s %13.2f%% %13.2f%%\n",
 	       "fragmentation factor (xfs_db frag)",
-	       factor(b->frag_actual, b->frag_ideal),
-	       factor(p->frag_actual_after, p->frag_ideal_after));
+	       frag_factor(b->frag_actual, b->frag_ideal),
+	       frag_factor(p->frag_actual_after, p->frag_ideal_after));
 	printf("%-34s %14s %13.2f%%\n", "  leaving out the files named below",
-	       "", factor(p->frag_actual_rest, p->frag_ideal_rest));
+	       "", frag_factor(p->frag_actual_rest, p->frag_ideal_rest));
 	printf("%-34s %14llu %14llu\n", "files in more than one extent",
 	       (unsigned long long)b->files_multi,
 	       (unsigned long long)p->files_multi_after);
@@ -128,7 +124,7 @@ static void print_json(const struct pctx *c)
 	json_u64(&j, "undo_bytes_estimate", p->undo_estimate);
 	json_obj_begin(&j, "now");
 	json_u64(&j, "extents", p->extents_before);
-	json_f2(&j, "frag_factor_pct", factor(b->frag_actual, b->frag_ideal));
+	json_f2(&j, "frag_factor_pct", frag_factor(b->frag_actual, b->frag_ideal));
 	json_u64(&j, "files_multi_extent", b->files_multi);
 	json_u64(&j, "distance_median", b->dist_first.median);
 	json_u64(&j, "distance_p90", b->dist_first.p90);
@@ -136,9 +132,9 @@ static void print_json(const struct pctx *c)
 	json_obj_end(&j);
 	json_obj_begin(&j, "after");
 	json_u64(&j, "extents", p->extents_after);
-	json_f2(&j, "frag_factor_pct", factor(p->frag_actual_after,
+	json_f2(&j, "frag_factor_pct", frag_factor(p->frag_actual_after,
 					      p->frag_ideal_after));
-	json_f2(&j, "frag_factor_pct_others", factor(p->frag_actual_rest,
+	json_f2(&j, "frag_factor_pct_others", frag_factor(p->frag_actual_rest,
 						     p->frag_ideal_rest));
 	json_u64(&j, "files_multi_extent", p->files_multi_after);
 	json_u64(&j, "distance_median", p->dist_median_after);

@@ -9,6 +9,7 @@
 #include "cmd/cmd.h"
 #include "cmd/html.h"
 #include "cmd/json.h"
+#include "core/model/frag.h"
 #include "core/model/report.h"
 #include "core/model/scan.h"
 
@@ -86,13 +87,8 @@ static const char *bucket_label(unsigned b, char *buf, size_t len)
 /* xfs_db's three frag lines, including its arithmetic quirks. */
 static void print_frag_xfsdb(const struct report *r)
 {
-	double answer;
+	double answer = frag_factor(r->frag_actual, r->frag_ideal);
 
-	if (r->frag_actual)
-		answer = (double)(r->frag_actual - r->frag_ideal) * 100.0 /
-			 (double)r->frag_actual;
-	else
-		answer = 0.0;
 	printf("actual %llu, ideal %llu, fragmentation factor %.2f%%\n",
 	       (unsigned long long)r->frag_actual,
 	       (unsigned long long)r->frag_ideal, answer);
@@ -320,9 +316,7 @@ static void print_json(struct rctx *c)
 	json_obj_begin(&j, "fragmentation");
 	json_u64(&j, "actual", r->frag_actual);
 	json_u64(&j, "ideal", r->frag_ideal);
-	json_f2(&j, "factor_pct", r->frag_actual ?
-		(double)(r->frag_actual - r->frag_ideal) * 100.0 /
-		(double)r->frag_actual : 0.0);
+	json_f2(&j, "factor_pct", frag_factor(r->frag_actual, r->frag_ideal));
 	json_u64(&j, "files", r->files);
 	json_u64(&j, "files_with_data", r->files_data);
 	json_u64(&j, "files_multi_extent", r->files_multi);

@@ -11,6 +11,7 @@
 #include "core/relocate/exec.h"
 #include "core/relocate/plan.h"
 #include "core/relocate/refuse.h"
+#include "core/model/frag.h"
 #include "core/model/report.h"
 #include "core/model/scan.h"
 #include "core/relocate/undo.h"
@@ -64,11 +65,6 @@ static void print_problem(void *priv, const char *msg)
 	cmd_error("check: %s", msg);
 }
 
-static double factor(uint64_t actual, uint64_t ideal)
-{
-	return actual ? (double)(actual - ideal) * 100.0 / (double)actual : 0;
-}
-
 /* Scan and report (optionally check) a freshly opened filesystem. */
 static int measure(struct fs *fs, struct model **m, struct report *r,
 		   struct err *e)
@@ -89,8 +85,8 @@ static void print_figures(const struct report *b, const struct report *a,
 	printf("%-34s %14s %14s\n", "", "before", "after");
 	printf("%-34s %13.2f%% %13.2f%%\n",
 	       "fragmentation factor (xfs_db frag)",
-	       factor(b->frag_actual, b->frag_ideal),
-	       factor(a->frag_actual, a->frag_ideal));
+	       frag_factor(b->frag_actual, b->frag_ideal),
+	       frag_factor(a->frag_actual, a->frag_ideal));
 	printf("%-34s %14llu %14llu\n", "extent records",
 	       (unsigned long long)b->frag_actual,
 	       (unsigned long long)a->frag_actual);

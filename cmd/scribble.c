@@ -30,7 +30,6 @@
 #include "core/fs/inode.h"
 #include "core/fs/path.h"
 #include "core/relocate/undo.h"
-#include "ondisk/be.h"
 #include "ondisk/crc32c.h"
 #include "ondisk/inobt.h"
 
@@ -279,9 +278,13 @@ static int fill(struct scribble *s, const struct step *st, uint8_t *buf,
 		return err_set(e, ret, "superblock: read failed: %s",
 			       strerror(-ret));
 	if (od_sb_is_v5(&s->fs->sb)) {
-		od_put_be32(buf + 216, od_get_be32(buf + 216) |
-			    OD_INCOMPAT_NEEDSREPAIR);
-		od_cksum_set(buf, ss, OD_SB_CRC_OFF);
+		struct od_sb sb;
+
+		if (od_sb_decode(buf, ss, &sb) != OD_OK)
+			return err_set(e, -EFSCORRUPTED, "superblock: cannot "
+				       "decode it again");
+		sb.features_incompat |= OD_INCOMPAT_NEEDSREPAIR;
+		od_sb_encode(&sb, buf, ss);	/* and its crc */
 	} else {
 		memcpy(buf + 108, "scribbled\0\0\0", 12);
 	}

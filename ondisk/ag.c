@@ -158,6 +158,16 @@ enum od_err od_agi_decode(const uint8_t *buf, size_t len,
 	return OD_OK;
 }
 
+bool od_agf_has_magic(const uint8_t *buf, size_t len)
+{
+	return len >= 4 && od_get_be32(buf) == OD_AGF_MAGIC;
+}
+
+uint32_t od_agfl_slot(const uint8_t *slots, uint32_t idx)
+{
+	return od_get_be32(slots + 4 * (size_t)idx);
+}
+
 uint32_t od_agfl_size(const struct od_geo *g)
 {
 	return (g->sectsize - (g->v5 ? OD_AGFL_V5_HDR : 0)) / 4;

@@ -60,12 +60,17 @@ enum od_err od_agi_decode(const uint8_t *buf, size_t len,
 			  const struct od_geo *g, uint32_t agno,
 			  struct od_agi *agi, const char **field);
 
+/* Does buf start with an AGF's magic (to tell damage from not-XFS)? */
+bool od_agf_has_magic(const uint8_t *buf, size_t len);
+
 /* Number of slots in the AGFL, which fills one sector. */
 uint32_t od_agfl_size(const struct od_geo *g);
 /* Verify the AGFL header (v5) and return a pointer to the be32 slots. */
 enum od_err od_agfl_slots(const uint8_t *buf, size_t len,
 			  const struct od_geo *g, uint32_t agno,
 			  const uint8_t **slots, const char **field);
+/* The block number in slot idx (< od_agfl_size) of those slots. */
+uint32_t od_agfl_slot(const uint8_t *slots, uint32_t idx);
 
 void od_agf_encode(const struct od_agf *agf, const struct od_geo *g,
 		   uint8_t *buf, size_t len);

@@ -46,6 +46,12 @@ enum od_err od_bmdr_decode(const uint8_t *fork, size_t len,
 	return OD_OK;
 }
 
+void od_bmdr_encode(const struct od_bmdr *root, uint8_t *fork)
+{
+	od_put_be16(fork, root->level);
+	od_put_be16(fork + 2, root->numrecs);
+}
+
 uint64_t od_bmdr_key(const uint8_t *fork, uint32_t i)
 {
 	return od_get_be64(fork + OD_BMDR_HDR_LEN + 8 * (size_t)i);
@@ -56,4 +62,16 @@ uint64_t od_bmdr_ptr(const uint8_t *fork, const struct od_bmdr *root,
 {
 	return od_get_be64(fork + OD_BMDR_HDR_LEN + 8 * (size_t)root->maxrecs +
 			   8 * (size_t)i);
+}
+
+void od_bmdr_set_ptr(uint8_t *fork, const struct od_bmdr *root, uint32_t i,
+		     uint64_t fsbno)
+{
+	od_put_be64(fork + OD_BMDR_HDR_LEN + 8 * (size_t)root->maxrecs +
+		    8 * (size_t)i, fsbno);
+}
+
+void od_bmbt_key_encode(uint64_t startoff, uint8_t *p)
+{
+	od_put_be64(p, startoff);
 }

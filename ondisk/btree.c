@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "ondisk/btree.h"
 #include "ondisk/be.h"
+#include "ondisk/bmbt.h"
 #include "ondisk/crc32c.h"
+#include "ondisk/inobt.h"
+#include "ondisk/refcount.h"
+#include "ondisk/rmap.h"
 
 #include <string.h>
 
@@ -138,29 +142,113 @@ void od_btblock_set_crc(const struct od_geo *g, enum od_bt_type t,
 						      OD_SBLOCK_CRC_OFF);
 }
 
-void od_bt_rec_key(enum od_bt_type t, const uint8_t *rec, struct od_btkey *k)
+uint64_t od_bt_ptr_get(const struct od_bt_ops *ops, const uint8_t *node,
+		       size_t off)
 {
-	k->a = k->b = k->c = 0;
+	return ops->ptr_len == 8 ? od_get_be64(node + off) :
+				   od_get_be32(node + off);
+}
+
+void od_bt_ptr_put(const struct od_bt_ops *ops, uint8_t *node, size_t off,
+		   uint64_t ptr)
+{
+	if (ops->ptr_len == 8)
+		od_put_be64(node + off, ptr);
+	else
+		od_put_be32(node + off, (uint32_t)ptr);
+}
+
+void od_bt_key_from_rec(enum od_bt_type t, const uint8_t *rec, uint8_t *key)
+{
+	struct od_rmap_rec rr;
+	struct od_rmap_key rk;
+	struct od_irec ir;
+
 	switch (t) {
 	case OD_BT_BNO:
-		k->a = od_get_be32(rec);
-		break;
 	case OD_BT_CNT:
-		k->a = od_get_be32(rec + 4);	/* length first, then start */
-		k->b = od_get_be32(rec);
+		memcpy(key, rec, 8);
 		break;
 	case OD_BT_INO:
 	case OD_BT_FINO:
 	case OD_BT_REFC:
-		k->a = od_get_be32(rec);
-		break;
-	case OD_BT_RMAP:
-		k->a = od_get_be32(rec);	/* startblock, owner, offset */
-		k->b = od_get_be64(rec + 8);
-		k->c = od_get_be64(rec + 16);
+		memcpy(key, rec, 4);
 		break;
 	case OD_BT_BMAP:
-		k->a = (od_get_be64(rec) & ((1ull << 63) - 1)) >> 9;
+		od_bmbt_rec_unpack(rec, &ir);
+		od_bmbt_key_encode(ir.startoff, key);
+		break;
+	case OD_BT_RMAP:
+		od_rmap_rec_decode(rec, &rr);
+		od_rmap_rec_low_key(&rr, &rk);
+		od_rmap_key_encode(&rk, key);
+		break;
+	}
+}
+
+void od_bt_rec_key(enum od_bt_type t, const uint8_t *rec, struct od_btkey *k)
+{
+	struct od_alloc_rec ar;
+	struct od_refc_rec fr;
+	struct od_rmap_rec rr;
+	struct od_irec ir;
+
+	k->a = k->b = k->c = 0;
+	switch (t) {
+	case OD_BT_BNO:
+		od_alloc_rec_decode(rec, &ar);
+		k->a = ar.startblock;
+		break;
+	case OD_BT_CNT:
+		od_alloc_rec_decode(rec, &ar);
+		k->a = ar.blockcount;		/* length first, then start */
+		k->b = ar.startblock;
+		break;
+	case OD_BT_INO:
+	case OD_BT_FINO:
+		k->a = od_inobt_rec_startino(rec);
+		break;
+	case OD_BT_REFC:
+		od_refc_rec_decode(rec, &fr);
+		k->a = od_refc_key(&fr);	/* CoW staging records last */
+		break;
+	case OD_BT_RMAP:
+		od_rmap_rec_decode(rec, &rr);	/* startblock, owner, offset */
+		k->a = rr.startblock;
+		k->b = rr.owner;
+		k->c = rr.offset;
+		break;
+	case OD_BT_BMAP:
+		od_bmbt_rec_unpack(rec, &ir);
+		k->a = ir.startoff;
+		break;
+	}
+}
+
+void od_bt_node_key(enum od_bt_type t, const uint8_t *key, struct od_btkey *k)
+{
+	struct od_rmap_key rk;
+
+	k->a = k->b = k->c = 0;
+	switch (t) {
+	case OD_BT_BNO:
+	case OD_BT_INO:
+	case OD_BT_FINO:
+	case OD_BT_REFC:
+		k->a = od_get_be32(key);
+		break;
+	case OD_BT_CNT:
+		k->a = od_get_be32(key + 4);
+		k->b = od_get_be32(key);
+		break;
+	case OD_BT_RMAP:
+		od_rmap_key_decode(key, &rk);
+		k->a = rk.startblock;
+		k->b = rk.owner;
+		k->c = rk.offset & ~OD_RMAP_OFF_UNWRITTEN;
+		break;
+	case OD_BT_BMAP:
+		k->a = od_get_be64(key);
 		break;
 	}
 }

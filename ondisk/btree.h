@@ -97,6 +97,21 @@ static inline size_t od_bt_ptr_off(const struct od_bt_ops *ops,
 	       (size_t)i * ops->ptr_len;
 }
 
+/* Child pointer at byte off of a node: 4 or 8 bytes as the tree has. */
+uint64_t od_bt_ptr_get(const struct od_bt_ops *ops, const uint8_t *node,
+		       size_t off);
+void od_bt_ptr_put(const struct od_bt_ops *ops, uint8_t *node, size_t off,
+		   uint64_t ptr);
+
+/*
+ * The key of a leaf record, packed as a node holds it (xfs_*bt
+ * init_key_from_rec): bnobt/cntbt the whole record, inobt/finobt the
+ * start inode, refcountbt the start block (CoW flag included), bmbt the
+ * file offset, rmapbt the low key only (od_rmap_rec_high_key for the
+ * other half).  key has room for ops->key_len bytes.
+ */
+void od_bt_key_from_rec(enum od_bt_type t, const uint8_t *rec, uint8_t *key);
+
 /* Fill a btree block header (v5 fields too) and leave records to caller. */
 void od_btblock_encode_hdr(const struct od_btblock *hdr,
 			   const struct od_geo *g, enum od_bt_type t,
@@ -115,6 +130,13 @@ struct od_btkey {
 };
 
 void od_bt_rec_key(enum od_bt_type t, const uint8_t *rec, struct od_btkey *k);
+/*
+ * The same for a key slot of a node (the low key; for the rmapbt the high
+ * key is the OD_RMAP_KEY_LEN bytes after it), as the kernel compares
+ * them: bnobt and cntbt as their records, the rmapbt without the
+ * unwritten bit.
+ */
+void od_bt_node_key(enum od_bt_type t, const uint8_t *key, struct od_btkey *k);
 int od_btkey_cmp(const struct od_btkey *x, const struct od_btkey *y);
 
 #endif

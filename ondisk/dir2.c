@@ -144,6 +144,15 @@ enum od_err od_dir2_data_entry(const uint8_t *buf,
 	return OD_OK;
 }
 
+void od_dir2_leaf_ent(const uint8_t *ents, uint32_t i,
+		      struct od_dir2_leaf_ent *le)
+{
+	const uint8_t *p = ents + 8 * (size_t)i;
+
+	le->hashval = od_get_be32(p);
+	le->address = od_get_be32(p + 4);
+}
+
 enum od_err od_dir2_leaf_hdr(const uint8_t *buf, size_t len,
 			     const struct od_geo *g,
 			     struct od_dir2_leaf_hdr *hdr, const char **field)

@@ -106,10 +106,13 @@ enum od_err od_dir2_leaf_hdr(const uint8_t *buf, size_t len,
 			     const struct od_geo *g,
 			     struct od_dir2_leaf_hdr *hdr, const char **field);
 
-/* Hash/address pair i in a leaf area starting at ents. */
-static inline const uint8_t *od_dir2_leaf_ent(const uint8_t *ents, uint32_t i)
-{
-	return ents + 8 * (size_t)i;
-}
+/* Hash/address pair i in a leaf area starting at ents (xfs_dir2_leaf_entry). */
+struct od_dir2_leaf_ent {
+	uint32_t hashval;
+	uint32_t address;	/* data block address, 8-byte units */
+};
+
+void od_dir2_leaf_ent(const uint8_t *ents, uint32_t i,
+		      struct od_dir2_leaf_ent *le);
 
 #endif

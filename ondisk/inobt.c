@@ -4,6 +4,11 @@
 
 #define BAD(name)	do { *field = name; return OD_EFIELD; } while (0)
 
+uint32_t od_inobt_rec_startino(const uint8_t *p)
+{
+	return od_get_be32(p);
+}
+
 enum od_err od_inobt_rec_decode(const uint8_t *p, const struct od_geo *g,
 				uint32_t agno, struct od_inobt_rec *r,
 				const char **field)
@@ -11,7 +16,7 @@ enum od_err od_inobt_rec_decode(const uint8_t *p, const struct od_geo *g,
 	uint32_t aginos = od_ag_blocks(g, agno) << g->inopblog, i, present = 0;
 	unsigned freecnt = 0;
 
-	r->startino = od_get_be32(p);
+	r->startino = od_inobt_rec_startino(p);
 	r->free = od_get_be64(p + 8);
 	if (g->sparse) {
 		r->holemask = od_get_be16(p + 4);
@@ -47,4 +52,24 @@ void od_alloc_rec_decode(const uint8_t *p, struct od_alloc_rec *r)
 {
 	r->startblock = od_get_be32(p);
 	r->blockcount = od_get_be32(p + 4);
+}
+
+void od_alloc_rec_encode(const struct od_alloc_rec *r, uint8_t *p)
+{
+	od_put_be32(p, r->startblock);
+	od_put_be32(p + 4, r->blockcount);
+}
+
+void od_inobt_rec_encode(const struct od_geo *g, const struct od_inobt_rec *r,
+			 uint8_t *p)
+{
+	od_put_be32(p, r->startino);
+	if (g->sparse) {
+		od_put_be16(p + 4, r->holemask);
+		p[6] = r->count;
+		p[7] = r->freecount;
+	} else {
+		od_put_be32(p + 4, r->freecount);
+	}
+	od_put_be64(p + 8, r->free);
 }

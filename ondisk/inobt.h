@@ -24,10 +24,21 @@ struct od_inobt_rec {
 	uint64_t free;		/* set bit = inode free (holes too) */
 };
 
+/* The first inode of the chunk a packed record describes (its key). */
+uint32_t od_inobt_rec_startino(const uint8_t *p);
+
 /* Decode and check one record against the geometry of AG agno. */
 enum od_err od_inobt_rec_decode(const uint8_t *p, const struct od_geo *g,
 				uint32_t agno, struct od_inobt_rec *r,
 				const char **field);
+
+/*
+ * Pack one record.  On sparse-inode filesystems it carries holemask,
+ * count and an 8-bit freecount; otherwise a 32-bit freecount, and the
+ * holemask and count are implied (0 and 64).
+ */
+void od_inobt_rec_encode(const struct od_geo *g, const struct od_inobt_rec *r,
+			 uint8_t *p);
 
 /* Is inode i (0..63) of the chunk physically present / in use? */
 static inline bool od_inobt_present(const struct od_inobt_rec *r, unsigned i)
@@ -45,6 +56,9 @@ struct od_alloc_rec {
 	uint32_t startblock, blockcount;
 };
 
+#define OD_ALLOC_REC_LEN	8
+
 void od_alloc_rec_decode(const uint8_t *p, struct od_alloc_rec *r);
+void od_alloc_rec_encode(const struct od_alloc_rec *r, uint8_t *p);
 
 #endif

@@ -199,3 +199,33 @@ const uint8_t *od_inode_fork(const struct od_inode *ip, const uint8_t *buf,
 	*len = ip->afork_len;
 	return ip->afork_len ? buf + ip->afork_off : NULL;
 }
+
+uint32_t od_inode_nlink_raw(const uint8_t *buf)
+{
+	return buf[4] == 1 ? od_get_be16(buf + 6) : od_get_be32(buf + 16);
+}
+
+uint64_t od_inode_nblocks_raw(const uint8_t *buf)
+{
+	return od_get_be64(buf + 64);
+}
+
+void od_inode_set_nblocks(uint8_t *buf, uint64_t nblocks)
+{
+	od_put_be64(buf + 64, nblocks);
+}
+
+void od_inode_set_nextents(uint8_t *buf, const struct od_inode *ip,
+			   int whichfork, uint64_t n)
+{
+	if (ip->flags2 & OD_DIFLAG2_NREXT64) {
+		if (whichfork == 0)
+			od_put_be64(buf + 24, n);
+		else
+			od_put_be32(buf + 76, (uint32_t)n);
+	} else if (whichfork == 0) {
+		od_put_be32(buf + 76, (uint32_t)n);
+	} else {
+		od_put_be16(buf + 80, (uint16_t)n);
+	}
+}

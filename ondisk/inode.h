@@ -90,6 +90,24 @@ static inline bool od_mode_isreg(uint16_t m) { return (m & 0170000) == 0100000; 
 static inline bool od_mode_isdir(uint16_t m) { return (m & 0170000) == 0040000; }
 static inline bool od_mode_islnk(uint16_t m) { return (m & 0170000) == 0120000; }
 
+/*
+ * Two counters straight from an inode buffer the caller verified
+ * already (the scan's fast path): di_nlink (di_onlink on v1) and
+ * di_nblocks.
+ */
+uint32_t od_inode_nlink_raw(const uint8_t *buf);
+uint64_t od_inode_nblocks_raw(const uint8_t *buf);
+
+/*
+ * Rewrite counters in the inode buffer ip was decoded from (the caller
+ * then updates the CRC): di_nblocks, and the extent records of fork 0
+ * (data) or 1 (attr): di_nextents/di_anextents, or with NREXT64 the
+ * 64-bit di_big_nextents and 32-bit di_big_anextents.
+ */
+void od_inode_set_nblocks(uint8_t *buf, uint64_t nblocks);
+void od_inode_set_nextents(uint8_t *buf, const struct od_inode *ip,
+			   int whichfork, uint64_t n);
+
 /* Data fork for fork 0, attr fork for fork 1 (pointer and length). */
 const uint8_t *od_inode_fork(const struct od_inode *ip, const uint8_t *buf,
 			     int whichfork, uint32_t *len);

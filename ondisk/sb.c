@@ -45,6 +45,11 @@ static const struct sb_field sb_fields[] = {
 	RAW(248, 16, meta_uuid),
 };
 
+bool od_sb_has_magic(const uint8_t *buf, size_t len)
+{
+	return len >= 4 && od_get_be32(buf) == OD_SB_MAGIC;
+}
+
 enum od_err od_sb_decode(const uint8_t *buf, size_t len, struct od_sb *sb)
 {
 	size_t i;

@@ -115,6 +115,9 @@ struct od_sb {
 	uint8_t meta_uuid[16];
 };
 
+/* Do the first bytes of buf hold the superblock magic? */
+bool od_sb_has_magic(const uint8_t *buf, size_t len);
+
 /* Decode buf (one sector, at least OD_SB_V4_LEN bytes). Checks magic only. */
 enum od_err od_sb_decode(const uint8_t *buf, size_t len, struct od_sb *sb);
 /*

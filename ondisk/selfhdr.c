@@ -2,7 +2,9 @@
 #include "ondisk/selfhdr.h"
 #include "ondisk/be.h"
 #include "ondisk/crc32c.h"
+#include "ondisk/da.h"
 #include "ondisk/dir2.h"
+#include "ondisk/symlink.h"
 
 #include <string.h>
 
@@ -42,6 +44,11 @@ enum od_err od_dir_free_hdr(const uint8_t *buf, size_t len,
 	return OD_OK;
 }
 
+bool od_attr_rmt_has_magic(const uint8_t *buf, size_t len)
+{
+	return len >= 4 && od_get_be32(buf) == OD_ATTR3_RMT_MAGIC;
+}
+
 enum od_err od_attr_rmt_hdr(const uint8_t *buf, size_t len,
 			    const struct od_geo *g, struct od_attr_rmt_hdr *h,
 			    const char **field)
@@ -67,4 +74,50 @@ enum od_err od_attr_rmt_hdr(const uint8_t *buf, size_t len,
 		return OD_EFIELD;
 	*field = NULL;
 	return OD_OK;
+}
+
+bool od_selfaddr_find(const uint8_t *b, size_t len, enum od_self_fork f,
+		      struct od_selfaddr *a)
+{
+	uint32_t m32;
+	uint16_t m16;
+
+	if (len < OD_ATTR3_RMT_HDR_LEN)
+		return false;
+	m32 = od_get_be32(b);
+	m16 = od_get_be16(b + 8);
+	if (f == OD_SELF_SYMLINK) {
+		*a = (struct od_selfaddr){ 40, OD_SYMLINK_CRC_OFF };
+		return m32 == OD_SYMLINK_MAGIC;
+	}
+	if (f == OD_SELF_DIR && (m32 == OD_DIR3_BLOCK_MAGIC ||
+				 m32 == OD_DIR3_DATA_MAGIC ||
+				 m32 == OD_DIR3_FREE_MAGIC)) {
+		*a = (struct od_selfaddr){ 8, 4 };
+		return true;
+	}
+	if (f == OD_SELF_ATTR && m32 == OD_ATTR3_RMT_MAGIC) {
+		*a = (struct od_selfaddr){ 40, OD_ATTR3_RMT_CRC_OFF };
+		return true;
+	}
+	if ((f == OD_SELF_DIR && (m16 == OD_DIR3_LEAF1_MAGIC ||
+				  m16 == OD_DIR3_LEAFN_MAGIC)) ||
+	    (f == OD_SELF_ATTR && m16 == OD_ATTR3_LEAF_MAGIC) ||
+	    m16 == OD_DA3_NODE_MAGIC) {
+		*a = (struct od_selfaddr){ 16, 12 };
+		return true;
+	}
+	return false;
+}
+
+uint64_t od_selfaddr_get(const uint8_t *b, const struct od_selfaddr *a)
+{
+	return od_get_be64(b + a->blkno_off);
+}
+
+void od_selfaddr_set(uint8_t *b, size_t len, const struct od_selfaddr *a,
+		     uint64_t daddr)
+{
+	od_put_be64(b + a->blkno_off, daddr);
+	od_cksum_set(b, len, a->crc_off);
 }

@@ -9,6 +9,7 @@
 #ifndef OD_SELFHDR_H
 #define OD_SELFHDR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -39,6 +40,9 @@ struct od_attr_rmt_hdr {
 	uint64_t owner, blkno;
 };
 
+/* Does buf start with a remote attribute value block's magic? */
+bool od_attr_rmt_has_magic(const uint8_t *buf, size_t len);
+
 /*
  * Decode the v5 header of one remote attribute value block of len (fs
  * block size) bytes: magic, CRC over len bytes, uuid, bytes in range.
@@ -46,5 +50,28 @@ struct od_attr_rmt_hdr {
 enum od_err od_attr_rmt_hdr(const uint8_t *buf, size_t len,
 			    const struct od_geo *g, struct od_attr_rmt_hdr *h,
 			    const char **field);
+
+/*
+ * Where a v5 block of a directory, attribute or symlink fork keeps its
+ * own disk address and its CRC: directory data and free blocks
+ * (xfs_dir3_blk_hdr), dabtree nodes and leaves (xfs_da3_blkinfo), remote
+ * attribute values (xfs_attr3_rmt_hdr), remote symlinks
+ * (xfs_dsymlink_hdr).  Found by magic alone (no CRC check), so a mover
+ * can restamp a block it copied.
+ */
+enum od_self_fork { OD_SELF_DIR, OD_SELF_ATTR, OD_SELF_SYMLINK };
+
+struct od_selfaddr {
+	size_t blkno_off;	/* the be64 disk address (daddr) */
+	size_t crc_off;
+};
+
+/* false: none of that fork's v5 header magics (v4, or damaged). */
+bool od_selfaddr_find(const uint8_t *b, size_t len, enum od_self_fork f,
+		      struct od_selfaddr *a);
+uint64_t od_selfaddr_get(const uint8_t *b, const struct od_selfaddr *a);
+/* Store daddr and recompute the CRC over the len bytes of the unit. */
+void od_selfaddr_set(uint8_t *b, size_t len, const struct od_selfaddr *a,
+		     uint64_t daddr);
 
 #endif

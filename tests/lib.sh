@@ -1,18 +1,90 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Shared helpers for the test scripts (sourced).
+T_HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
+# Environment:
+#   T_VERBOSE=1         print every passing check too
+#   T_TAP=1             Test Anything Protocol: "ok N - ...", "not ok N",
+#                       "ok N # skip", the plan "1..N" last (set by prove,
+#                       which exports HARNESS_ACTIVE)
+#   T_CASE=REGEX        run only the cases (fixtures, named groups) whose
+#                       name matches (t_case)
+#   XFSDEFRAG_NO_MOUNT=1  behave as where loop mounts are not allowed
 T_PASS=0
 T_FAIL=0
 T_SKIP=0
+T_N=0
+T_TAP=${T_TAP:-${HARNESS_ACTIVE:-}}
 
-t_ok()   { T_PASS=$((T_PASS + 1)); [ -n "${T_VERBOSE:-}" ] && echo "ok   $*"; return 0; }
-t_fail() { T_FAIL=$((T_FAIL + 1)); echo "FAIL $*"; return 0; }
-t_skip() { T_SKIP=$((T_SKIP + 1)); echo "SKIP $*"; return 0; }
+t_ok() {
+	T_PASS=$((T_PASS + 1)) T_N=$((T_N + 1))
+	if [ -n "$T_TAP" ]; then echo "ok $T_N - $*"
+	elif [ -n "${T_VERBOSE:-}" ]; then echo "ok   $*"
+	fi
+	return 0
+}
+t_fail() {
+	T_FAIL=$((T_FAIL + 1)) T_N=$((T_N + 1))
+	if [ -n "$T_TAP" ]; then echo "not ok $T_N - $*"; else echo "FAIL $*"; fi
+	return 0
+}
+t_skip() {
+	T_SKIP=$((T_SKIP + 1)) T_N=$((T_N + 1))
+	if [ -n "$T_TAP" ]; then echo "ok $T_N # skip $*"; else echo "SKIP $*"; fi
+	return 0
+}
 
-# t_summary NAME: print the tally, exit 1 on any failure.
+# t_case NAME: is this case selected (T_CASE unset, or NAME matches it)?
+t_case() {
+	[ -z "${T_CASE:-}" ] && return 0
+	[[ $1 =~ $T_CASE ]]
+}
+
+# t_summary [NAME [NOTE]]: one line for the script (named after its file),
+# exit 1 on any failure, or when nothing at all was tested.
 t_summary() {
-	echo "$1: $T_PASS passed, $T_FAIL failed, $T_SKIP skipped"
+	local name note=${2:+ ($2)}
+	name=$(basename "$0" .sh)
+	if [ $((T_PASS + T_FAIL + T_SKIP)) -eq 0 ]; then
+		t_fail "nothing was tested${T_CASE:+ (T_CASE=$T_CASE matches no case)}"
+	fi
+	[ -n "$T_TAP" ] && echo "1..$T_N"
+	echo "${T_TAP:+# }$name${XFSDEFRAG_ASAN:+ (asan)}: $T_PASS passed, $T_FAIL failed, $T_SKIP skipped$note"
 	[ "$T_FAIL" -eq 0 ]
+}
+
+# t_bin ARG: the xfsdefrag binary as an absolute path: the script's first
+# argument, else $XFSDEFRAG_BIN, else ./xfsdefrag (so prove can run it).
+t_bin() {
+	local b=${1:-${XFSDEFRAG_BIN:-./xfsdefrag}}
+	echo "$(cd "$(dirname "$b")" && pwd)/$(basename "$b")"
+}
+
+# t_fixtures [NAME...]: FIXTURES=(the names given, else every committed
+# fixture whose mkfs.opts matches $T_FIXTURE_GREP if set); selected by
+# T_CASE.  No fixture at all is a failure, not "0 passed".
+t_fixtures() {
+	local d n
+	FIXTURES=()
+	if [ $# -gt 0 ]; then
+		FIXTURES=("$@")
+	else
+		for d in "$T_HERE"/fixtures/*/; do
+			[ -f "$d/image.zst" ] || continue
+			if [ -n "${T_FIXTURE_GREP:-}" ] &&
+			   ! grep -q "$T_FIXTURE_GREP" "$d/mkfs.opts" 2>/dev/null; then
+				continue
+			fi
+			n=$(basename "$d")
+			t_case "$n" && FIXTURES+=("$n")
+		done
+	fi
+	if [ ${#FIXTURES[@]} -eq 0 ] && [ -z "${T_CASE:-}" ]; then
+		t_fail "no fixtures found in $T_HERE/fixtures"
+		t_summary
+		exit 1
+	fi
+	return 0
 }
 
 # t_tmpdir: a scratch directory removed at exit.
@@ -43,6 +115,7 @@ t_unpack() {
 
 # t_can_mount: root, loop devices, and the kernel takes XFS.
 t_can_mount() {
+	[ -z "${XFSDEFRAG_NO_MOUNT:-}" ] || return 1
 	[ "$(id -u)" -eq 0 ] || return 1
 	[ -e /dev/loop-control ] || return 1
 	command -v mkfs.xfs >/dev/null 2>&1 || return 1

@@ -10,7 +10,7 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
-bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+bin=$(t_bin "${1:-}")
 t_tmpdir
 
 for tool in mkfs.xfs xfs_db python3 sha256sum timeout truncate cmp; do

@@ -13,18 +13,13 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
-bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-shift
+bin=$(t_bin "${1:-}")
+[ $# -gt 0 ] && shift
 t_tmpdir
 T=$T_TMP
 
-fixtures=("$@")
-if [ ${#fixtures[@]} -eq 0 ]; then
-	for d in "$here"/fixtures/*/; do
-		[ -f "$d/image.zst" ] && fixtures+=("$(basename "$d")")
-	done
-fi
-[ ${#fixtures[@]} -gt 0 ] || { t_fail "no fixtures found"; t_summary check; exit; }
+t_fixtures "$@"
+fixtures=("${FIXTURES[@]}")
 
 # ---- every fixture is consistent ------------------------------------------
 
@@ -67,6 +62,7 @@ done
 
 # ---- damaged copies -------------------------------------------------------
 
+t_case damaged || { t_summary; exit; }
 for tool in xfs_db zstd; do
 	if ! command -v $tool >/dev/null 2>&1; then
 		t_skip "damaged copies: $tool not installed"
@@ -80,9 +76,14 @@ command -v xfs_repair >/dev/null 2>&1 || {
 	t_skip "xfs_repair not installed: its verdicts are not compared"
 }
 
-BASE=$T/aged.img
+# the bases: kept from the loop above, else unpacked now (T_CASE=damaged)
+BASE=$T/aged.img RBASE=$T/rmap-nrext64.img
+for b in aged rmap-nrext64; do
+	[ -f "$T/$b.img" ] || [ ! -f "$here/fixtures/$b/image.zst" ] ||
+		t_unpack "$here/fixtures/$b" "$T/$b.img"
+done
 if [ ! -f "$BASE" ]; then
-	t_skip "damaged copies: fixture aged not present"
+	t_fail "damaged copies: fixture aged not present"
 	t_summary check
 	exit
 fi
@@ -391,7 +392,6 @@ else
 fi
 
 # rmapbt: a reverse mapping one block short (AG 0, one leaf)
-RBASE=$T/rmap-nrext64.img
 if [ -f "$RBASE" ] && [ "$(get "$RBASE" rmaplevel "agf 0")" = 1 ]; then
 	copy "$RBASE"
 	read -r n s l own _ < <(recs "$C" "agf 0" "addr rmaproot" |
@@ -402,7 +402,7 @@ if [ -f "$RBASE" ] && [ "$(get "$RBASE" rmaplevel "agf 0")" = 1 ]; then
 		"^xfsdefrag: ag 0: rmapbt record for blocks $s-$((s + l - 2)) \(inode $own data fork offset 0\) should cover blocks $s-$((s + l - 1))$" \
 		"(Incorrect|Missing) reverse-mapping.*\(0/$s\)"
 else
-	t_skip "rmapbt damage: fixture rmap-nrext64 not present"
+	t_fail "rmapbt damage: fixture rmap-nrext64 not present"
 fi
 
 t_summary check

@@ -8,7 +8,7 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
-bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+bin=$(t_bin "${1:-}")
 top=$(cd "$here/.." && pwd)
 t_tmpdir
 

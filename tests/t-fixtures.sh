@@ -7,17 +7,12 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
-bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-shift
+bin=$(t_bin "${1:-}")
+[ $# -gt 0 ] && shift
 t_tmpdir
 
-fixtures=("$@")
-if [ ${#fixtures[@]} -eq 0 ]; then
-	for d in "$here"/fixtures/*/; do
-		[ -f "$d/image.zst" ] && fixtures+=("$(basename "$d")")
-	done
-fi
-[ ${#fixtures[@]} -gt 0 ] || { t_fail "no fixtures found"; t_summary fixtures; exit; }
+t_fixtures "$@"
+fixtures=("${FIXTURES[@]}")
 
 # show the first differing lines of two files
 show_diff() {

@@ -11,7 +11,7 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
-bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+bin=$(t_bin "${1:-}")
 t_tmpdir
 MNT=$T_TMP/mnt
 mkdir -p "$MNT"

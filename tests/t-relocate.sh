@@ -12,37 +12,43 @@
 #          -> undo restores a filesystem xfs_repair accepts whose maps
 #          equal the real xfs_bmap output recorded with the fixture;
 # and every refusal, each leaving the image untouched.
-# Needs root and loop devices; skips loudly without them (and fails
-# when XFSDEFRAG_REQUIRE_MOUNT=1, as CI sets).
+# Everything runs on plain image files, as any user; only what needs the
+# kernel to mount the image skips without loop mounts (root, loop
+# devices; XFSDEFRAG_NO_MOUNT=1 pretends there are none): the content
+# manifests, "the kernel refuses an interrupted run", the refusals of a
+# mounted image and of a dirty log, and the crowded-AG case, whose
+# filesystem is made by a live workload.  XFSDEFRAG_REQUIRE_MOUNT=1 (as CI
+# sets) turns those skips into failures.  T_CASE selects fixtures and
+# the groups "crowded" and "refusals".
 # Usage: t-relocate.sh XFSDEFRAG [FIXTURE...]
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
-bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-shift
+bin=$(t_bin "${1:-}")
+[ $# -gt 0 ] && shift
 t_tmpdir
 MNT=$T_TMP/mnt
 mkdir -p "$MNT"
 T_CLEANUP_HOOK='mountpoint -q "$MNT" && umount "$MNT"'
 
-if ! t_can_mount; then
+CAN_MOUNT=
+t_can_mount && CAN_MOUNT=1
+# needs_mount WHAT: false without loop mounts (a skip, or a failure where
+# XFSDEFRAG_REQUIRE_MOUNT is set)
+needs_mount() {
+	[ -n "$CAN_MOUNT" ] && return 0
 	if [ -n "${XFSDEFRAG_REQUIRE_MOUNT:-}" ]; then
-		t_fail "relocation tests need root and loop devices (XFSDEFRAG_REQUIRE_MOUNT is set)"
+		t_fail "$1: needs root and loop devices (XFSDEFRAG_REQUIRE_MOUNT is set)"
 	else
-		t_skip "relocation tests need root and loop devices: not run here"
+		t_skip "$1: needs a loop mount"
 	fi
-	t_summary relocate
-	exit
-fi
+	return 1
+}
+command -v xfs_repair >/dev/null 2>&1 ||
+	{ t_fail "xfs_repair is not installed: it is the judge here"; t_summary; exit 1; }
 
-fixtures=("$@")
-if [ ${#fixtures[@]} -eq 0 ]; then
-	for d in "$here"/fixtures/*/; do
-		[ -f "$d/image.zst" ] || continue
-		grep -q '^mountable: yes' "$d/mkfs.opts" 2>/dev/null || continue
-		fixtures+=("$(basename "$d")")
-	done
-fi
+T_FIXTURE_GREP='^mountable: yes' t_fixtures "$@"
+fixtures=("${FIXTURES[@]}")
 # fewer interruption points under the sanitizers (slower, same code)
 if [ -n "${XFSDEFRAG_ASAN:-}" ]; then FAULTS=${FAULTS:-8}; else FAULTS=${FAULTS:-40}; fi
 FAULT_FIXTURES=${FAULT_FIXTURES:-"aged rmap-nrext64 bs1k"}
@@ -65,9 +71,12 @@ json_get() {	# FILE PYTHON-EXPRESSION-ON-d
 }
 
 check_fixture() {
-	local name=$1 fx=$here/fixtures/$1 orig=$T_TMP/orig w=$T_TMP/w
+	local name=$1 fx=$here/fixtures/$1 orig=$T_TMP/orig w=$T_TMP/w man=
 	t_unpack "$fx" "$orig" || { t_fail "$name: cannot unpack"; return; }
-	manifest "$orig" "$T_TMP/man.orig" || { t_fail "$name: cannot mount the original"; return; }
+	if needs_mount "$name: content manifests"; then
+		man=1
+		manifest "$orig" "$T_TMP/man.orig" || { t_fail "$name: cannot mount the original"; return; }
+	fi
 	"$bin" plan --json "$orig" > "$T_TMP/plan.json" 2>/dev/null ||
 		{ t_fail "$name: plan failed"; return; }
 
@@ -81,7 +90,9 @@ check_fixture() {
 	else t_fail "$name: xfs_repair -n rejects the result"; grep -v '^Phase\|^  *-' "$T_TMP/repair.out" | head -n 5 | sed 's/^/    /'; fi
 	if "$bin" check "$w" > /dev/null 2>&1; then t_ok "$name: our checker accepts the result"
 	else t_fail "$name: our checker rejects the result"; fi
-	if manifest "$w" "$T_TMP/man.w" && cmp -s "$T_TMP/man.orig" "$T_TMP/man.w"; then
+	if [ -z "$man" ]; then
+		:
+	elif manifest "$w" "$T_TMP/man.w" && cmp -s "$T_TMP/man.orig" "$T_TMP/man.w"; then
 		t_ok "$name: manifest identical after run ($(wc -l < "$T_TMP/man.orig") paths)"
 	else
 		t_fail "$name: manifest differs after run"
@@ -108,11 +119,17 @@ check_fixture() {
 	fi
 	# undo of the finished run
 	if "$bin" undo "$T_TMP/w.undo" "$w" > /dev/null 2>&1 && repair_ok "$w" &&
-	   python3 "$here/cmp_live.py" "$orig" "$w" > "$T_TMP/cmp.out" &&
-	   manifest "$w" "$T_TMP/man.u" && cmp -s "$T_TMP/man.orig" "$T_TMP/man.u"; then
+	   python3 "$here/cmp_live.py" "$orig" "$w" > "$T_TMP/cmp.out"; then
 		t_ok "$name: undo of the finished run restores every live block"
 	else
 		t_fail "$name: undo of the finished run: $(cat "$T_TMP/cmp.out" 2>/dev/null)"
+	fi
+	if [ -n "$man" ]; then
+		if manifest "$w" "$T_TMP/man.u" && cmp -s "$T_TMP/man.orig" "$T_TMP/man.u"; then
+			t_ok "$name: manifest identical after undo"
+		else
+			t_fail "$name: manifest differs after undo"
+		fi
 	fi
 
 	case " $FAULT_FIXTURES " in *" $name "*) ;; *) return ;; esac
@@ -135,7 +152,8 @@ check_fixture() {
 			t_fail "$name: run --fault-after $k exited $rc, not 75"; bad=1; continue
 		fi
 		# once the first write (NEEDSREPAIR) is done, no kernel mounts it
-		if [ "$k" -gt 0 ] && mount -o loop,ro,nouuid "$w" "$MNT" 2>/dev/null; then
+		if [ -n "$CAN_MOUNT" ] && [ "$k" -gt 0 ] &&
+		   mount -o loop,ro,nouuid "$w" "$MNT" 2>/dev/null; then
 			umount "$MNT"
 			t_fail "$name: the kernel mounted an interrupted run (write $k)"; bad=1
 		fi
@@ -157,6 +175,7 @@ check_fixture() {
 	done
 	TOTAL_FAULTS=$((TOTAL_FAULTS + n))
 	[ $bad -eq 0 ] && t_ok "$name: $n interrupted runs (of $writes writes) all restored by undo"
+	[ -n "$CAN_MOUNT" ] || needs_mount "$name: the kernel refuses to mount an interrupted run"
 }
 
 refusals() {
@@ -174,7 +193,9 @@ refusals() {
 			t_fail "refusal '$1': exit $rc, $(head -n 1 "$T_TMP/ref.out")"
 		fi
 	}
-	mount -o loop,ro "$img" "$MNT" && { expect_refusal "mounted image" "mounted"; umount "$MNT"; }
+	if needs_mount "refuses: mounted image"; then
+		mount -o loop,ro "$img" "$MNT" && { expect_refusal "mounted image" "mounted"; umount "$MNT"; }
+	fi
 	# another process holding the image's write lock (the lock dies with it)
 	python3 -c 'import fcntl, sys, time
 f = open(sys.argv[1], "rb"); fcntl.flock(f, fcntl.LOCK_EX); time.sleep(120)' "$img" &
@@ -208,7 +229,7 @@ f = open(sys.argv[1], "rb"); fcntl.flock(f, fcntl.LOCK_EX); time.sleep(120)' "$i
 	expect_refusal "pre-check finds damage" "pre-check"
 	cp --sparse=always "$T_TMP/keep.img" "$img"
 	# a dirty log: write, then shut down without flushing the log
-	mount -o loop "$img" "$MNT" && {
+	needs_mount "refuses: dirty log" && mount -o loop "$img" "$MNT" && {
 		echo dirty > "$MNT/dirty-file"; sync
 		echo more >> "$MNT/dirty-file"
 		xfs_io -x -c "shutdown" "$MNT" > /dev/null 2>&1
@@ -225,6 +246,7 @@ f = open(sys.argv[1], "rb"); fcntl.flock(f, fcntl.LOCK_EX); time.sleep(120)' "$i
 # than keep its pieces in the AGs they landed in.
 crowded() {
 	local img=$T_TMP/crowd.img name="crowded AG" nc
+	needs_mount "$name: its filesystem is made by a live workload" || return
 	rm -f "$img"
 	truncate -s 320m "$img"
 	mkfs.xfs -q -f -d agcount=4 "$img" || { t_fail "$name: mkfs"; return; }
@@ -283,7 +305,6 @@ sys.exit(not any(a["data_blocks"] > 0 for a in d["ags"][1:]))' 2>/dev/null; then
 for f in "${fixtures[@]}"; do
 	check_fixture "$f"
 done
-crowded
-refusals
-echo "relocate: $TOTAL_FAULTS interruption points exercised"
-t_summary relocate
+t_case crowded && crowded
+t_case refusals && refusals
+t_summary relocate "$TOTAL_FAULTS interruption points exercised"

@@ -7,16 +7,12 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
-bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-shift
+bin=$(t_bin "${1:-}")
+[ $# -gt 0 ] && shift
 t_tmpdir
 
-fixtures=("$@")
-if [ ${#fixtures[@]} -eq 0 ]; then
-	for d in "$here"/fixtures/*/; do
-		[ -f "$d/image.zst" ] && fixtures+=("$(basename "$d")")
-	done
-fi
+t_fixtures "$@"
+fixtures=("${FIXTURES[@]}")
 
 # section NAME FILE: the lines of one report section, header dropped
 section() {

@@ -10,8 +10,8 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
-bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-shift
+bin=$(t_bin "${1:-}")
+[ $# -gt 0 ] && shift
 t_tmpdir
 unset NO_COLOR TMUX
 
@@ -37,7 +37,7 @@ else
 	done
 fi
 if [ -z "$fx" ] || [ ! -f "$fx/image.zst" ]; then
-	t_skip "tui: no fixture with image.zst, paths, inodes and bmap-v.out"
+	t_fail "tui: no fixture with image.zst, paths, inodes and bmap-v.out"
 	t_summary tui
 	exit
 fi

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Drawing helpers shared by the screens: colours, bars, names, numbers. */
 #include "tui/tui.h"
+#include "core/model/frag.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -210,8 +211,7 @@ void draw_header(const struct tui *t)
 	const struct report *r = t->rpt;
 	const char *img = base_name(t->image);
 	char buf[512];
-	double frag = r->frag_actual ? (double)(r->frag_actual -
-		      r->frag_ideal) * 100.0 / (double)r->frag_actual : 0.0;
+	double frag = frag_factor(r->frag_actual, r->frag_ideal);
 	double freep = g->dblocks ? (double)r->freesp.blocks * 100.0 /
 				    (double)g->dblocks : 0.0;
 	unsigned bs = g->blocksize >= 1024 ? g->blocksize / 1024 :

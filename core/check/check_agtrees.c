@@ -8,14 +8,12 @@
 #include "core/check/check_bt.h"
 #include "core/base/bigmem.h"
 #include "core/base/sort.h"
-#include "ondisk/be.h"
+#include "ondisk/refcount.h"
+#include "ondisk/rmap.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* xfs_format.h: CoW staging records have the top bit of startblock set */
-#define REFC_COWFLAG	(1u << 31)
 
 struct tree_ctx {
 	struct check_ctx *c;
@@ -99,25 +97,20 @@ static int fino_rec(void *priv, const uint8_t *rec, struct err *e)
 	return 0;
 }
 
-static bool rmap_owner_ok(const struct od_geo *g, uint64_t owner)
-{
-	if (!check_rmap_inode_owner(owner))
-		return owner > CHECK_RMAP_OWN_MIN && owner <= CHECK_RMAP_OWN_FS;
-	return od_ino_valid(g, owner);
-}
-
 static int rmap_rec(void *priv, const uint8_t *rec, struct err *e)
 {
 	struct tree_ctx *t = priv;
 	struct check_ag *ca = t->ca;
+	struct od_rmap_rec d;
 	struct check_rmap r;
 	char own[96];
 
 	t->nrec++;
-	r.start = od_get_be32(rec);
-	r.len = od_get_be32(rec + 4);
-	r.owner = od_get_be64(rec + 8);
-	r.offset = od_get_be64(rec + 16);
+	od_rmap_rec_decode(rec, &d);
+	r.start = d.startblock;
+	r.len = d.blockcount;
+	r.owner = d.owner;
+	r.offset = d.offset;
 	check_rmap_owner_str(&r, own, sizeof(own));
 	if (r.len == 0 || (uint64_t)r.start + r.len > ca->blocks) {
 		check_problem(&ca->log, "ag %u rmapbt: record %u (%u+%u, %s) "
@@ -125,12 +118,7 @@ static int rmap_rec(void *priv, const uint8_t *rec, struct err *e)
 			      r.start, r.len, own);
 		return 0;
 	}
-	if (!rmap_owner_ok(t->c->g, r.owner) ||
-	    (r.offset & ~(CHECK_RMAP_OFFMASK | CHECK_RMAP_ATTR |
-			  CHECK_RMAP_BMBT | CHECK_RMAP_UNWRITTEN)) ||
-	    (!check_rmap_inode_owner(r.owner) && r.offset) ||
-	    ((r.offset & CHECK_RMAP_BMBT) &&
-	     (r.offset & (CHECK_RMAP_UNWRITTEN | CHECK_RMAP_OFFMASK))))
+	if (!od_rmap_rec_plausible(t->c->g, &d))
 		check_problem(&ca->log, "ag %u rmapbt: record %u (%u+%u) has "
 			      "an impossible owner/offset (%s, offset 0x%llx)",
 			      ca->agno, t->nrec - 1, r.start, r.len, own,
@@ -146,20 +134,21 @@ static int refc_rec(void *priv, const uint8_t *rec, struct err *e)
 {
 	struct tree_ctx *t = priv;
 	struct check_ag *ca = t->ca;
+	struct od_refc_rec d;
 	struct check_refc r;
-	uint32_t raw = od_get_be32(rec);
 
 	t->nrec++;
-	r.start = raw & ~REFC_COWFLAG;
-	r.len = od_get_be32(rec + 4);
-	r.refcount = od_get_be32(rec + 8);
+	od_refc_rec_decode(rec, &d);
+	r.start = d.startblock;
+	r.len = d.blockcount;
+	r.refcount = d.refcount;
 	if (r.len == 0 || (uint64_t)r.start + r.len > ca->blocks) {
 		check_problem(&ca->log, "ag %u refcountbt: record %u (%u+%u) "
 			      "is outside the AG", ca->agno, t->nrec - 1,
 			      r.start, r.len);
 		return 0;
 	}
-	if (raw & REFC_COWFLAG) {
+	if (d.cow) {
 		/*
 		 * CoW staging extents live only while a file is being
 		 * written: the kernel frees them at unmount and recovers

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "core/check/check_bt.h"
-#include "ondisk/be.h"
 #include "ondisk/bmbt.h"
 
 #include <stdio.h>
@@ -12,45 +11,29 @@ static void rec_low(enum od_bt_type t, const uint8_t *rec, struct od_btkey *k)
 {
 	od_bt_rec_key(t, rec, k);
 	if (t == OD_BT_RMAP)
-		k->c &= ~CHECK_RMAP_UNWRITTEN;	/* status, not key */
+		k->c &= ~OD_RMAP_OFF_UNWRITTEN;	/* status, not key */
 }
 
 /* rmapbt: the highest key a record covers (init_high_key_from_rec). */
 static void rec_high(const uint8_t *rec, struct od_btkey *k)
 {
-	uint32_t adj = od_get_be32(rec + 4) - 1;
+	struct od_rmap_rec r;
+	uint32_t adj;
+
+	od_rmap_rec_decode(rec, &r);
+	adj = r.blockcount - 1;
 
 	rec_low(OD_BT_RMAP, rec, k);
 	k->a += adj;
-	if (check_rmap_inode_owner(k->b) && !(k->c & CHECK_RMAP_BMBT))
-		k->c = ((k->c & CHECK_RMAP_OFFMASK) + adj) |
-		       (k->c & ~CHECK_RMAP_OFFMASK);
+	if (!od_rmap_owner_special(k->b) && !(k->c & OD_RMAP_OFF_BMBT_BLOCK))
+		k->c = ((k->c & OD_RMAP_OFF_MASK) + adj) |
+		       (k->c & ~OD_RMAP_OFF_MASK);
 }
 
 /* Node key slot p (low key; high key for the rmapbt's second half). */
 static void node_key(enum od_bt_type t, const uint8_t *p, struct od_btkey *k)
 {
-	k->a = k->b = k->c = 0;
-	switch (t) {
-	case OD_BT_BNO:
-	case OD_BT_INO:
-	case OD_BT_FINO:
-	case OD_BT_REFC:
-		k->a = od_get_be32(p);
-		break;
-	case OD_BT_CNT:
-		k->a = od_get_be32(p + 4);
-		k->b = od_get_be32(p);
-		break;
-	case OD_BT_RMAP:
-		k->a = od_get_be32(p);
-		k->b = od_get_be64(p + 4);
-		k->c = od_get_be64(p + 12) & ~CHECK_RMAP_UNWRITTEN;
-		break;
-	case OD_BT_BMAP:
-		k->a = od_get_be64(p);
-		break;
-	}
+	od_bt_node_key(t, p, k);
 }
 
 static void key_str(enum od_bt_type t, const struct od_btkey *k, char *buf,
@@ -178,13 +161,12 @@ static int walk_node(struct check_bt *w, unsigned level, const char *what,
 		const uint8_t *buf = w->buf[level];
 		size_t koff = od_bt_key_off(ops, h->hdr_len, i);
 		size_t poff = od_bt_ptr_off(ops, h->hdr_len, maxrecs, i);
-		uint64_t child = ops->ptr_len == 8 ? od_get_be64(buf + poff) :
-				 od_get_be32(buf + poff);
+		uint64_t child = od_bt_ptr_get(ops, buf, poff);
 		struct od_btkey klo, khi, clo, chi;
 
 		node_key(w->type, buf + koff, &klo);
 		if (w->type == OD_BT_RMAP)
-			node_key(w->type, buf + koff + 20, &khi);
+			node_key(w->type, buf + koff + OD_RMAP_KEY_LEN, &khi);
 		ret = walk(w, child, level - 1, false, &clo, &chi, e);
 		if (ret)
 			return ret;

@@ -15,7 +15,6 @@
 #include "core/model/inorun.h"
 #include "core/fs/fork.h"
 #include "core/fs/symlink.h"
-#include "ondisk/be.h"
 #include "ondisk/da.h"
 #include "ondisk/selfhdr.h"
 
@@ -157,7 +156,7 @@ static void check_attr_block(struct ipass *p, const uint8_t *buf,
 	const char *field;
 	enum od_err oe;
 
-	if (od_get_be32(buf) == OD_ATTR3_RMT_MAGIC) {
+	if (od_attr_rmt_has_magic(buf, g->blocksize)) {
 		struct od_attr_rmt_hdr h;
 
 		oe = od_attr_rmt_hdr(buf, g->blocksize, g, &h, &field);
@@ -367,9 +366,8 @@ static void one_inode(struct ipass *p, const struct od_inobt_rec *r,
 	}
 	if (simple_inode(mi)) {
 		/* the scan verified this inode: two fields are enough */
-		ca->nlink[p->cur] = raw[4] == 1 ? od_get_be16(raw + 6) :
-				    od_get_be32(raw + 16);
-		check_nblocks(p, mi, od_get_be64(raw + 64), 0);
+		ca->nlink[p->cur] = od_inode_nlink_raw(raw);
+		check_nblocks(p, mi, od_inode_nblocks_raw(raw), 0);
 		return;
 	}
 	err_clear(&p->e);

@@ -26,6 +26,7 @@
 #include "core/check/check.h"
 #include "core/model/model.h"
 #include "ondisk/btree.h"
+#include "ondisk/rmap.h"
 
 /* ---- problems ---- */
 
@@ -118,24 +119,6 @@ struct check_rmap {
 	uint64_t owner;
 	uint64_t offset;	/* on-disk form: flags in the top bits */
 };
-
-#define CHECK_RMAP_OWN_FS	((uint64_t)-3)
-#define CHECK_RMAP_OWN_LOG	((uint64_t)-4)
-#define CHECK_RMAP_OWN_AG	((uint64_t)-5)
-#define CHECK_RMAP_OWN_INOBT	((uint64_t)-6)
-#define CHECK_RMAP_OWN_INODES	((uint64_t)-7)
-#define CHECK_RMAP_OWN_REFC	((uint64_t)-8)
-#define CHECK_RMAP_OWN_COW	((uint64_t)-9)
-#define CHECK_RMAP_OWN_MIN	((uint64_t)-10)
-#define CHECK_RMAP_ATTR		(1ull << 63)
-#define CHECK_RMAP_BMBT		(1ull << 62)
-#define CHECK_RMAP_UNWRITTEN	(1ull << 61)
-#define CHECK_RMAP_OFFMASK	((1ull << 54) - 1)
-
-static inline bool check_rmap_inode_owner(uint64_t owner)
-{
-	return !(owner >> 63);
-}
 
 /* "inode 131 data fork offset 8", "OWN_AG"...: for messages */
 void check_rmap_owner_str(const struct check_rmap *r, char *buf,

@@ -27,31 +27,31 @@ void check_rmap_owner_str(const struct check_rmap *r, char *buf, size_t len)
 		"OWN_INODES (inode chunks)", "OWN_REFC (refcount btree)",
 		"OWN_COW (CoW staging)",
 	};
-	const char *fork = r->offset & CHECK_RMAP_ATTR ? "attr" : "data";
+	const char *fork = r->offset & OD_RMAP_OFF_ATTR_FORK ? "attr" : "data";
 
-	if (!check_rmap_inode_owner(r->owner)) {
-		if (r->owner <= CHECK_RMAP_OWN_FS &&
-		    r->owner > CHECK_RMAP_OWN_MIN)
+	if (od_rmap_owner_special(r->owner)) {
+		if (r->owner <= OD_RMAP_OWN_FS &&
+		    r->owner > OD_RMAP_OWN_MIN)
 			snprintf(buf, len, "%s",
-				 own[CHECK_RMAP_OWN_FS - r->owner]);
+				 own[OD_RMAP_OWN_FS - r->owner]);
 		else
 			snprintf(buf, len, "owner %lld", (long long)r->owner);
-	} else if (r->offset & CHECK_RMAP_BMBT) {
+	} else if (r->offset & OD_RMAP_OFF_BMBT_BLOCK) {
 		snprintf(buf, len, "inode %llu %s fork bmbt",
 			 (unsigned long long)r->owner, fork);
 	} else {
 		snprintf(buf, len, "inode %llu %s fork offset %llu%s",
 			 (unsigned long long)r->owner, fork,
-			 (unsigned long long)(r->offset & CHECK_RMAP_OFFMASK),
-			 r->offset & CHECK_RMAP_UNWRITTEN ? " unwritten" : "");
+			 (unsigned long long)(r->offset & OD_RMAP_OFF_MASK),
+			 r->offset & OD_RMAP_OFF_UNWRITTEN ? " unwritten" : "");
 	}
 }
 
 /* rmapbt key order: startblock, owner, offset (flags but unwritten). */
 static int cmp_key(const struct check_rmap *a, const struct check_rmap *b)
 {
-	uint64_t x = a->offset & ~CHECK_RMAP_UNWRITTEN;
-	uint64_t y = b->offset & ~CHECK_RMAP_UNWRITTEN;
+	uint64_t x = a->offset & ~OD_RMAP_OFF_UNWRITTEN;
+	uint64_t y = b->offset & ~OD_RMAP_OFF_UNWRITTEN;
 
 	if (a->start != b->start)
 		return a->start < b->start ? -1 : 1;
@@ -73,8 +73,8 @@ static int push(struct rmaps *e, uint32_t start, uint32_t len,
 {
 	struct check_rmap *r;
 
-	if (!check_rmap_inode_owner(owner)) {
-		size_t *l = &e->last[CHECK_RMAP_OWN_FS - owner];
+	if (od_rmap_owner_special(owner)) {
+		size_t *l = &e->last[OD_RMAP_OWN_FS - owner];
 
 		/* adjacent blocks of one owner: one record */
 		if (*l && e->v[*l - 1].start + e->v[*l - 1].len == start &&
@@ -97,8 +97,8 @@ static int push(struct rmaps *e, uint32_t start, uint32_t len,
 	r->len = len;
 	r->owner = owner;
 	r->offset = offset;
-	if (!check_rmap_inode_owner(owner))
-		e->last[CHECK_RMAP_OWN_FS - owner] = e->n;
+	if (od_rmap_owner_special(owner))
+		e->last[OD_RMAP_OWN_FS - owner] = e->n;
 	return 0;
 }
 
@@ -106,13 +106,13 @@ static int expected(struct check_ctx *c, struct check_ag *ca,
 		    struct rmaps *e)
 {
 	static const uint64_t owner[CK_NKINDS] = {
-		[CK_FS] = CHECK_RMAP_OWN_FS, [CK_LOG] = CHECK_RMAP_OWN_LOG,
-		[CK_INODES] = CHECK_RMAP_OWN_INODES,
-		[CK_BNOBT] = CHECK_RMAP_OWN_AG, [CK_CNTBT] = CHECK_RMAP_OWN_AG,
-		[CK_RMAPBT] = CHECK_RMAP_OWN_AG, [CK_AGFL] = CHECK_RMAP_OWN_AG,
-		[CK_INOBT] = CHECK_RMAP_OWN_INOBT,
-		[CK_FINOBT] = CHECK_RMAP_OWN_INOBT,
-		[CK_REFCBT] = CHECK_RMAP_OWN_REFC,
+		[CK_FS] = OD_RMAP_OWN_FS, [CK_LOG] = OD_RMAP_OWN_LOG,
+		[CK_INODES] = OD_RMAP_OWN_INODES,
+		[CK_BNOBT] = OD_RMAP_OWN_AG, [CK_CNTBT] = OD_RMAP_OWN_AG,
+		[CK_RMAPBT] = OD_RMAP_OWN_AG, [CK_AGFL] = OD_RMAP_OWN_AG,
+		[CK_INOBT] = OD_RMAP_OWN_INOBT,
+		[CK_FINOBT] = OD_RMAP_OWN_INOBT,
+		[CK_REFCBT] = OD_RMAP_OWN_REFC,
 	};
 	size_t i;
 	int ret = 0;
@@ -130,9 +130,9 @@ static int expected(struct check_ctx *c, struct check_ag *ca,
 			break;
 		case CK_BMBT:
 			ret = push(e, s->start, s->len, sag->ino[s->idx].ino,
-				   CHECK_RMAP_BMBT |
+				   OD_RMAP_OFF_BMBT_BLOCK |
 				   (fl & CHECK_SPAN_ATTRFORK ?
-				    CHECK_RMAP_ATTR : 0));
+				    OD_RMAP_OFF_ATTR_FORK : 0));
 			break;
 		case CK_DATA:
 		case CK_ATTR:
@@ -141,9 +141,9 @@ static int expected(struct check_ctx *c, struct check_ag *ca,
 				break;
 			m_ext_get(&sag->ext[s->idx], &r);
 			ret = push(e, s->start, s->len, mi->ino, r.startoff |
-				   (k == CK_ATTR ? CHECK_RMAP_ATTR : 0) |
+				   (k == CK_ATTR ? OD_RMAP_OFF_ATTR_FORK : 0) |
 				   (fl & CHECK_SPAN_UNWRITTEN ?
-				    CHECK_RMAP_UNWRITTEN : 0));
+				    OD_RMAP_OFF_UNWRITTEN : 0));
 			break;
 		default:
 			if (k < CK_NKINDS && owner[k])
@@ -209,7 +209,7 @@ void check_ag_rmap(struct check_ctx *c, uint32_t agno)
 				      ca->agno, y->start,
 				      y->start + y->len - 1, own,
 				      (x->offset ^ y->offset) &
-				      CHECK_RMAP_UNWRITTEN ?
+				      OD_RMAP_OFF_UNWRITTEN ?
 				      ", unwritten flag differs" : "",
 				      x->start, x->start + x->len - 1);
 			i++;

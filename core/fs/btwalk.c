@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "core/fs/btwalk.h"
-#include "ondisk/be.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,9 +120,7 @@ static int walk_block(struct btwalk *w, uint64_t ptr, unsigned level,
 	maxrecs = od_bt_maxrecs(ops, hdr.hdr_len, fs->geo.blocksize, false);
 	for (i = 0; i < hdr.numrecs; i++) {
 		size_t off = od_bt_ptr_off(ops, hdr.hdr_len, maxrecs, i);
-		uint64_t child = ops->ptr_len == 8 ?
-				 od_get_be64(w->buf[level] + off) :
-				 od_get_be32(w->buf[level] + off);
+		uint64_t child = od_bt_ptr_get(ops, w->buf[level], off);
 
 		if (level == 1 && w->skip_leaves) {
 			ret = check_ptr(w, child, e);

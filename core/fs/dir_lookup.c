@@ -5,7 +5,6 @@
  * Only blocks on the path of the name's hash are read.
  */
 #include "core/fs/dir.h"
-#include "ondisk/be.h"
 #include "ondisk/dahash.h"
 
 #include <stdio.h>
@@ -159,8 +158,10 @@ static uint32_t leaf_lower_bound(const uint8_t *ents, uint32_t count,
 
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
+		struct od_dir2_leaf_ent le;
 
-		if (od_get_be32(od_dir2_leaf_ent(ents, mid)) < hash)
+		od_dir2_leaf_ent(ents, mid, &le);
+		if (le.hashval < hash)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -183,14 +184,14 @@ static int scan_leaf_ents(struct lookup *l, const uint8_t *ents,
 	*found = false;
 	*more = false;
 	for (; i < count; i++) {
-		const uint8_t *p = od_dir2_leaf_ent(ents, i);
-		uint32_t h = od_get_be32(p), addr = od_get_be32(p + 4);
+		struct od_dir2_leaf_ent le;
 
-		if (h != l->hash)
+		od_dir2_leaf_ent(ents, i, &le);
+		if (le.hashval != l->hash)
 			return 0;
-		if (addr == OD_DIR2_NULL_DATAPTR)
+		if (le.address == OD_DIR2_NULL_DATAPTR)
 			continue;	/* stale */
-		ret = check_dataptr(l, addr, found, e);
+		ret = check_dataptr(l, le.address, found, e);
 		if (ret || *found)
 			return ret;
 	}

@@ -3,7 +3,6 @@
 #include "core/fs/log.h"
 #include "core/fs/wholedisk.h"
 #include "core/base/probe.h"
-#include "ondisk/be.h"
 #include "ondisk/crc32c.h"
 
 #include <stdio.h>
@@ -22,7 +21,7 @@ static int sb_bad_magic(struct fs *fs, uint32_t magic, struct err *e)
 
 	for (sect = 512; sect <= 32768; sect <<= 1)
 		if (img_pread(fs->img, m, 4, sect) == 0 &&
-		    od_get_be32(m) == OD_AGF_MAGIC)
+		    od_agf_has_magic(m, sizeof(m)))
 			return err_set(e, -EFSCORRUPTED, "superblock (sector "
 				       "0): bad magic number 0x%08x (an XFS "
 				       "AGF follows it: damaged)", magic);
@@ -34,6 +33,7 @@ static int fs_load_sb(struct fs *fs, struct err *e)
 {
 	uint8_t buf[32768];
 	const char *field = NULL;
+	struct od_sb first;
 	enum od_err oe;
 	uint32_t sectsize;
 	int ret;
@@ -46,10 +46,10 @@ static int fs_load_sb(struct fs *fs, struct err *e)
 	if (ret)
 		return err_set(e, ret, "superblock: read failed: %s",
 			       strerror(-ret));
-	if (od_get_be32(buf) != OD_SB_MAGIC)
-		return sb_bad_magic(fs, od_get_be32(buf), e);
 	/* the sector size is in the first 512 bytes; CRC covers all of it */
-	sectsize = od_get_be16(buf + 102);
+	if (od_sb_decode(buf, 512, &first) == OD_EMAGIC)
+		return sb_bad_magic(fs, first.magicnum, e);
+	sectsize = first.sectsize;
 	if (sectsize < 512 || sectsize > sizeof(buf) ||
 	    (sectsize & (sectsize - 1)))
 		return err_set(e, -EFSCORRUPTED, "superblock (sector 0): bad "
@@ -136,7 +136,7 @@ int fs_open(const char *path, unsigned flags, struct fs **out, struct err *e)
 		uint8_t magic[4] = { 0 };
 
 		bool xfs = img_pread(im, magic, 4, 0) == 0 &&
-			   od_get_be32(magic) == OD_SB_MAGIC;
+			   od_sb_has_magic(magic, sizeof(magic));
 
 		/* a partition table: name the partitions holding XFS */
 		if (!xfs && wholedisk_check(path, e)) {
@@ -292,7 +292,7 @@ int fs_read_agfl(struct fs *fs, uint32_t agno, const struct od_agf *agf,
 	if (oe)
 		return err_od(e, oe, field, what);
 	for (i = 0, idx = agf->flfirst; i < agf->flcount; i++) {
-		uint32_t bno = od_get_be32(p + 4 * idx);
+		uint32_t bno = od_agfl_slot(p, idx);
 
 		if (bno >= od_ag_blocks(&fs->geo, agno))
 			return err_set(e, -EFSCORRUPTED, "%s: slot %u holds "

@@ -8,14 +8,11 @@
  * This follows xlog_find_head/xlog_find_tail for that question only.
  */
 #include "core/fs/log.h"
-#include "ondisk/be.h"
+#include "ondisk/logrec.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#define XLOG_HEADER_MAGIC	0xfeedbabeu
-#define XLOG_HEADER_CYCLE_SIZE	(32 * 1024)
-#define XLOG_UNMOUNT_TRANS	0x20
 #define XLOG_MAX_RECORD_BBS	1024	/* 256 KiB iclog + headers, rounded */
 
 struct logctx {
@@ -27,21 +24,18 @@ struct logctx {
 
 static int log_read(struct logctx *lc, uint32_t blk, uint8_t *bb)
 {
-	return fs_read_daddr(lc->fs, lc->start + blk, bb, 512, lc->e,
+	return fs_read_daddr(lc->fs, lc->start + blk, bb, OD_LOG_BBSIZE, lc->e,
 			     "log block");
 }
 
 static int log_cycle(struct logctx *lc, uint32_t blk, uint32_t *cycle)
 {
-	uint8_t bb[512];
+	uint8_t bb[OD_LOG_BBSIZE];
 	int ret = log_read(lc, blk, bb);
 
 	if (ret)
 		return ret;
-	if (od_get_be32(bb) == XLOG_HEADER_MAGIC)
-		*cycle = od_get_be32(bb + 4);
-	else
-		*cycle = od_get_be32(bb);
+	*cycle = od_log_block_cycle(bb, sizeof(bb));
 	return 0;
 }
 
@@ -54,8 +48,10 @@ static void set_state(struct fs *fs, enum fs_log_state st, const char *detail)
 int log_check(struct fs *fs, struct err *e)
 {
 	struct logctx lc = { fs, 0, 0, e };
-	uint32_t first, last, head, lo, hi, c, blk, i;
-	uint8_t bb[512];
+	uint32_t first, last, head, lo, hi, c, blk, i, end;
+	struct od_logrec_hdr h;
+	struct od_logop_hdr op;
+	uint8_t bb[OD_LOG_BBSIZE];
 	int ret;
 
 	if (fs->sb.logstart == 0) {
@@ -105,44 +101,33 @@ int log_check(struct fs *fs, struct err *e)
 		ret = log_read(&lc, blk, bb);
 		if (ret)
 			return ret;
-		if (od_get_be32(bb) == XLOG_HEADER_MAGIC)
+		if (od_log_is_rec_hdr(bb, sizeof(bb)))
 			break;
 	}
-	if (od_get_be32(bb) != XLOG_HEADER_MAGIC) {
+	if (od_logrec_hdr_decode(bb, sizeof(bb), &h) != OD_OK) {
 		set_state(fs, FS_LOG_UNKNOWN, "no log record header found");
 		return 0;
 	}
-	{
-		uint32_t version = od_get_be32(bb + 8);
-		uint32_t len = od_get_be32(bb + 12);
-		uint32_t nops = od_get_be32(bb + 40);
-		uint32_t hsize = od_get_be32(bb + 320);
-		uint32_t hblks = 1, end;
-
-		if (version == 2 && hsize > XLOG_HEADER_CYCLE_SIZE)
-			hblks = (hsize + XLOG_HEADER_CYCLE_SIZE - 1) /
-				XLOG_HEADER_CYCLE_SIZE;
-		end = (uint32_t)(((uint64_t)blk + hblks + (len + 511) / 512) %
-				 lc.nbb);
-		if (end != head) {
-			set_state(fs, FS_LOG_DIRTY, "log head is not at the end "
-				  "of the last record");
-			return 0;
-		}
-		if (nops != 1) {
-			set_state(fs, FS_LOG_DIRTY, "log has unreplayed "
-				  "transactions");
-			return 0;
-		}
-		ret = log_read(&lc, (blk + hblks) % lc.nbb, bb);
-		if (ret)
-			return ret;
-		/* op header: tid(4) len(4) clientid(1) flags(1) */
-		if (!(bb[9] & XLOG_UNMOUNT_TRANS)) {
-			set_state(fs, FS_LOG_DIRTY, "log has unreplayed "
-				  "transactions");
-			return 0;
-		}
+	end = (uint32_t)(((uint64_t)blk + h.hblks + (h.len + 511) / 512) %
+			 lc.nbb);
+	if (end != head) {
+		set_state(fs, FS_LOG_DIRTY, "log head is not at the end "
+			  "of the last record");
+		return 0;
+	}
+	if (h.num_logops != 1) {
+		set_state(fs, FS_LOG_DIRTY, "log has unreplayed "
+			  "transactions");
+		return 0;
+	}
+	ret = log_read(&lc, (blk + h.hblks) % lc.nbb, bb);
+	if (ret)
+		return ret;
+	if (od_logop_hdr_decode(bb, sizeof(bb), &op) != OD_OK ||
+	    !(op.flags & OD_LOG_UNMOUNT_TRANS)) {
+		set_state(fs, FS_LOG_DIRTY, "log has unreplayed "
+			  "transactions");
+		return 0;
 	}
 	set_state(fs, FS_LOG_CLEAN, "clean unmount record");
 	return 0;

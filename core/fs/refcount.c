@@ -1,12 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "core/fs/refcount.h"
 #include "core/fs/btwalk.h"
-#include "ondisk/be.h"
+#include "ondisk/refcount.h"
 
 #include <stdlib.h>
-
-/* xfs_format.h: CoW staging records have the top bit of startblock set */
-#define REFC_COWFLAG	(1u << 31)
 
 struct refc_ctx {
 	struct refc_set *s;
@@ -17,13 +14,15 @@ struct refc_ctx {
 static int refc_rec(void *priv, const uint8_t *rec, struct err *e)
 {
 	struct refc_ctx *c = priv;
+	struct od_refc_rec d;
 	struct refc_rec r;
 
-	r.start = od_get_be32(rec);
-	r.len = od_get_be32(rec + 4);
-	r.refcount = od_get_be32(rec + 8);
-	if (r.start & REFC_COWFLAG)
+	od_refc_rec_decode(rec, &d);
+	if (d.cow)
 		return 0;	/* staging extents are not shared data */
+	r.start = d.startblock;
+	r.len = d.blockcount;
+	r.refcount = d.refcount;
 	if (r.len == 0 || (uint64_t)r.start + r.len > c->aglen ||
 	    r.refcount < 2)
 		return err_set(e, -EFSCORRUPTED, "ag %u refcountbt: bad record "

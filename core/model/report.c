@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "core/model/report.h"
+#include "core/model/frag.h"
+#include "core/fs/fork.h"
 #include "core/model/model_paths.h"
 #include "core/base/par.h"
 #include "core/base/sort.h"
@@ -121,7 +123,7 @@ struct part {
 	const struct report *r;	/* selection and top count only */
 	uint32_t agno;
 	int err;
-	uint64_t frag_actual, frag_ideal;
+	struct frag_count frag;
 	uint64_t files, files_data, files_multi, bytes, bytes_multi;
 	uint64_t data_extents, ext_hist[RPT_EXT_BUCKETS];
 	uint64_t cross_ag, order_pairs, order_rising;
@@ -141,26 +143,6 @@ static uint64_t absdiff(uint64_t a, uint64_t b)
 	return a > b ? a - b : b - a;
 }
 
-/* xfs_db frag: data forks of directories, files and symlinks count. */
-static bool frag_data_counts(const struct m_ino *mi)
-{
-	uint16_t t = mi->mode & 0170000;
-
-	return t == 0040000 || t == 0100000 || t == 0120000;
-}
-
-/* actual: records; ideal: runs of records contiguous in file offset. */
-static void frag_fork(struct part *p, const struct od_irec *x, uint32_t n)
-{
-	uint32_t i;
-
-	p->frag_actual += n;
-	for (i = 0; i < n; i++)
-		if (i == 0 || x[i].startoff != x[i - 1].startoff +
-						x[i - 1].blockcount)
-			p->frag_ideal++;
-}
-
 static void part_inode(struct part *p, const struct m_ag *ag,
 		       const struct m_ino *mi, struct od_irec *x,
 		       uint64_t *prev_first, bool *have_prev)
@@ -177,10 +159,10 @@ static void part_inode(struct part *p, const struct m_ag *ag,
 		p->data_blocks[od_fsb_agno(g, x[k].startblock)] +=
 			x[k].blockcount;
 	}
-	if (frag_data_counts(mi) && mi->nde)
-		frag_fork(p, x, mi->nde);
-	if (!(mi->flags & MI_NOATTR) && mi->nae)
-		frag_fork(p, x + mi->nde, mi->nae);
+	if (frag_fork_counts(mi, FORK_DATA))
+		frag_add(&p->frag, x, mi->nde);
+	if (frag_fork_counts(mi, FORK_ATTR))
+		frag_add(&p->frag, x + mi->nde, mi->nae);
 	if (!od_mode_isreg(mi->mode))
 		return;
 	p->files++;
@@ -453,8 +435,8 @@ int report_build(const struct model *m, int agsel, unsigned top,
 		}
 		for (b = 0; b < n; b++)
 			r->ag[b].data_blocks += p->data_blocks[b];
-		r->frag_actual += p->frag_actual;
-		r->frag_ideal += p->frag_ideal;
+		r->frag_actual += p->frag.actual;
+		r->frag_ideal += p->frag.ideal;
 		r->files += p->files;
 		r->files_data += p->files_data;
 		r->files_multi += p->files_multi;

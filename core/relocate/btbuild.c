@@ -11,13 +11,11 @@
 #include "core/relocate/btbuild.h"
 #include "core/base/sort.h"
 #include "core/relocate/btrecs.h"
-#include "ondisk/be.h"
 #include "ondisk/bmbt.h"
+#include "ondisk/rmap.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-#define RMAP_KEY_LEN	20	/* one rmap key: startblock, owner, offset */
 
 struct bb_geom {
 	const struct od_bt_ops *ops;
@@ -131,85 +129,39 @@ static uint32_t slot_len(enum od_bt_type t)
 	return od_bt_ops(t)->key_len;
 }
 
-static void rmap_low_key(const uint8_t *rec, uint8_t *key)
-{
-	memcpy(key, rec, 4);		/* startblock */
-	memcpy(key + 4, rec + 8, 8);	/* owner */
-	/* the unwritten state is a record attribute, never in a key */
-	od_put_be64(key + 12, od_get_be64(rec + 16) &
-			      ~BTREC_RMAP_OFF_UNWRITTEN);
-}
-
-/*
- * xfs_rmapbt_init_high_key_from_rec: the last block the record maps,
- * and for file data (not bmbt blocks, not special owners) the last file
- * offset too; the offset's flag bits are kept.
- */
-static void rmap_high_key(const uint8_t *rec, uint8_t *key)
-{
-	int32_t adj = (int32_t)(od_get_be32(rec + 4) - 1u);
-	uint64_t owner = od_get_be64(rec + 8);
-	uint64_t off = od_get_be64(rec + 16);
-
-	rmap_low_key(rec, key);
-	od_put_be32(key, od_get_be32(rec) + (uint32_t)adj);
-	if (btrec_rmap_non_inode(owner) || (off & BTREC_RMAP_OFF_BMBT_BLOCK))
-		return;
-	off &= ~BTREC_RMAP_OFF_UNWRITTEN;
-	off = ((off & BTREC_RMAP_OFF_MASK) + (uint64_t)(int64_t)adj) |
-	      (off & ~BTREC_RMAP_OFF_MASK);
-	od_put_be64(key + 12, off);
-}
-
-/* xfs_rmapbt_diff_two_keys, unmasked: startblock, owner, offset. */
+/* xfs_rmapbt_diff_two_keys over packed keys: startblock, owner, offset. */
 static int rmap_key_cmp(const uint8_t *a, const uint8_t *b)
 {
-	uint64_t x, y;
+	struct od_rmap_key x, y;
 
-	x = od_get_be32(a);
-	y = od_get_be32(b);
-	if (x == y) {
-		x = od_get_be64(a + 4);
-		y = od_get_be64(b + 4);
+	od_rmap_key_decode(a, &x);
+	od_rmap_key_decode(b, &y);
+	return od_rmap_key_cmp(&x, &y);
+}
+
+/* The rmapbt node slot's high key: the largest over the records. */
+static void rmap_high_keys(const uint8_t *recs, uint32_t n, uint8_t *key)
+{
+	struct od_rmap_key best, k;
+	struct od_rmap_rec r;
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		od_rmap_rec_decode(recs + (size_t)i * OD_RMAP_REC_LEN, &r);
+		od_rmap_rec_high_key(&r, &k);
+		if (i == 0 || od_rmap_key_cmp(&k, &best) > 0)
+			best = k;
 	}
-	if (x == y) {
-		x = od_get_be64(a + 12) & ~BTREC_RMAP_OFF_UNWRITTEN;
-		y = od_get_be64(b + 12) & ~BTREC_RMAP_OFF_UNWRITTEN;
-	}
-	return x < y ? -1 : x > y;
+	od_rmap_key_encode(&best, key);
 }
 
 /* The node slot (keys) for a leaf holding n >= 1 records. */
 static void leaf_slot(enum od_bt_type t, const uint8_t *recs, uint32_t n,
 		      uint8_t *slot)
 {
-	const struct od_bt_ops *ops = od_bt_ops(t);
-	uint8_t hk[RMAP_KEY_LEN];
-	uint32_t i;
-
-	switch (t) {
-	case OD_BT_BNO:
-	case OD_BT_CNT:		/* the whole record: start, count */
-		memcpy(slot, recs, 8);
-		break;
-	case OD_BT_INO:
-	case OD_BT_FINO:
-	case OD_BT_REFC:
-		memcpy(slot, recs, 4);
-		break;
-	case OD_BT_BMAP:
-		od_put_be64(slot, (od_get_be64(recs) & ~(1ull << 63)) >> 9);
-		break;
-	case OD_BT_RMAP:
-		rmap_low_key(recs, slot);
-		rmap_high_key(recs, slot + RMAP_KEY_LEN);
-		for (i = 1; i < n; i++) {
-			rmap_high_key(recs + (size_t)i * ops->rec_len, hk);
-			if (rmap_key_cmp(hk, slot + RMAP_KEY_LEN) > 0)
-				memcpy(slot + RMAP_KEY_LEN, hk, RMAP_KEY_LEN);
-		}
-		break;
-	}
+	od_bt_key_from_rec(t, recs, slot);
+	if (t == OD_BT_RMAP)
+		rmap_high_keys(recs, n, slot + OD_RMAP_KEY_LEN);
 }
 
 /* The slot for a node from its n >= 1 slots: first low key, max high. */
@@ -222,10 +174,10 @@ static void node_slot(enum od_bt_type t, const uint8_t *slots, uint32_t n,
 	if (t != OD_BT_RMAP)
 		return;
 	for (i = 1; i < n; i++) {
-		const uint8_t *hk = slots + (size_t)i * sl + RMAP_KEY_LEN;
+		const uint8_t *hk = slots + (size_t)i * sl + OD_RMAP_KEY_LEN;
 
-		if (rmap_key_cmp(hk, slot + RMAP_KEY_LEN) > 0)
-			memcpy(slot + RMAP_KEY_LEN, hk, RMAP_KEY_LEN);
+		if (rmap_key_cmp(hk, slot + OD_RMAP_KEY_LEN) > 0)
+			memcpy(slot + OD_RMAP_KEY_LEN, hk, OD_RMAP_KEY_LEN);
 	}
 }
 
@@ -371,10 +323,7 @@ static void build_nodes(const struct bb_ctx *c, uint32_t lvl,
 			size_t off = od_bt_ptr_off(ops, geo->hdr_len,
 						   geo->nodemax, j);
 
-			if (ops->ptr_len == 8)
-				od_put_be64(buf + off, a);
-			else
-				od_put_be32(buf + off, (uint32_t)a);
+			od_bt_ptr_put(ops, buf, off, a);
 		}
 		node_slot(c->t, child_slots + (size_t)ch * sl, cnt,
 			  slots + (size_t)b * sl);
@@ -388,18 +337,21 @@ static int build_fork_root(const struct bb_ctx *c, uint32_t fork_len,
 {
 	const struct bb_geom *geo = c->geo;
 	uint32_t top = geo->nblevels - 1, j;
+	struct od_bmdr root;
 	uint8_t *f;
 
 	f = calloc(1, fork_len);
 	if (!f)
 		return err_set(e, -ENOMEM, "out of memory");
-	od_put_be16(f, (uint16_t)geo->nblevels);
-	od_put_be16(f + 2, (uint16_t)geo->root_recs);
+	root.level = (uint16_t)geo->nblevels;
+	root.numrecs = (uint16_t)geo->root_recs;
+	root.maxrecs = geo->bmdrmax;
+	od_bmdr_encode(&root, f);
 	for (j = 0; j < geo->root_recs; j++) {
-		memcpy(f + OD_BMDR_HDR_LEN + 8 * (size_t)j,
-		       top_slots + 8 * (size_t)j, 8);
-		od_put_be64(f + OD_BMDR_HDR_LEN + 8 * (size_t)geo->bmdrmax +
-			    8 * (size_t)j, c->out->addr[geo->base[top] + j]);
+		memcpy(f + OD_BMDR_HDR_LEN + OD_BMBT_KEY_LEN * (size_t)j,
+		       top_slots + OD_BMBT_KEY_LEN * (size_t)j,
+		       OD_BMBT_KEY_LEN);
+		od_bmdr_set_ptr(f, &root, j, c->out->addr[geo->base[top] + j]);
 	}
 	c->out->fork_root = f;
 	return 0;

@@ -1,97 +1,47 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "core/relocate/btrecs.h"
 #include "core/base/sort.h"
-#include "ondisk/be.h"
+#include "ondisk/bmbt.h"
+#include "ondisk/inobt.h"
+#include "ondisk/refcount.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-void btrec_alloc(uint8_t *rec, uint32_t startblock, uint32_t blockcount)
-{
-	od_put_be32(rec, startblock);
-	od_put_be32(rec + 4, blockcount);
-}
-
-void btrec_inobt(const struct od_geo *g, uint8_t *rec,
-		 const struct od_inobt_rec *r)
-{
-	od_put_be32(rec, r->startino);
-	if (g->sparse) {
-		od_put_be16(rec + 4, r->holemask);
-		rec[6] = r->count;
-		rec[7] = r->freecount;
-	} else {
-		od_put_be32(rec + 4, r->freecount);
-	}
-	od_put_be64(rec + 8, r->free);
-}
-
-static uint64_t rmap_offset_pack(uint64_t offset, unsigned flags)
-{
-	uint64_t x = offset & BTREC_RMAP_OFF_MASK;
-
-	if (flags & BTREC_RMAP_ATTR_FORK)
-		x |= BTREC_RMAP_OFF_ATTR_FORK;
-	if (flags & BTREC_RMAP_BMBT_BLOCK)
-		x |= BTREC_RMAP_OFF_BMBT_BLOCK;
-	if (flags & BTREC_RMAP_UNWRITTEN)
-		x |= BTREC_RMAP_OFF_UNWRITTEN;
-	return x;
-}
-
-void btrec_rmap(uint8_t *rec, uint32_t startblock, uint32_t blockcount,
-		uint64_t owner, uint64_t offset, unsigned flags)
-{
-	od_put_be32(rec, startblock);
-	od_put_be32(rec + 4, blockcount);
-	od_put_be64(rec + 8, owner);
-	od_put_be64(rec + 16, rmap_offset_pack(offset, flags));
-}
-
-void btrec_rmap_pack(uint8_t *rec, const struct btrec_rmap *r)
-{
-	btrec_rmap(rec, r->startblock, r->blockcount, r->owner, r->offset,
-		   r->flags);
-}
-
-void btrec_rmap_unpack(const uint8_t *rec, struct btrec_rmap *r)
-{
-	uint64_t off = od_get_be64(rec + 16);
-
-	r->startblock = od_get_be32(rec);
-	r->blockcount = od_get_be32(rec + 4);
-	r->owner = od_get_be64(rec + 8);
-	r->offset = off & BTREC_RMAP_OFF_MASK;
-	r->flags = 0;
-	if (off & BTREC_RMAP_OFF_ATTR_FORK)
-		r->flags |= BTREC_RMAP_ATTR_FORK;
-	if (off & BTREC_RMAP_OFF_BMBT_BLOCK)
-		r->flags |= BTREC_RMAP_BMBT_BLOCK;
-	if (off & BTREC_RMAP_OFF_UNWRITTEN)
-		r->flags |= BTREC_RMAP_UNWRITTEN;
-}
-
-bool btrec_rmap_mergeable(const struct btrec_rmap *r1,
-			  const struct btrec_rmap *r2)
+bool btrec_rmap_mergeable(const struct od_rmap_rec *r1,
+			  const struct od_rmap_rec *r2)
 {
 	if (r1->owner != r2->owner)
 		return false;
 	if ((uint64_t)r1->startblock + r1->blockcount != r2->startblock)
 		return false;
-	if ((uint64_t)r1->blockcount + r2->blockcount > BTREC_RMAP_LEN_MAX)
+	if ((uint64_t)r1->blockcount + r2->blockcount > OD_RMAP_LEN_MAX)
 		return false;
-	if (btrec_rmap_non_inode(r2->owner))
+	if (od_rmap_owner_special(r2->owner))
 		return true;
-	if (r1->flags != r2->flags)
+	if ((r1->offset & OD_RMAP_OFF_FLAGS) != (r2->offset & OD_RMAP_OFF_FLAGS))
 		return false;
-	if (r1->flags & BTREC_RMAP_BMBT_BLOCK)
+	if (r1->offset & OD_RMAP_OFF_BMBT_BLOCK)
 		return true;
-	return r1->offset + r1->blockcount == r2->offset;
+	return od_rmap_fileoff(r1) + r1->blockcount == od_rmap_fileoff(r2);
 }
 
 static int cmp_u64(uint64_t a, uint64_t b)
 {
 	return a < b ? -1 : a > b;
+}
+
+/* Fork/bmbt class of an inode owner's record: data, attr, then bmbt. */
+static unsigned rmap_class(const struct od_rmap_rec *r)
+{
+	return (r->offset & OD_RMAP_OFF_ATTR_FORK ? 1u : 0u) |
+	       (r->offset & OD_RMAP_OFF_BMBT_BLOCK ? 2u : 0u);
+}
+
+/* The flags in a fixed order: attr fork, bmbt block, unwritten. */
+static unsigned rmap_flags(const struct od_rmap_rec *r)
+{
+	return rmap_class(r) | (r->offset & OD_RMAP_OFF_UNWRITTEN ? 4u : 0u);
 }
 
 /*
@@ -103,102 +53,102 @@ static int cmp_u64(uint64_t a, uint64_t b)
  */
 static int rmap_merge_cmp(const void *a, const void *b)
 {
-	struct btrec_rmap x, y;
-	unsigned cx, cy;
+	struct od_rmap_rec x, y;
 	int c;
 
-	btrec_rmap_unpack(a, &x);
-	btrec_rmap_unpack(b, &y);
+	od_rmap_rec_decode(a, &x);
+	od_rmap_rec_decode(b, &y);
 	c = cmp_u64(x.owner, y.owner);
 	if (c)
 		return c;
-	if (btrec_rmap_non_inode(x.owner)) {
+	if (od_rmap_owner_special(x.owner)) {
 		c = cmp_u64(x.startblock, y.startblock);
 		return c ? c : cmp_u64(x.blockcount, y.blockcount);
 	}
-	cx = x.flags & (BTREC_RMAP_ATTR_FORK | BTREC_RMAP_BMBT_BLOCK);
-	cy = y.flags & (BTREC_RMAP_ATTR_FORK | BTREC_RMAP_BMBT_BLOCK);
-	c = cmp_u64(cx, cy);
+	c = cmp_u64(rmap_class(&x), rmap_class(&y));
 	if (c)
 		return c;
-	if (!(x.flags & BTREC_RMAP_BMBT_BLOCK)) {
-		c = cmp_u64(x.offset, y.offset);
+	if (!(x.offset & OD_RMAP_OFF_BMBT_BLOCK)) {
+		c = cmp_u64(od_rmap_fileoff(&x), od_rmap_fileoff(&y));
 		if (c)
 			return c;
 	}
 	c = cmp_u64(x.startblock, y.startblock);
 	if (!c)
-		c = cmp_u64(x.flags, y.flags);
+		c = cmp_u64(rmap_flags(&x), rmap_flags(&y));
 	if (!c)
-		c = cmp_u64(x.offset, y.offset);
+		c = cmp_u64(od_rmap_fileoff(&x), od_rmap_fileoff(&y));
 	return c ? c : cmp_u64(x.blockcount, y.blockcount);
 }
 
 size_t btrec_rmap_merge(uint8_t *recs, size_t n)
 {
-	struct btrec_rmap prev, cur;
+	struct od_rmap_rec prev, cur;
 	size_t i, out = 0;
 
 	if (n == 0)
 		return 0;
-	sort_any(recs, n, BTREC_RMAP_LEN, rmap_merge_cmp);
-	btrec_rmap_unpack(recs, &prev);
+	sort_any(recs, n, OD_RMAP_REC_LEN, rmap_merge_cmp);
+	od_rmap_rec_decode(recs, &prev);
 	for (i = 1; i < n; i++) {
-		btrec_rmap_unpack(recs + i * BTREC_RMAP_LEN, &cur);
+		od_rmap_rec_decode(recs + i * OD_RMAP_REC_LEN, &cur);
 		if (btrec_rmap_mergeable(&prev, &cur)) {
 			prev.blockcount += cur.blockcount;
 			continue;
 		}
-		btrec_rmap_pack(recs + out++ * BTREC_RMAP_LEN, &prev);
+		od_rmap_rec_encode(&prev, recs + out++ * OD_RMAP_REC_LEN);
 		prev = cur;
 	}
-	btrec_rmap_pack(recs + out++ * BTREC_RMAP_LEN, &prev);
-	sort_any(recs, out, BTREC_RMAP_LEN, btrec_cmp(OD_BT_RMAP));
+	od_rmap_rec_encode(&prev, recs + out++ * OD_RMAP_REC_LEN);
+	sort_any(recs, out, OD_RMAP_REC_LEN, btrec_cmp(OD_BT_RMAP));
 	return out;
 }
 
-void btrec_refc(uint8_t *rec, uint32_t startblock, uint32_t blockcount,
-		uint32_t refcount)
+static int cmp_bno(const void *a, const void *b)
 {
-	od_put_be32(rec, startblock);
-	od_put_be32(rec + 4, blockcount);
-	od_put_be32(rec + 8, refcount);
-}
+	struct od_alloc_rec x, y;
 
-void btrec_bmap(uint8_t *rec, const struct od_irec *r)
-{
-	od_bmbt_rec_pack(r, rec);
-}
-
-static int cmp_be32_at(const void *a, const void *b, size_t off)
-{
-	return cmp_u64(od_get_be32((const uint8_t *)a + off),
-		       od_get_be32((const uint8_t *)b + off));
+	od_alloc_rec_decode(a, &x);
+	od_alloc_rec_decode(b, &y);
+	return cmp_u64(x.startblock, y.startblock);
 }
 
 static int cmp_cnt(const void *a, const void *b)
 {
-	int c = cmp_be32_at(a, b, 4);
+	struct od_alloc_rec x, y;
+	int c;
 
-	return c ? c : cmp_be32_at(a, b, 0);
+	od_alloc_rec_decode(a, &x);
+	od_alloc_rec_decode(b, &y);
+	c = cmp_u64(x.blockcount, y.blockcount);
+	return c ? c : cmp_u64(x.startblock, y.startblock);
 }
 
-static int cmp_first32(const void *a, const void *b)
+/* inobt and finobt order by start inode */
+static int cmp_ino(const void *a, const void *b)
 {
-	return cmp_be32_at(a, b, 0);
+	return cmp_u64(od_inobt_rec_startino(a), od_inobt_rec_startino(b));
+}
+
+static int cmp_refc(const void *a, const void *b)
+{
+	struct od_refc_rec x, y;
+
+	od_refc_rec_decode(a, &x);
+	od_refc_rec_decode(b, &y);
+	return cmp_u64(od_refc_key(&x), od_refc_key(&y));
 }
 
 static int cmp_rmap(const void *a, const void *b)
 {
-	const uint8_t *x = a, *y = b;
-	int c = cmp_be32_at(a, b, 0);
+	struct od_rmap_rec x, y;
+	struct od_rmap_key kx, ky;
 
-	if (!c)
-		c = cmp_u64(od_get_be64(x + 8), od_get_be64(y + 8));
-	if (!c)
-		c = cmp_u64(od_get_be64(x + 16) & ~BTREC_RMAP_OFF_UNWRITTEN,
-			    od_get_be64(y + 16) & ~BTREC_RMAP_OFF_UNWRITTEN);
-	return c;
+	od_rmap_rec_decode(a, &x);
+	od_rmap_rec_decode(b, &y);
+	od_rmap_rec_low_key(&x, &kx);
+	od_rmap_rec_low_key(&y, &ky);
+	return od_rmap_key_cmp(&kx, &ky);
 }
 
 static int cmp_bmap(const void *a, const void *b)
@@ -216,14 +166,16 @@ btrec_cmp_fn btrec_cmp(enum od_bt_type t)
 	case OD_BT_CNT:
 		return cmp_cnt;
 	case OD_BT_BNO:
+		return cmp_bno;
 	case OD_BT_INO:
 	case OD_BT_FINO:
+		return cmp_ino;
 	case OD_BT_REFC:
-		return cmp_first32;
+		return cmp_refc;
 	case OD_BT_RMAP:
 		return cmp_rmap;
 	case OD_BT_BMAP:
 		return cmp_bmap;
 	}
-	return cmp_first32;
+	return cmp_bno;
 }

@@ -1,8 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The executor's driver: the phases in order, and the I/O they share. */
 #include "core/relocate/exec_priv.h"
-#include "ondisk/be.h"
-#include "ondisk/crc32c.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -79,24 +77,39 @@ void x_progress(struct xctx *x, const char *phase, uint64_t done,
 		x->o->progress(x->o->priv, &pr);
 }
 
+int x_sb_read(struct xctx *x, uint8_t *buf, struct od_sb *sb)
+{
+	int ret = fs_pread(x->fs, 0, buf, x->g->sectsize, x->e, "superblock");
+
+	if (ret)
+		return ret;
+	if (od_sb_decode(buf, x->g->sectsize, sb) != OD_OK)
+		return err_set(x->e, -EFSCORRUPTED, "superblock: no longer "
+			       "decodes");
+	return 0;
+}
+
+int x_sb_write(struct xctx *x, uint8_t *buf, const struct od_sb *sb)
+{
+	od_sb_encode(sb, buf, x->g->sectsize);
+	return x_pwrite(x, 0, buf, x->g->sectsize, x->e, "superblock");
+}
+
 /* Set or clear NEEDSREPAIR in the primary superblock, and sync. */
 static int set_needsrepair(struct xctx *x, bool on)
 {
 	uint8_t buf[32768];
-	uint32_t incompat;
+	struct od_sb sb;
 	int ret;
 
-	ret = fs_pread(x->fs, 0, buf, x->g->sectsize, x->e, "superblock");
+	ret = x_sb_read(x, buf, &sb);
 	if (ret)
 		return ret;
-	incompat = od_get_be32(buf + 216);
 	if (on)
-		incompat |= OD_INCOMPAT_NEEDSREPAIR;
+		sb.features_incompat |= OD_INCOMPAT_NEEDSREPAIR;
 	else
-		incompat &= ~OD_INCOMPAT_NEEDSREPAIR;
-	od_put_be32(buf + 216, incompat);
-	od_cksum_set(buf, x->g->sectsize, OD_SB_CRC_OFF);
-	ret = x_pwrite(x, 0, buf, x->g->sectsize, x->e, "superblock");
+		sb.features_incompat &= ~OD_INCOMPAT_NEEDSREPAIR;
+	ret = x_sb_write(x, buf, &sb);
 	if (!ret && img_flush(x->fs->img))
 		ret = err_set(x->e, -EIO, "flushing the image failed");
 	return ret;

@@ -14,33 +14,13 @@
 #include "core/fs/btwalk.h"
 #include "core/fs/fork.h"
 #include "core/base/sort.h"
-#include "ondisk/be.h"
-#include "ondisk/crc32c.h"
+#include "ondisk/inobt.h"
+#include "ondisk/refcount.h"
+#include "ondisk/rmap.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* xfs_format.h: special rmap owners and offset flags */
-#define OWN_FS		(-3ull)
-#define OWN_LOG		(-4ull)
-#define OWN_AG		(-5ull)
-#define OWN_INOBT	(-6ull)
-#define OWN_INODES	(-7ull)
-#define OWN_REFC	(-8ull)
-#define OWN_COW		(-9ull)
-#define OWN_MIN		(-10ull)
-#define RM_ATTR		(1ull << 63)
-#define RM_BMBT		(1ull << 62)
-#define RM_UNWRITTEN	(1ull << 61)
-#define RM_LEN_MAX	0xffffffffu
-#define REFC_COWFLAG	(1u << 31)
-
-struct rrec {
-	uint32_t start, len;
-	uint64_t owner;
-	uint64_t off;		/* offset | flags, as on disk */
-};
 
 struct vec {
 	void *v;
@@ -63,42 +43,21 @@ static int vec_push(struct vec *vc, const void *item, size_t size)
 	return 0;
 }
 
-static bool non_inode_owner(uint64_t owner)
-{
-	return owner >= OWN_MIN;
-}
-
-/* repair/rmap.c rmaps_are_mergeable: what xfs_repair expects merged. */
-static bool rr_mergeable(const struct rrec *a, const struct rrec *b)
-{
-	if (a->owner != b->owner || a->start + a->len != b->start ||
-	    (uint64_t)a->len + b->len > RM_LEN_MAX)
-		return false;
-	if (non_inode_owner(b->owner))
-		return true;
-	if ((a->off & (RM_ATTR | RM_BMBT | RM_UNWRITTEN)) !=
-	    (b->off & (RM_ATTR | RM_BMBT | RM_UNWRITTEN)))
-		return false;
-	if (a->off & RM_BMBT)
-		return true;
-	return (a->off & ~(RM_ATTR | RM_BMBT | RM_UNWRITTEN)) + a->len ==
-	       (b->off & ~(RM_ATTR | RM_BMBT | RM_UNWRITTEN));
-}
-
 /* Append, merging with the previous record when xfs_repair would. */
-static int rr_add(struct vec *vc, const struct rrec *r)
+static int rr_add(struct vec *vc, const struct od_rmap_rec *r)
 {
-	struct rrec *last = vc->n ? (struct rrec *)vc->v + vc->n - 1 : NULL;
+	struct od_rmap_rec *last = vc->n ? (struct od_rmap_rec *)vc->v +
+					   vc->n - 1 : NULL;
 
-	if (last && rr_mergeable(last, r)) {
-		last->len += r->len;
+	if (last && btrec_rmap_mergeable(last, r)) {
+		last->blockcount += r->blockcount;
 		return 0;
 	}
 	return vec_push(vc, r, sizeof(*r));
 }
 
 struct exec_agprep {
-	struct vec *statics;	/* per AG: struct rrec */
+	struct vec *statics;	/* per AG: struct od_rmap_rec */
 };
 
 /* What stays from the old rmapbt: headers, log, inode chunks. */
@@ -110,16 +69,14 @@ struct oldrm {
 static int old_rmap_rec(void *priv, const uint8_t *rec, struct err *e)
 {
 	struct oldrm *o = priv;
-	struct rrec r;
+	struct od_rmap_rec r;
 
 	(void)e;
-	r.start = od_get_be32(rec);
-	r.len = od_get_be32(rec + 4);
-	r.owner = od_get_be64(rec + 8);
-	r.off = od_get_be64(rec + 16);
-	if (r.owner == OWN_COW)
+	od_rmap_rec_decode(rec, &r);
+	if (r.owner == OD_RMAP_OWN_COW)
 		o->cow = true;
-	if (r.owner == OWN_FS || r.owner == OWN_LOG || r.owner == OWN_INODES)
+	if (r.owner == OD_RMAP_OWN_FS || r.owner == OD_RMAP_OWN_LOG ||
+	    r.owner == OD_RMAP_OWN_INODES)
 		return vec_push(o->vc, &r, sizeof(r)) ? -ENOMEM : 0;
 	return 0;
 }
@@ -129,8 +86,8 @@ struct agx {
 	uint32_t agno, agblocks;
 	const struct m_ag *ag;
 	const struct plan_ag *pa;
-	struct vec maps;	/* struct rrec of file mappings, merged per fork */
-	struct vec statics;	/* struct rrec kept from the old rmapbt */
+	struct vec maps;	/* od_rmap_rec of file mappings, merged per fork */
+	struct vec statics;	/* od_rmap_rec kept from the old rmapbt */
 	struct vec refc;	/* packed refcount records */
 	uint8_t *ino_recs, *fino_recs;
 	size_t nino_recs, nfino_recs;
@@ -145,38 +102,18 @@ struct agx {
 
 enum { T_BNO, T_CNT, T_RMAP, T_INO, T_FINO, T_REFC, T_N };
 
-/* The records of a fork after the run: the plan's, or the model's. */
-static const struct plan_fork *plan_fork_of(const struct plan *p,
-					    uint64_t ino, int fork)
-{
-	size_t lo = 0, hi = p->npf;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct plan_fork *f = &p->pf[mid];
-
-		if (f->ino < ino || (f->ino == ino && f->whichfork < fork))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < p->npf && p->pf[lo].ino == ino && p->pf[lo].whichfork == fork)
-		return &p->pf[lo];
-	return NULL;
-}
-
 static int add_fork_maps(struct agx *ax, const struct m_ag *ag,
 			 const struct m_ino *mi, int fork)
 {
 	const struct od_geo *g = ax->x->g;
-	const struct plan_fork *pf = plan_fork_of(ax->x->p, mi->ino, fork);
+	const struct plan_fork *pf = plan_fork_find(ax->x->p, mi->ino, fork);
 	uint32_t k, n = pf ? pf->nrecs : (fork == FORK_DATA ? mi->nde : mi->nae);
 	uint32_t first = fork == FORK_DATA ? 0 : mi->nde;
-	uint64_t flag = fork == FORK_ATTR ? RM_ATTR : 0;
+	uint64_t flag = fork == FORK_ATTR ? OD_RMAP_OFF_ATTR_FORK : 0;
 
 	for (k = 0; k < n; k++) {
 		struct od_irec r;
-		struct rrec rr;
+		struct od_rmap_rec rr;
 
 		if (pf)
 			r = pf->recs[k];
@@ -184,22 +121,23 @@ static int add_fork_maps(struct agx *ax, const struct m_ag *ag,
 			m_ext_get(&ag->ext[mi->ext + first + k], &r);
 		if (od_fsb_agno(g, r.startblock) != ax->agno)
 			continue;
-		rr.start = od_fsb_agbno(g, r.startblock);
-		rr.len = r.blockcount;
+		rr.startblock = od_fsb_agbno(g, r.startblock);
+		rr.blockcount = r.blockcount;
 		rr.owner = mi->ino;
-		rr.off = r.startoff | flag | (r.unwritten ? RM_UNWRITTEN : 0);
+		rr.offset = r.startoff | flag |
+			    (r.unwritten ? OD_RMAP_OFF_UNWRITTEN : 0);
 		if (rr_add(&ax->maps, &rr))
 			return -ENOMEM;
 	}
 	for (k = 0; pf && k < pf->nbmbt; k++) {
-		struct rrec rr;
+		struct od_rmap_rec rr;
 
 		if (od_fsb_agno(g, pf->bmbt[k]) != ax->agno)
 			continue;
-		rr.start = od_fsb_agbno(g, pf->bmbt[k]);
-		rr.len = 1;
+		rr.startblock = od_fsb_agbno(g, pf->bmbt[k]);
+		rr.blockcount = 1;
 		rr.owner = mi->ino;
-		rr.off = RM_BMBT | flag;
+		rr.offset = OD_RMAP_OFF_BMBT_BLOCK | flag;
 		if (rr_add(&ax->maps, &rr))
 			return -ENOMEM;
 	}
@@ -249,7 +187,7 @@ static int cmp_edge(const void *a, const void *b)
  */
 static int build_refcounts(struct agx *ax)
 {
-	const struct rrec *mp = ax->maps.v;
+	const struct od_rmap_rec *mp = ax->maps.v;
 	struct edge *ev;
 	size_t n = 0, i;
 	uint32_t count = 0, cstart = 0;
@@ -258,25 +196,26 @@ static int build_refcounts(struct agx *ax)
 	if (!ev)
 		return -ENOMEM;
 	for (i = 0; i < ax->maps.n; i++) {
-		if (mp[i].off & RM_BMBT)
+		if (mp[i].offset & OD_RMAP_OFF_BMBT_BLOCK)
 			continue;
-		ev[n].at = mp[i].start;
+		ev[n].at = mp[i].startblock;
 		ev[n++].delta = 1;
-		ev[n].at = mp[i].start + mp[i].len;
+		ev[n].at = mp[i].startblock + mp[i].blockcount;
 		ev[n++].delta = -1;
 	}
 	sort_any(ev, n, sizeof(*ev), cmp_edge);
 	for (i = 0; i < n;) {
 		uint32_t at = ev[i].at, nc = count;
-		uint8_t rec[12];
+		uint8_t rec[OD_REFC_REC_LEN];
 
 		while (i < n && ev[i].at == at)
 			nc = (uint32_t)((int32_t)nc + ev[i++].delta);
 		if (nc != count) {
 			if (count > 1 && at > cstart) {
-				od_put_be32(rec, cstart);
-				od_put_be32(rec + 4, at - cstart);
-				od_put_be32(rec + 8, count);
+				struct od_refc_rec rc = { cstart, at - cstart,
+							  count, false };
+
+				od_refc_rec_encode(&rc, rec);
 				if (vec_push(&ax->refc, rec, sizeof(rec))) {
 					free(ev);
 					return -ENOMEM;
@@ -296,25 +235,20 @@ static int build_inobt_recs(struct agx *ax)
 	const struct m_ag *ag = ax->ag;
 	size_t i;
 
-	ax->ino_recs = malloc((ag->nchunk ? ag->nchunk : 1) * 16);
-	ax->fino_recs = malloc((ag->nchunk ? ag->nchunk : 1) * 16);
+	ax->ino_recs = malloc((ag->nchunk ? ag->nchunk : 1) *
+			      OD_INOBT_REC_LEN);
+	ax->fino_recs = malloc((ag->nchunk ? ag->nchunk : 1) *
+			       OD_INOBT_REC_LEN);
 	if (!ax->ino_recs || !ax->fino_recs)
 		return -ENOMEM;
 	for (i = 0; i < ag->nchunk; i++) {
 		const struct od_inobt_rec *r = &ag->chunk[i];
-		uint8_t *p = ax->ino_recs + 16 * i;
+		uint8_t *p = ax->ino_recs + OD_INOBT_REC_LEN * i;
 
-		od_put_be32(p, r->startino);
-		if (g->sparse) {
-			od_put_be16(p + 4, r->holemask);
-			p[6] = r->count;
-			p[7] = r->freecount;
-		} else {
-			od_put_be32(p + 4, r->freecount);
-		}
-		od_put_be64(p + 8, r->free);
+		od_inobt_rec_encode(g, r, p);
 		if (r->freecount)
-			memcpy(ax->fino_recs + 16 * ax->nfino_recs++, p, 16);
+			memcpy(ax->fino_recs + OD_INOBT_REC_LEN *
+			       ax->nfino_recs++, p, OD_INOBT_REC_LEN);
 	}
 	ax->nino_recs = ag->nchunk;
 	return 0;
@@ -355,21 +289,18 @@ static int layout_free(struct agx *ax, uint32_t used)
 	return 0;
 }
 
-static int rmap_push(struct agx *ax, const struct rrec *r)
+static int rmap_push(struct agx *ax, const struct od_rmap_rec *r)
 {
 	if (ax->nrmap == ax->cap_rmap) {
 		size_t cap = ax->cap_rmap ? ax->cap_rmap * 2 : 1024;
-		uint8_t *nv = realloc(ax->rmap, cap * BTREC_RMAP_LEN);
+		uint8_t *nv = realloc(ax->rmap, cap * OD_RMAP_REC_LEN);
 
 		if (!nv)
 			return -ENOMEM;
 		ax->rmap = nv;
 		ax->cap_rmap = cap;
 	}
-	od_put_be32(ax->rmap + ax->nrmap * BTREC_RMAP_LEN, r->start);
-	od_put_be32(ax->rmap + ax->nrmap * BTREC_RMAP_LEN + 4, r->len);
-	od_put_be64(ax->rmap + ax->nrmap * BTREC_RMAP_LEN + 8, r->owner);
-	od_put_be64(ax->rmap + ax->nrmap * BTREC_RMAP_LEN + 16, r->off);
+	od_rmap_rec_encode(r, ax->rmap + ax->nrmap * OD_RMAP_REC_LEN);
 	ax->nrmap++;
 	return 0;
 }
@@ -383,7 +314,7 @@ static int layout_rmap(struct agx *ax)
 {
 	const struct od_geo *g = ax->x->g;
 	uint32_t at = ax->pa->bt_start;
-	struct rrec r;
+	struct od_rmap_rec r;
 	size_t i;
 	int ret = 0;
 
@@ -391,24 +322,26 @@ static int layout_rmap(struct agx *ax)
 	if (!g->rmapbt)
 		return 0;
 	for (i = 0; i < ax->statics.n && !ret; i++)
-		ret = rmap_push(ax, (struct rrec *)ax->statics.v + i);
+		ret = rmap_push(ax, (struct od_rmap_rec *)ax->statics.v + i);
 	for (i = 0; i < ax->maps.n && !ret; i++)
-		ret = rmap_push(ax, (struct rrec *)ax->maps.v + i);
+		ret = rmap_push(ax, (struct od_rmap_rec *)ax->maps.v + i);
 	for (i = 0; i < ax->ag->nagfl && !ret; i++) {
-		r = (struct rrec){ ax->ag->agfl[i], 1, OWN_AG, 0 };
+		r = (struct od_rmap_rec){ ax->ag->agfl[i], 1, OD_RMAP_OWN_AG,
+					  0 };
 		ret = rmap_push(ax, &r);
 	}
-	r = (struct rrec){ at, ax->nb[T_BNO] + ax->nb[T_CNT] + ax->nb[T_RMAP],
-			   OWN_AG, 0 };
-	if (!ret && r.len)
+	r = (struct od_rmap_rec){ at, ax->nb[T_BNO] + ax->nb[T_CNT] +
+				  ax->nb[T_RMAP], OD_RMAP_OWN_AG, 0 };
+	if (!ret && r.blockcount)
 		ret = rmap_push(ax, &r);
-	at += r.len;
-	r = (struct rrec){ at, ax->nb[T_INO] + ax->nb[T_FINO], OWN_INOBT, 0 };
-	if (!ret && r.len)
+	at += r.blockcount;
+	r = (struct od_rmap_rec){ at, ax->nb[T_INO] + ax->nb[T_FINO],
+				  OD_RMAP_OWN_INOBT, 0 };
+	if (!ret && r.blockcount)
 		ret = rmap_push(ax, &r);
-	at += r.len;
-	r = (struct rrec){ at, ax->nb[T_REFC], OWN_REFC, 0 };
-	if (!ret && r.len)
+	at += r.blockcount;
+	r = (struct od_rmap_rec){ at, ax->nb[T_REFC], OD_RMAP_OWN_REFC, 0 };
+	if (!ret && r.blockcount)
 		ret = rmap_push(ax, &r);
 	if (ret)
 		return ret;
@@ -528,14 +461,16 @@ static int write_trees(struct agx *ax, struct newhdr *h)
 	int ret = -ENOMEM;
 
 	memset(h, 0, sizeof(*h));
-	bno = malloc((ax->nfree ? ax->nfree : 1) * 8);
-	cnt = malloc((ax->nfree ? ax->nfree : 1) * 8);
+	bno = malloc((ax->nfree ? ax->nfree : 1) * OD_ALLOC_REC_LEN);
+	cnt = malloc((ax->nfree ? ax->nfree : 1) * OD_ALLOC_REC_LEN);
 	bycnt = malloc((ax->nfree ? ax->nfree : 1) * sizeof(*bycnt));
 	if (!bno || !cnt || !bycnt)
 		goto out;
 	for (i = 0; i < ax->nfree; i++) {
-		od_put_be32(bno + 8 * i, ax->freesp[i].agbno);
-		od_put_be32(bno + 8 * i + 4, ax->freesp[i].len);
+		struct od_alloc_rec r = { ax->freesp[i].agbno,
+					  ax->freesp[i].len };
+
+		od_alloc_rec_encode(&r, bno + OD_ALLOC_REC_LEN * i);
 		h->freeblks += ax->freesp[i].len;
 		if (ax->freesp[i].len > h->longest)
 			h->longest = ax->freesp[i].len;
@@ -543,8 +478,9 @@ static int write_trees(struct agx *ax, struct newhdr *h)
 	memcpy(bycnt, ax->freesp, ax->nfree * sizeof(*bycnt));
 	sort_any(bycnt, ax->nfree, sizeof(*bycnt), cmp_cnt);
 	for (i = 0; i < ax->nfree; i++) {
-		od_put_be32(cnt + 8 * i, bycnt[i].agbno);
-		od_put_be32(cnt + 8 * i + 4, bycnt[i].len);
+		struct od_alloc_rec r = { bycnt[i].agbno, bycnt[i].len };
+
+		od_alloc_rec_encode(&r, cnt + OD_ALLOC_REC_LEN * i);
 	}
 	/* the run's order: bnobt, cntbt, rmapbt (OWN_AG), inobt, finobt, refc */
 	ret = write_tree(ax, OD_BT_BNO, bno, ax->nfree, &at, ax->nb[T_BNO],
@@ -583,67 +519,96 @@ static uint64_t hdr_off(const struct od_geo *g, uint32_t agno, unsigned n)
 	       (uint64_t)n * g->sectsize;
 }
 
-static int write_headers(struct agx *ax, const struct newhdr *h,
-			 uint32_t *btreeblks, uint32_t *freeblks)
+/* Read AG header sector n (1 AGF, 2 AGI), named what, at *off. */
+static int read_hdr(struct agx *ax, unsigned n, uint8_t *buf, char *what,
+		    size_t wlen, uint64_t *off)
+{
+	struct xctx *x = ax->x;
+
+	*off = hdr_off(x->g, ax->agno, n);
+	snprintf(what, wlen, "%s %u", n == 1 ? "agf" : "agi", ax->agno);
+	return fs_pread(x->fs, *off, buf, x->g->sectsize, x->e, what);
+}
+
+/* The AGF (xfs_format.h: struct xfs_agf): new roots, levels, counters. */
+static int write_agf(struct agx *ax, const struct newhdr *h,
+		     uint32_t *btreeblks, uint32_t *freeblks)
 {
 	struct xctx *x = ax->x;
 	const struct od_geo *g = x->g;
 	uint8_t buf[32768];
+	struct od_agf agf;
+	const char *field;
 	char what[32];
 	uint64_t off;
-	int ret;
+	int ret = read_hdr(ax, 1, buf, what, sizeof(what), &off);
 
-	/* AGF (xfs_format.h: struct xfs_agf) */
-	off = hdr_off(g, ax->agno, 1);
-	snprintf(what, sizeof(what), "agf %u", ax->agno);
-	ret = fs_pread(x->fs, off, buf, g->sectsize, x->e, what);
 	if (ret)
 		return ret;
+	ret = od_agf_decode(buf, g->sectsize, g, ax->agno, &agf, &field);
+	if (ret)
+		return err_od(x->e, (enum od_err)ret, field, what);
 	*btreeblks = (ax->nb[T_BNO] - 1) + (ax->nb[T_CNT] - 1) +
 		     (g->rmapbt ? ax->nb[T_RMAP] - 1 : 0);
 	*freeblks = h->freeblks;
-	od_put_be32(buf + 16, (uint32_t)h->root[T_BNO]);
-	od_put_be32(buf + 20, (uint32_t)h->root[T_CNT]);
-	od_put_be32(buf + 28, h->levels[T_BNO]);
-	od_put_be32(buf + 32, h->levels[T_CNT]);
-	od_put_be32(buf + 52, h->freeblks);
-	od_put_be32(buf + 56, h->longest);
-	od_put_be32(buf + 60, *btreeblks);
+	agf.roots[OD_BTNUM_BNO] = (uint32_t)h->root[T_BNO];
+	agf.roots[OD_BTNUM_CNT] = (uint32_t)h->root[T_CNT];
+	agf.levels[OD_BTNUM_BNO] = h->levels[T_BNO];
+	agf.levels[OD_BTNUM_CNT] = h->levels[T_CNT];
+	agf.freeblks = h->freeblks;
+	agf.longest = h->longest;
+	agf.btreeblks = *btreeblks;
 	if (g->rmapbt) {
-		od_put_be32(buf + 24, (uint32_t)h->root[T_RMAP]);
-		od_put_be32(buf + 36, h->levels[T_RMAP]);
-		od_put_be32(buf + 80, ax->nb[T_RMAP]);
+		agf.roots[OD_BTNUM_RMAP] = (uint32_t)h->root[T_RMAP];
+		agf.levels[OD_BTNUM_RMAP] = h->levels[T_RMAP];
+		agf.rmap_blocks = ax->nb[T_RMAP];
 	}
 	if (g->reflink) {
-		od_put_be32(buf + 84, ax->nb[T_REFC]);
-		od_put_be32(buf + 88, (uint32_t)h->root[T_REFC]);
-		od_put_be32(buf + 92, h->levels[T_REFC]);
+		agf.refcount_blocks = ax->nb[T_REFC];
+		agf.refcount_root = (uint32_t)h->root[T_REFC];
+		agf.refcount_level = h->levels[T_REFC];
 	}
-	if (g->v5)
-		od_cksum_set(buf, g->sectsize, OD_AGF_CRC_OFF);
-	ret = x_pwrite(x, off, buf, g->sectsize, x->e, what);
-	if (ret)
-		return ret;
+	od_agf_encode(&agf, g, buf, g->sectsize);	/* and its crc */
+	return x_pwrite(x, off, buf, g->sectsize, x->e, what);
+}
 
-	/* AGI (struct xfs_agi) */
-	off = hdr_off(g, ax->agno, 2);
-	snprintf(what, sizeof(what), "agi %u", ax->agno);
-	ret = fs_pread(x->fs, off, buf, g->sectsize, x->e, what);
+/* The AGI (struct xfs_agi): the inode btrees' new roots and sizes. */
+static int write_agi(struct agx *ax, const struct newhdr *h)
+{
+	struct xctx *x = ax->x;
+	const struct od_geo *g = x->g;
+	uint8_t buf[32768];
+	struct od_agi agi;
+	const char *field;
+	char what[32];
+	uint64_t off;
+	int ret = read_hdr(ax, 2, buf, what, sizeof(what), &off);
+
 	if (ret)
 		return ret;
-	od_put_be32(buf + 20, (uint32_t)h->root[T_INO]);
-	od_put_be32(buf + 24, h->levels[T_INO]);
+	ret = od_agi_decode(buf, g->sectsize, g, ax->agno, &agi, &field);
+	if (ret)
+		return err_od(x->e, (enum od_err)ret, field, what);
+	agi.root = (uint32_t)h->root[T_INO];
+	agi.level = h->levels[T_INO];
 	if (g->finobt) {
-		od_put_be32(buf + 328, (uint32_t)h->root[T_FINO]);
-		od_put_be32(buf + 332, h->levels[T_FINO]);
+		agi.free_root = (uint32_t)h->root[T_FINO];
+		agi.free_level = h->levels[T_FINO];
 	}
 	if (g->inobtcnt) {
-		od_put_be32(buf + 336, ax->nb[T_INO]);
-		od_put_be32(buf + 340, ax->nb[T_FINO]);
+		agi.iblocks = ax->nb[T_INO];
+		agi.fblocks = ax->nb[T_FINO];
 	}
-	if (g->v5)
-		od_cksum_set(buf, g->sectsize, OD_AGI_CRC_OFF);
+	od_agi_encode(&agi, g, buf, g->sectsize);	/* and its crc */
 	return x_pwrite(x, off, buf, g->sectsize, x->e, what);
+}
+
+static int write_headers(struct agx *ax, const struct newhdr *h,
+			 uint32_t *btreeblks, uint32_t *freeblks)
+{
+	int ret = write_agf(ax, h, btreeblks, freeblks);
+
+	return ret ? ret : write_agi(ax, h);
 }
 
 static void agx_free(struct agx *ax)
@@ -743,6 +708,7 @@ int exec_ags(struct xctx *x)
 {
 	uint64_t fdblocks = 0;
 	uint8_t buf[32768];
+	struct od_sb sb;
 	uint32_t a;
 	int ret = 0;
 
@@ -753,11 +719,9 @@ int exec_ags(struct xctx *x)
 	if (ret)
 		return ret;
 	/* the free block counter (xfs_repair checks it against the AGFs) */
-	ret = fs_pread(x->fs, 0, buf, x->g->sectsize, x->e, "superblock");
+	ret = x_sb_read(x, buf, &sb);
 	if (ret)
 		return ret;
-	od_put_be64(buf + 144, fdblocks);
-	if (x->g->v5)
-		od_cksum_set(buf, x->g->sectsize, OD_SB_CRC_OFF);
-	return x_pwrite(x, 0, buf, x->g->sectsize, x->e, "superblock");
+	sb.fdblocks = fdblocks;
+	return x_sb_write(x, buf, &sb);
 }

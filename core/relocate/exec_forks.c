@@ -10,7 +10,6 @@
 #include "core/relocate/btbuild.h"
 #include "core/fs/fork.h"
 #include "core/fs/inode.h"
-#include "ondisk/be.h"
 #include "ondisk/crc32c.h"
 
 #include <stdio.h>
@@ -47,21 +46,6 @@ static uint64_t fork_blocks(const struct m_ag *ag, const struct m_ino *mi,
 		n += r.blockcount;
 	}
 	return n;
-}
-
-static void put_count(uint8_t *raw, const struct od_inode *di, int fork,
-		      uint64_t n)
-{
-	if (di->flags2 & OD_DIFLAG2_NREXT64) {
-		if (fork == FORK_DATA)
-			od_put_be64(raw + 24, n);
-		else
-			od_put_be32(raw + 76, (uint32_t)n);
-	} else if (fork == FORK_DATA) {
-		od_put_be32(raw + 76, (uint32_t)n);
-	} else {
-		od_put_be16(raw + 80, (uint16_t)n);
-	}
 }
 
 /* Write one fork's new contents into the inode buffer (and its bmbt). */
@@ -115,7 +99,7 @@ static int write_fork(struct xctx *x, struct inode *ip,
 		if (ret)
 			return ret;
 	}
-	put_count(ip->raw, &ip->di, pf->whichfork, pf->nrecs);
+	od_inode_set_nextents(ip->raw, &ip->di, pf->whichfork, pf->nrecs);
 	return 0;
 }
 
@@ -156,7 +140,7 @@ int exec_forks(struct xctx *x)
 			break;
 		nblocks = fork_blocks(ag, mi, FORK_DATA, dpf) +
 			  fork_blocks(ag, mi, FORK_ATTR, apf);
-		od_put_be64(ip.raw + 64, nblocks);
+		od_inode_set_nblocks(ip.raw, nblocks);
 		if (x->g->v5)
 			od_cksum_set(ip.raw, x->g->inodesize, OD_DINODE_CRC_OFF);
 		ret = x_pwrite(x, off, ip.raw, x->g->inodesize, x->e,

@@ -9,45 +9,12 @@
  */
 #include "core/relocate/exec_priv.h"
 #include "core/fs/fork.h"
-#include "ondisk/be.h"
-#include "ondisk/crc32c.h"
-#include "ondisk/da.h"
-#include "ondisk/dir2.h"
+#include "ondisk/selfhdr.h"
 #include "ondisk/symlink.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define XARM_MAGIC	0x5841524du	/* remote attribute value block */
-
-/* Where a block of a dir/attr fork keeps blkno and crc: 0 if unknown. */
-static bool hdr_fields(const uint8_t *b, bool attr, size_t *blkno_off,
-		       size_t *crc_off)
-{
-	uint32_t m32 = od_get_be32(b);
-	uint16_t m16 = od_get_be16(b + 8);
-
-	if (!attr && (m32 == OD_DIR3_BLOCK_MAGIC || m32 == OD_DIR3_DATA_MAGIC ||
-		      m32 == OD_DIR3_FREE_MAGIC)) {
-		*blkno_off = 8;
-		*crc_off = 4;
-		return true;
-	}
-	if (attr && m32 == XARM_MAGIC) {
-		*blkno_off = 40;
-		*crc_off = 12;
-		return true;
-	}
-	if ((!attr && (m16 == OD_DIR3_LEAF1_MAGIC ||
-		       m16 == OD_DIR3_LEAFN_MAGIC)) ||
-	    (attr && m16 == OD_ATTR3_LEAF_MAGIC) || m16 == OD_DA3_NODE_MAGIC) {
-		*blkno_off = 16;
-		*crc_off = 12;
-		return true;
-	}
-	return false;
-}
 
 /* Linear block of file block fo of the fork, or UINT64_MAX if a hole. */
 static uint64_t fork_lin(const struct xctx *x, const struct plan_fork *pf,
@@ -77,7 +44,8 @@ static int fix_unit(struct xctx *x, const struct plan_fork *pf, uint64_t fo,
 		    uint32_t nfsb, bool attr)
 {
 	uint32_t bs = x->g->blocksize, k;
-	size_t blkno_off, crc_off, len = (size_t)nfsb * bs;
+	size_t len = (size_t)nfsb * bs;
+	struct od_selfaddr sa;
 	uint64_t lin0 = fork_lin(x, pf, fo), daddr;
 	uint8_t *b = x->buf;
 	int ret;
@@ -93,13 +61,12 @@ static int fix_unit(struct xctx *x, const struct plan_fork *pf, uint64_t fo,
 		if (ret)
 			return ret;
 	}
-	if (!hdr_fields(b, attr, &blkno_off, &crc_off))
+	if (!od_selfaddr_find(b, len, attr ? OD_SELF_ATTR : OD_SELF_DIR, &sa))
 		return 0;	/* not a v5 header block (or damaged) */
 	daddr = lin0 << x->g->bbshift;
-	if (od_get_be64(b + blkno_off) == daddr)
+	if (od_selfaddr_get(b, &sa) == daddr)
 		return 0;
-	od_put_be64(b + blkno_off, daddr);
-	od_cksum_set(b, len, crc_off);
+	od_selfaddr_set(b, len, &sa, daddr);
 	for (k = 0; k < nfsb; k++) {
 		ret = x_write(x, fork_lin(x, pf, fo + k), b + (size_t)k * bs, 1,
 			      "moved block header");
@@ -119,17 +86,17 @@ static int fix_symlink(struct xctx *x, const struct plan_fork *pf)
 		uint64_t lin = od_fsb_lin(x->g, r->startblock);
 		size_t len = (size_t)r->blockcount << x->g->blocklog;
 		uint64_t daddr = lin << x->g->bbshift;
+		struct od_selfaddr sa;
 
 		if (len > XBUF || len < OD_SYMLINK_HDR_LEN)
 			continue;
 		ret = x_read(x, lin, x->buf, r->blockcount, "symlink block");
 		if (ret)
 			return ret;
-		if (od_get_be32(x->buf) != OD_SYMLINK_MAGIC ||
-		    od_get_be64(x->buf + 40) == daddr)
+		if (!od_selfaddr_find(x->buf, len, OD_SELF_SYMLINK, &sa) ||
+		    od_selfaddr_get(x->buf, &sa) == daddr)
 			continue;
-		od_put_be64(x->buf + 40, daddr);
-		od_cksum_set(x->buf, len, OD_SYMLINK_CRC_OFF);
+		od_selfaddr_set(x->buf, len, &sa, daddr);
 		ret = x_write(x, lin, x->buf, r->blockcount, "symlink block");
 		if (ret)
 			return ret;

@@ -55,6 +55,10 @@ int x_read(struct xctx *x, uint64_t lin, void *buf, uint64_t nblocks,
 	   const char *what);
 void x_progress(struct xctx *x, const char *phase, uint64_t done,
 		uint64_t total);
+/* The primary superblock as it is now: its sector in buf, decoded. */
+int x_sb_read(struct xctx *x, uint8_t *buf, struct od_sb *sb);
+/* Encode sb over that sector (and its crc) and write it. */
+int x_sb_write(struct xctx *x, uint8_t *buf, const struct od_sb *sb);
 
 int exec_copy(struct xctx *x);
 int exec_headers(struct xctx *x);

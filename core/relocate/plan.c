@@ -4,6 +4,7 @@
 #include "core/base/bigmem.h"
 #include "core/relocate/btbuild.h"
 #include "core/fs/fork.h"
+#include "core/model/frag.h"
 #include "ondisk/inode.h"
 
 #include <stdlib.h>
@@ -482,7 +483,7 @@ static int finish_ag(struct planner *pl, struct agplan *ap)
 	return 0;
 }
 
-static const struct plan_fork *pf_find(const struct plan *p, uint64_t ino,
+const struct plan_fork *plan_fork_find(const struct plan *p, uint64_t ino,
 				       int fork)
 {
 	size_t lo = 0, hi = p->npf;
@@ -509,7 +510,7 @@ static uint32_t fork_after(const struct planner *pl, size_t idx, int fork,
 {
 	const struct m_ino *mi = pl->ref[idx].mi;
 	const struct m_ag *ag = pl->ref[idx].ag;
-	const struct plan_fork *pf = pf_find(pl->p, mi->ino, fork);
+	const struct plan_fork *pf = plan_fork_find(pl->p, mi->ino, fork);
 	uint32_t first = fork == FORK_DATA ? 0 : mi->nde;
 	uint32_t n = fork == FORK_DATA ? mi->nde : mi->nae, k;
 
@@ -593,7 +594,7 @@ static int metrics(struct planner *pl)
 		const struct m_ino *mi = pl->ref[i].mi;
 		uint16_t t = mi->mode & 0170000;
 		const struct od_irec *r;
-		uint32_t n, k;
+		uint32_t n;
 		int fork;
 
 		p->extents_before += mi->nde + mi->nae;
@@ -620,21 +621,15 @@ static int metrics(struct planner *pl)
 			}
 			n = fork_after(pl, i, fork, buf, want, &r);
 			p->extents_after += n;
-			/* xfs_db frag's rules, as in report.c */
-			if ((fork == FORK_DATA && (t == 0040000 || t == 0100000 ||
-						   t == 0120000)) ||
-			    (fork == FORK_ATTR && !(mi->flags & MI_NOATTR))) {
-				uint64_t ideal = 0;
+			if (frag_fork_counts(mi, fork)) {
+				struct frag_count fc = { 0, 0 };
 
-				for (k = 0; k < n; k++)
-					if (!k || r[k].startoff !=
-					    r[k - 1].startoff + r[k - 1].blockcount)
-						ideal++;
-				p->frag_actual_after += n;
-				p->frag_ideal_after += ideal;
+				frag_add(&fc, r, n);
+				p->frag_actual_after += fc.actual;
+				p->frag_ideal_after += fc.ideal;
 				if (!noted(p, mi->ino)) {
-					p->frag_actual_rest += n;
-					p->frag_ideal_rest += ideal;
+					p->frag_actual_rest += fc.actual;
+					p->frag_ideal_rest += fc.ideal;
 				}
 			}
 			if (fork == FORK_DATA && t == 0100000 && n) {

@@ -85,6 +85,14 @@ struct plan {
 int plan_build(const struct model *m, struct plan *p, struct err *e);
 void plan_free(struct plan *p);
 
+/*
+ * The new records of fork (FORK_DATA, FORK_ATTR) of inode ino, or NULL
+ * when the plan leaves that fork as it is (p->pf is sorted by inode,
+ * then fork).
+ */
+const struct plan_fork *plan_fork_find(const struct plan *p, uint64_t ino,
+				       int fork);
+
 /* Sorted free extents of AG a after the plan (for checks and reports). */
 const struct plan_ag *plan_ag(const struct plan *p, uint32_t agno);
 

@@ -15,6 +15,9 @@
 #include "core/fs/fs.h"
 #include "ondisk/be.h"
 #include "ondisk/bmbt.h"
+#include "ondisk/inobt.h"
+#include "ondisk/refcount.h"
+#include "ondisk/rmap.h"
 
 #include <string.h>
 
@@ -30,57 +33,68 @@ static uint8_t *gen_recs(const struct od_geo *g, enum od_bt_type t, size_t n,
 		uint8_t *p = recs + i * rl;
 
 		switch (t) {
-		case OD_BT_BNO:
-			btrec_alloc(p, (uint32_t)(1 + 4 * i),
-				    (uint32_t)(1 + memfs_rnd(r) % 3));
+		case OD_BT_BNO: {
+			struct od_alloc_rec ar = { (uint32_t)(1 + 4 * i),
+				(uint32_t)(1 + memfs_rnd(r) % 3) };
+
+			od_alloc_rec_encode(&ar, p);
 			break;
-		case OD_BT_CNT:	/* sorted below: count, then start */
-			btrec_alloc(p, (uint32_t)(1 + 7 * i),
-				    (uint32_t)(1 + memfs_rnd(r) % 50));
+		}
+		case OD_BT_CNT: {	/* sorted below: count, then start */
+			struct od_alloc_rec ar = { (uint32_t)(1 + 7 * i),
+				(uint32_t)(1 + memfs_rnd(r) % 50) };
+
+			od_alloc_rec_encode(&ar, p);
 			break;
+		}
 		case OD_BT_INO:
 		case OD_BT_FINO: {
 			struct od_inobt_rec ir = { (uint32_t)(64 * i), 0, 64,
 						   0, memfs_rnd(r) };
 
 			ir.freecount = (uint8_t)__builtin_popcountll(ir.free);
-			btrec_inobt(g, p, &ir);
+			od_inobt_rec_encode(g, &ir, p);
 			break;
 		}
 		case OD_BT_RMAP: {
 			/* pairs at one startblock: an inode, then a special
 			 * owner; lengths overlap later records, so the high
 			 * key of a block is seldom its last record's */
-			uint32_t sb = (uint32_t)(i / 2), len;
-			unsigned fl;
+			struct od_rmap_rec rr = { (uint32_t)(i / 2), 0, 0, 0 };
+			uint64_t fl;
 
-			len = (uint32_t)(1 + memfs_rnd(r) % 64);
+			rr.blockcount = (uint32_t)(1 + memfs_rnd(r) % 64);
 			if (i % 2) {
-				btrec_rmap(p, sb, len, BTREC_RMAP_OWN_AG -
-					   memfs_rnd(r) % 4, 0, 0);
+				rr.owner = OD_RMAP_OWN_AG - memfs_rnd(r) % 4;
+				od_rmap_rec_encode(&rr, p);
 				break;
 			}
-			fl = (unsigned)(memfs_rnd(r) % 8);
-			if (fl & BTREC_RMAP_BMBT_BLOCK)
-				fl &= ~BTREC_RMAP_UNWRITTEN;
-			btrec_rmap(p, sb, len, 128 + memfs_rnd(r) % 8,
-				   fl & BTREC_RMAP_BMBT_BLOCK ? 0 :
-				   memfs_rnd(r) % (1ull << 40), fl);
+			/* any of attr fork (63), bmbt (62), unwritten (61) */
+			fl = (memfs_rnd(r) % 8) << 61;
+			if (fl & OD_RMAP_OFF_BMBT_BLOCK)
+				fl &= ~OD_RMAP_OFF_UNWRITTEN;
+			rr.owner = 128 + memfs_rnd(r) % 8;
+			rr.offset = fl | (fl & OD_RMAP_OFF_BMBT_BLOCK ? 0 :
+				    memfs_rnd(r) % (1ull << 40));
+			od_rmap_rec_encode(&rr, p);
 			break;
 		}
-		case OD_BT_REFC:
-			btrec_refc(p, (uint32_t)(4 * i) |
-				   (i >= n * 3 / 4 ? BTREC_REFC_COW : 0),
-				   (uint32_t)(1 + memfs_rnd(r) % 3),
-				   (uint32_t)(2 + memfs_rnd(r) % 5));
+		case OD_BT_REFC: {
+			struct od_refc_rec fr = { (uint32_t)(4 * i),
+				(uint32_t)(1 + memfs_rnd(r) % 3),
+				(uint32_t)(2 + memfs_rnd(r) % 5),
+				i >= n * 3 / 4 };
+
+			od_refc_rec_encode(&fr, p);
 			break;
+		}
 		case OD_BT_BMAP: {
 			struct od_irec ir = { 3 * (uint64_t)i,
 					      1000 + 5 * (uint64_t)i,
 					      (uint32_t)(1 + memfs_rnd(r) % 2),
 					      i % 5 == 0 };
 
-			btrec_bmap(p, &ir);
+			od_bmbt_rec_pack(&ir, p);
 			break;
 		}
 		}
@@ -125,19 +139,16 @@ struct hkey {
 
 static struct hkey rmap_high(const uint8_t *rec)
 {
-	struct btrec_rmap m;
+	uint32_t count = od_get_be32(rec + 4);
+	uint64_t off = od_get_be64(rec + 16);
 	struct hkey h;
 
-	btrec_rmap_unpack(rec, &m);
-	h.sb = m.startblock + m.blockcount - 1;
-	h.owner = m.owner;
-	h.off = m.offset;
-	if (!(m.owner >> 63) && !(m.flags & BTREC_RMAP_BMBT_BLOCK))
-		h.off += m.blockcount - 1;
-	if (m.flags & BTREC_RMAP_ATTR_FORK)
-		h.off |= 1ull << 63;
-	if (m.flags & BTREC_RMAP_BMBT_BLOCK)
-		h.off |= 1ull << 62;
+	h.sb = od_get_be32(rec) + count - 1;
+	h.owner = od_get_be64(rec + 8);
+	h.off = off & ((1ull << 54) - 1);
+	if (!(h.owner >> 63) && !(off & (1ull << 62)))
+		h.off += count - 1;
+	h.off |= off & (3ull << 62);	/* attr fork, bmbt block */
 	return h;
 }
 

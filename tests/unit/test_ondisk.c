@@ -346,6 +346,74 @@ static void test_inode(struct t_state *ts)
 		    OD_ECRC);
 }
 
+/* Counters rewritten in place, in both extent-count layouts, decode back. */
+static void test_inode_counters(struct t_state *ts)
+{
+	uint8_t sbuf[512], ib[512];
+	struct od_inode ip;
+	const char *field;
+	struct od_sb sb;
+	struct od_geo g;
+	int nrext;
+
+	make_sb(sbuf, sizeof(sbuf));
+	od_sb_decode(sbuf, sizeof(sbuf), &sb);
+	od_geo_init(&g, &sb);
+	for (nrext = 0; nrext < 2; nrext++) {
+		g.nrext64 = nrext;
+		memset(ib, 0, sizeof(ib));
+		od_put_be16(ib, OD_DINODE_MAGIC);
+		od_put_be16(ib + 2, 0100644);
+		ib[4] = 3;
+		ib[5] = OD_FMT_EXTENTS;
+		od_put_be32(ib + 16, 7);		/* nlink */
+		ib[82] = 20;				/* forkoff */
+		ib[83] = OD_FMT_EXTENTS;
+		od_put_be64(ib + 120, nrext ? OD_DIFLAG2_NREXT64 : 0);
+		od_put_be64(ib + 152, 131);
+		memcpy(ib + 160, g.uuid, 16);
+		od_cksum_set(ib, sizeof(ib), OD_DINODE_CRC_OFF);
+		T_CHECK(ts, od_inode_decode(ib, sizeof(ib), &g, 131, &ip,
+					    &field) == OD_OK);
+		od_inode_set_nextents(ib, &ip, 0, 9);
+		od_inode_set_nextents(ib, &ip, 1, 3);
+		od_inode_set_nblocks(ib, 12345);
+		od_cksum_set(ib, sizeof(ib), OD_DINODE_CRC_OFF);
+		T_CHECK(ts, od_inode_decode(ib, sizeof(ib), &g, 131, &ip,
+					    &field) == OD_OK);
+		T_CHECK(ts, ip.nextents == 9 && ip.anextents == 3 &&
+			    ip.nblocks == 12345);
+		T_CHECK(ts, od_inode_nblocks_raw(ib) == 12345 &&
+			    od_inode_nlink_raw(ib) == 7);
+		/* the two layouts keep the data fork count apart */
+		T_CHECK(ts, nrext ? od_get_be64(ib + 24) == 9 :
+				    od_get_be32(ib + 76) == 9);
+	}
+	/* v1 inodes keep a 16-bit link count at 6 */
+	memset(ib, 0, sizeof(ib));
+	ib[4] = 1;
+	od_put_be16(ib + 6, 5);
+	T_CHECK(ts, od_inode_nlink_raw(ib) == 5);
+}
+
+/* The small probes: magics, AGFL slots, directory leaf entries. */
+static void test_probes(struct t_state *ts)
+{
+	uint8_t b[16] = { 'X', 'F', 'S', 'B' };
+	struct od_dir2_leaf_ent le;
+
+	T_CHECK(ts, od_sb_has_magic(b, 4) && !od_sb_has_magic(b, 3));
+	T_CHECK(ts, !od_agf_has_magic(b, sizeof(b)));
+	memcpy(b, "XAGF", 4);
+	T_CHECK(ts, od_agf_has_magic(b, 4) && !od_sb_has_magic(b, 4));
+	od_put_be32(b + 8, 77);
+	T_CHECK(ts, od_agfl_slot(b, 2) == 77);
+	od_put_be32(b + 8, 0xabcd);		/* entry 1: hash, address */
+	od_put_be32(b + 12, 0x10);
+	od_dir2_leaf_ent(b, 1, &le);
+	T_CHECK(ts, le.hashval == 0xabcd && le.address == 0x10);
+}
+
 int main(void)
 {
 	struct t_state ts = { 0 };
@@ -359,5 +427,7 @@ int main(void)
 	test_agf(&ts);
 	test_dir2(&ts);
 	test_inode(&ts);
+	test_inode_counters(&ts);
+	test_probes(&ts);
 	return t_done(&ts, "test_ondisk");
 }

@@ -121,11 +121,62 @@ static void test_rmt(struct t_state *ts)
 	T_CHECK(ts, od_attr_rmt_hdr(b, BLK, &g, &h, &field) == OD_EFIELD);
 }
 
+/* Finding a v5 block's own address by magic, and restamping it. */
+static void test_selfaddr(struct t_state *ts)
+{
+	static uint8_t b[BLK];
+	struct od_geo g;
+	struct od_selfaddr a;
+	struct od_dir_free_hdr h;
+	const char *field;
+
+	geo(&g, true);
+	make_free3(&g, b);
+	T_CHECK(ts, od_selfaddr_find(b, BLK, OD_SELF_DIR, &a));
+	T_CHECK(ts, !od_selfaddr_find(b, BLK, OD_SELF_ATTR, &a));
+	T_CHECK(ts, !od_selfaddr_find(b, BLK, OD_SELF_SYMLINK, &a));
+	T_CHECK(ts, od_selfaddr_find(b, BLK, OD_SELF_DIR, &a) &&
+		    od_selfaddr_get(b, &a) == 0x1234);
+	od_selfaddr_set(b, BLK, &a, 0x5678);
+	T_CHECK(ts, od_dir_free_hdr(b, BLK, &g, &h, &field) == OD_OK &&
+		    h.blkno == 0x5678);
+	/* a remote attribute value block: blkno at 40, crc at 12 */
+	make_rmt(&g, b);
+	T_CHECK(ts, od_selfaddr_find(b, BLK, OD_SELF_ATTR, &a) &&
+		    a.blkno_off == 40 && a.crc_off == OD_ATTR3_RMT_CRC_OFF);
+	T_CHECK(ts, !od_selfaddr_find(b, BLK, OD_SELF_DIR, &a));
+	/* dabtree nodes serve both forks; leaves only their own */
+	memset(b, 0, BLK);
+	od_put_be16(b + 8, 0x3ebe);		/* da3 node */
+	T_CHECK(ts, od_selfaddr_find(b, BLK, OD_SELF_DIR, &a) &&
+		    a.blkno_off == 16 && a.crc_off == 12);
+	T_CHECK(ts, od_selfaddr_find(b, BLK, OD_SELF_ATTR, &a));
+	od_put_be16(b + 8, 0x3bee);		/* attr3 leaf */
+	T_CHECK(ts, od_selfaddr_find(b, BLK, OD_SELF_ATTR, &a));
+	T_CHECK(ts, !od_selfaddr_find(b, BLK, OD_SELF_DIR, &a));
+	od_put_be16(b + 8, 0x3df1);		/* dir3 leaf1 */
+	T_CHECK(ts, od_selfaddr_find(b, BLK, OD_SELF_DIR, &a));
+	/* v4 magics carry no address */
+	od_put_be16(b + 8, 0xd2f1);
+	T_CHECK(ts, !od_selfaddr_find(b, BLK, OD_SELF_DIR, &a));
+	/* symlinks: "XSLM", blkno at 40 */
+	memset(b, 0, BLK);
+	od_put_be32(b, 0x58534c4du);
+	od_put_be64(b + 40, 99);
+	T_CHECK(ts, od_selfaddr_find(b, BLK, OD_SELF_SYMLINK, &a) &&
+		    od_selfaddr_get(b, &a) == 99);
+	od_selfaddr_set(b, BLK, &a, 100);
+	T_CHECK(ts, od_get_be64(b + 40) == 100 &&
+		    od_cksum_ok(b, BLK, a.crc_off));
+	T_CHECK(ts, !od_selfaddr_find(b, 55, OD_SELF_SYMLINK, &a));
+}
+
 int main(void)
 {
 	struct t_state ts = { 0, 0 };
 
 	test_free(&ts);
 	test_rmt(&ts);
+	test_selfaddr(&ts);
 	return t_done(&ts, "test_selfhdr");
 }
