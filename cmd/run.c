@@ -158,8 +158,8 @@ int cmd_run(int argc, char **argv)
 		return cmd_usage("run");
 	image = argv[optind];
 	if (fs_open(image, FS_RDWR, &fs, &e))
-		return e.code == -EBUSY ? (cmd_fail(&e), EXIT_REFUSED) :
-					  cmd_fail(&e);
+		return e.code == -EBUSY || e.code == -EROFS ?
+		       (cmd_fail(&e), EXIT_REFUSED) : cmd_fail(&e);
 	if (refuse_write(fs, &e)) {
 		cmd_fail(&e);
 		status = EXIT_REFUSED;

@@ -449,7 +449,7 @@ int cmd_debug_scribble(int argc, char **argv)
 			   keep_sb, &e);
 	if (ret == 0 && planfile)
 		ret = write_plan(&s, planfile, &e);
-	if (ret == 0 && fault >= 0 && img_push_fault(&s.fs->img, fault))
+	if (ret == 0 && fault >= 0 && img_push_fault(&s.fs->img, fault, 0, false))
 		ret = err_set(&e, -ENOMEM, "out of memory");
 	if (ret == 0)
 		ret = undo_begin(s.fs, argv[optind], &u, &e);

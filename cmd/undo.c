@@ -74,7 +74,7 @@ static void print_check(const char *file, const char *image,
 
 static int status_of(int err)
 {
-	if (err == -EXDEV || err == -EBUSY)
+	if (err == -EXDEV || err == -EBUSY || err == -EROFS)
 		return EXIT_REFUSED;
 	return cmd_exit_code(err);
 }

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 /*
  * Probe path with libblkid.  Returns 0 and fills type ("xfs", "ext4", ...)
@@ -17,5 +18,8 @@ int probe_fstype(const char *path, char *type, size_t len);
  * files attached to loop devices.  Fills mountpoint when known.
  */
 bool probe_mounted(const char *path, char *mountpoint, size_t len);
+
+/* Is block device dev mounted (/proc/self/mountinfo)?  Fills mountpoint. */
+bool probe_dev_mounted(dev_t dev, char *mountpoint, size_t len);
 
 #endif

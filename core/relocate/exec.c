@@ -151,7 +151,7 @@ int exec_run(struct fs *fs, const struct model *m, const struct plan *p,
 	if (ret)
 		goto out;
 	if (o->fault_after >= 0) {
-		ret = img_push_fault(&fs->img, o->fault_after);
+		ret = img_push_fault(&fs->img, o->fault_after, 0, false);
 		if (ret) {
 			err_set(e, ret, "cannot stack the fault layer");
 			goto out;

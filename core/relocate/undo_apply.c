@@ -703,12 +703,9 @@ static int open_from_journal(struct scan *s, const char *image,
 	struct img *im = NULL;
 	int ret;
 
-	ret = img_open_file(image, (flags & FS_RDWR) ? IMG_RDWR : 0, &im);
-	if (ret == -EBUSY)
-		return err_set(e, ret, "%s: device is busy (in use or "
-			       "mounted)", image);
+	ret = img_open_file(image, (flags & FS_RDWR) ? IMG_RDWR : 0, &im, e);
 	if (ret)
-		return err_set(e, ret, "%s: %s", image, strerror(-ret));
+		return ret;
 	ret = push_overlay(s, &s->v[0], &im, e);
 	if (ret) {
 		img_close(im);

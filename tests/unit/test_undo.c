@@ -640,7 +640,7 @@ static void test_fault(struct env *v, char *journal, size_t jlen)
 			struct undo *u = NULL;
 
 			fs = open_fs(v, v->img);
-			if (!fs || img_push_fault(&fs->img, n) ||
+			if (!fs || img_push_fault(&fs->img, n, 0, false) ||
 			    undo_begin(fs, journal, &u, &e))
 				_exit(2);
 			run_writes(fs, u, &e);
