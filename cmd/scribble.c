@@ -4,9 +4,10 @@
  * executor (hidden from the usage text; see xfsdefrag(8), "TEST AIDS").
  * It opens IMAGE read-write, begins an undo journal, marks every free
  * extent (bnobt) free-at-start, and overwrites live blocks through the
- * journaling layer: the superblock (NEEDSREPAIR set, as a writer does),
- * an AGF, an AGI, the root inode's block, each PATH's inode and data
- * (journaled ahead with undo_prepare + undo_sync), an unaligned write, a
+ * journaling layer: the superblock (NEEDSREPAIR set, as a writer does,
+ * and the run's mark), an AGF, an AGI, the root inode's block, each
+ * PATH's inode and data (journaled ahead with undo_prepare +
+ * undo_sync), an unaligned write, a
  * write straddling live and free blocks, writes into free space (none
  * of these two with --free-writes 0), and at last junk over the primary
  * superblock (not with --keep-sb).  --fault N stacks the crash
@@ -262,8 +263,8 @@ static uint64_t rnd(uint64_t *x)
 }
 
 /* The bytes of write st: junk, or the superblock as a writer marks it. */
-static int fill(struct scribble *s, const struct step *st, uint8_t *buf,
-		struct err *e)
+static int fill(struct scribble *s, struct undo *u, const struct step *st,
+		uint8_t *buf, struct err *e)
 {
 	uint32_t ss = s->fs->geo.sectsize;
 	uint64_t i;
@@ -278,13 +279,9 @@ static int fill(struct scribble *s, const struct step *st, uint8_t *buf,
 	if (ret)
 		return err_set(e, ret, "superblock: read failed: %s",
 			       strerror(-ret));
-	if (od_sb_is_v5(&s->fs->sb)) {
-		od_put_be32(buf + 216, od_get_be32(buf + 216) |
-			    OD_INCOMPAT_NEEDSREPAIR);
-		od_cksum_set(buf, ss, OD_SB_CRC_OFF);
-	} else {
+	undo_sb_mark(u, buf, ss, true);
+	if (!od_sb_is_v5(&s->fs->sb))
 		memcpy(buf + 108, "scribbled\0\0\0", 12);
-	}
 	return 0;
 }
 
@@ -306,7 +303,7 @@ static int run(struct scribble *s, struct undo *u, struct err *e)
 			ret = undo_prepare(u, st->off, st->len, e);
 		else if (st->kind == ST_SYNC)
 			ret = undo_sync(u, e);
-		else if ((ret = fill(s, st, buf, e)) == 0 &&
+		else if ((ret = fill(s, u, st, buf, e)) == 0 &&
 			 (ret = img_pwrite(s->fs->img, buf, st->len,
 					   st->off)) != 0)
 			err_set(e, ret, "write of %" PRIu64 " bytes at %" PRIu64

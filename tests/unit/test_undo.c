@@ -347,6 +347,7 @@ static void test_layer(struct env *v, char *journal, size_t jlen)
 	T_CHECK(ts, undo_read_original(u, 50 * BS, buf, 1, &e) == -ENOENT);
 	err_clear(&e);
 	T_CHECK(ts, undo_finish(u, &e) == 0);
+	memcpy(buf, v->img + BS, BS);
 	T_CHECK(ts, wr(fs, BS, 1) == 0);		/* journaled: fine */
 	T_CHECK(ts, wr(fs, 20 * BS, 1) == -EINVAL);	/* needs a record */
 	T_CHECK(ts, undo_finish(u, &e) == 0);		/* again: no-op */
@@ -354,9 +355,21 @@ static void test_layer(struct env *v, char *journal, size_t jlen)
 	T_CHECK(ts, fs->img == base);
 	T_CHECK(ts, memcmp(v->img + 20 * BS, v->orig + 20 * BS, BS) == 0);
 	T_CHECK(ts, differs_but(v, fr, 3, false) == 607 + 1);
+	/* that write came after the run: undo would destroy it */
+	err_clear(&e);
+	T_CHECK(ts, undo_check(journal, fs, &info, &e) == -ESTALE);
+	T_CHECK(ts, strstr(e.msg, "1 block the run wrote hold other data "
+			   "(first: ag 0 block 1)") != NULL);
+	T_CHECK(ts, undo_apply(journal, fs, &info, &e) == -ESTALE);
+	T_CHECK(ts, differs_but(v, fr, 3, false) == 607 + 1);
+	memcpy(v->img + BS, buf, BS);
+	err_clear(&e);
 
 	T_CHECK(ts, undo_check(journal, fs, &info, &e) == 0);
 	T_CHECK(ts, info.complete && !info.torn_tail);
+	T_CHECK(ts, info.state == UNDO_COMPLETE && info.version == 2);
+	/* no free-at-end given: every written block is in the proof */
+	T_CHECK(ts, info.proof_blocks == 607 + 1 + 3);
 	T_CHECK(ts, info.bytes == 607 * BS + TAIL);
 	/* 1, 99, tail, 200-203, 300, then 600 blocks in 256+256+88 */
 	T_CHECK(ts, info.records == 8);
@@ -428,6 +441,35 @@ static void note_rec(void *priv, uint64_t seq, uint64_t pos, uint64_t off,
 	}
 }
 
+/* Where every record of journal j starts, then its size: n entries. */
+static size_t bounds(const char *j, uint64_t *at, size_t max)
+{
+	struct od_undo_hdr h;
+	struct od_undo_rec r;
+	uint8_t hb[OD_UNDO_HDR_LEN];
+	const char *field;
+	uint64_t pos = OD_UNDO_HDR_LEN, size = file_size(j);
+	size_t n = 0;
+	int fd = open(j, O_RDONLY);
+
+	if (fd < 0 || pread(fd, hb, sizeof(hb), 0) != (ssize_t)sizeof(hb) ||
+	    od_undo_hdr_decode(hb, sizeof(hb), &h, &field) != OD_OK) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	while (pos + OD_UNDO_REC_LEN <= size && n + 1 < max &&
+	       pread(fd, hb, OD_UNDO_REC_LEN, (off_t)pos) == OD_UNDO_REC_LEN &&
+	       od_undo_rec_decode(hb, OD_UNDO_REC_LEN, h.nonce, &r,
+				  &field) == OD_OK) {
+		at[n++] = pos;
+		pos += OD_UNDO_REC_LEN + r.len;
+	}
+	at[n++] = size;
+	close(fd);
+	return n;
+}
+
 /*
  * A complete journal of three batches: a flipped byte in the header or
  * in a data record is refused and nothing is written; in the end record
@@ -444,7 +486,8 @@ static void test_damage(struct env *v, char *journal, size_t jlen)
 	struct undo *u = NULL;
 	struct fs *fs;
 	uint64_t size, pos, endpos, refused = 0, torn = 0, cut_ok = 0;
-	uint64_t nmid = 0, nend = 0, ncut = 0;
+	uint64_t nmid = 0, nend = 0, ncut = 0, at[64];
+	size_t nat, a;
 	uint8_t *before = malloc(IMGSIZE);
 	size_t k;
 
@@ -464,6 +507,8 @@ static void test_damage(struct env *v, char *journal, size_t jlen)
 	T_CHECK(ts, undo_check_each(journal, fs, &info, note_rec, &rp, &e) ==
 		    0 && rp.n == 4);
 	endpos = size - OD_UNDO_REC_LEN;
+	nat = bounds(journal, at, 64);
+	T_CHECK(ts, nat >= rp.n + 3 && at[nat - 1] == size);
 	memcpy(before, v->img, IMGSIZE);
 	/* every byte of the header and record headers, some of the data */
 	for (pos = 0; pos < size; pos++) {
@@ -509,9 +554,10 @@ static void test_damage(struct env *v, char *journal, size_t jlen)
 		for (k = 0; k < rp.n && rp.pos[k] + OD_UNDO_REC_LEN +
 		     rp.len[k] <= pos; k++)
 			;
-		cut_ok += info.records == k &&
-			  info.torn_tail == (pos > (k < rp.n ? rp.pos[k] :
-						    endpos));
+		/* torn unless the cut falls between two records */
+		for (a = 0; a < nat && at[a] != pos; a++)
+			;
+		cut_ok += info.records == k && info.torn_tail == (a == nat);
 	}
 	T_CHECK(ts, cut_ok == ncut && ncut > 100);
 	fs_close(fs);
