@@ -20,6 +20,10 @@
  *   free OFF LEN            bytes written into free-at-start blocks: undo
  *                           leaves them as the run wrote them
  *
+ * debug-scribble --junk-free IMAGE: write random bytes over every free
+ * extent (bnobt) of IMAGE, journaling nothing: what any later writer
+ * may do to space it finds free.
+ *
  * debug-scribble --compare A B [PLAN]: is B byte-identical to A (exit 0,
  * else 1 and the first differing byte)?  With PLAN, first copies A's bytes
  * into B where the plan wrote into free space.  Reads only where either
@@ -396,6 +400,43 @@ out:
 	return ret;
 }
 
+/* Random bytes over every free extent of the filesystem at path. */
+static int junk_free(const char *path)
+{
+	struct scribble s = { 0 };
+	struct err e = { 0 };
+	uint8_t *buf = NULL;
+	uint64_t i, k, total = 0;
+	uint32_t bs;
+	int ret;
+
+	s.rng = 7;
+	ret = fs_open(path, FS_RDWR, &s.fs, &e);
+	if (ret == 0)
+		ret = collect_free(&s, &e);
+	bs = ret == 0 ? s.fs->geo.blocksize : 0;
+	if (ret == 0 && !(buf = malloc(bs)))
+		ret = err_set(&e, -ENOMEM, "out of memory");
+	for (i = 0; ret == 0 && i < s.nfr; i++)
+		for (k = 0; ret == 0 && k < s.fr[i].len; k++) {
+			uint32_t j;
+
+			for (j = 0; j < bs; j++)
+				buf[j] = (uint8_t)(rnd(&s.rng) >> 32);
+			ret = fs_pwrite(s.fs, (s.fr[i].lin + k) * bs, buf, bs,
+					&e, "free block");
+			total++;
+		}
+	if (ret == 0 && img_flush(s.fs->img))
+		ret = err_set(&e, -EIO, "%s: fsync failed", path);
+	if (ret == 0)
+		printf("junked %" PRIu64 " free blocks\n", total);
+	free(buf);
+	free(s.fr);
+	fs_close(s.fs);
+	return ret ? cmd_fail(&e) : EXIT_OK;
+}
+
 int cmd_debug_scribble(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -417,6 +458,8 @@ int cmd_debug_scribble(int argc, char **argv)
 	size_t i;
 	char *end;
 
+	if (argc == 3 && strcmp(argv[1], "--junk-free") == 0)
+		return junk_free(argv[2]);
 	if (argc >= 4 && argc <= 5 && strcmp(argv[1], "--compare") == 0)
 		return compare(argv[2], argv[3], argc == 5 ? argv[4] : NULL);
 	optind = 1;

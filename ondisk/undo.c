@@ -27,7 +27,7 @@ void od_undo_hdr_encode(const struct od_undo_hdr *h, uint8_t *buf)
 
 	memset(buf, 0, OD_UNDO_HDR_LEN);
 	memcpy(buf, OD_UNDO_MAGIC, 8);
-	od_put_be32(buf + 8, OD_UNDO_VERSION);
+	od_put_be32(buf + 8, h->version ? h->version : OD_UNDO_VERSION);
 	od_put_be32(buf + 12, OD_UNDO_HDR_LEN);
 	od_put_be64(buf + 16, h->nonce);
 	memcpy(buf + 24, h->uuid, 16);

@@ -132,7 +132,8 @@ struct od_undo_seal {
 /* CRC-32C of a buffer as the undo file stores it (~0 seed, inverted). */
 uint32_t od_undo_crc(const void *buf, size_t len);
 
-/* Encode into buf (OD_UNDO_HDR_LEN bytes), crc included. */
+/* Encode into buf (OD_UNDO_HDR_LEN bytes), crc included; version 0 is
+ * the current one (tests write older ones). */
 void od_undo_hdr_encode(const struct od_undo_hdr *h, uint8_t *buf);
 /*
  * Decode and verify: magic, crc, version, header length, and sane

@@ -139,7 +139,7 @@ static int resolve(const char *path, int fd, struct ident *id, struct err *e)
 		return 0;
 	if (loop_backing(base, &id->dev, &id->ino) == 0) {
 		id->file = true;
-		snprintf(id->loop, sizeof(id->loop), "%s", base);
+		snprintf(id->loop, sizeof(id->loop), "%.31s", base);
 	}
 	return 0;
 }
@@ -297,7 +297,7 @@ static bool fd_writes(const char *pid, const char *name)
 static int check_writers(const char *path, const struct ident *id,
 			 struct err *e)
 {
-	char self[24], p[64], comm[64];
+	char self[24], p[300], comm[64];
 	struct dirent *pe, *fe;
 	DIR *proc, *fds;
 	int ret = 0;
