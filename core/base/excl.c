@@ -162,6 +162,19 @@ static void lock_dir(char *dir, size_t len)
 	dir[0] = '\0';
 }
 
+/* Is process pid (a string from a lock file) an xfsdefrag? */
+static bool holder_is_us(const char *pid)
+{
+	char p[64], comm[64];
+
+	if (!pid[0] || strspn(pid, "0123456789") != strlen(pid) ||
+	    strlen(pid) > 20)
+		return false;
+	snprintf(p, sizeof(p), "/proc/%s/comm", pid);
+	return read_small(p, comm, sizeof(comm)) == 0 &&
+	       strncmp(comm, "xfsdefrag", 9) == 0;
+}
+
 static int take_lock(const char *path, const struct ident *id,
 		     struct excl *x, struct err *e)
 {
@@ -190,6 +203,8 @@ static int take_lock(const char *path, const struct ident *id,
 		pid[n > 0 ? n : 0] = '\0';
 		pid[strcspn(pid, "\n")] = '\0';
 		close(fd);
+		if (!holder_is_us(pid))
+			pid[0] = '\0';	/* stale, or a lock not taken by us */
 		if (err != EWOULDBLOCK)
 			return err_set(e, -err, "refusing to write: cannot lock "
 				       "%s: %s", lp, strerror(err));
