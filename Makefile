@@ -68,7 +68,12 @@ $(A)/tests/%: $(A)/tests/unit/%.o $(call obj,$(A),$(LIB_SRC))
 
 asan: $(A)/xfsdefrag $(UNIT_BINS_ASAN)
 
-check: xfsdefrag $(UNIT_BINS) asan
+# The power-cut model's recorder (tests/powercut), preloaded by the tests.
+$(B)/powercut/pctrace.so: tests/powercut/pctrace.c
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) -fPIC -shared -o $@ $< -ldl -lpthread
+
+check: xfsdefrag $(UNIT_BINS) asan $(B)/powercut/pctrace.so
 	tests/run.sh --bin ./xfsdefrag --unit $(B)/tests
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		tests/run.sh --bin $(A)/xfsdefrag --unit $(A)/tests --asan
@@ -98,7 +103,11 @@ install: xfsdefrag
 clean:
 	rm -rf build xfsdefrag
 
-.PHONY: all asan check fuzz install clean
+# Long campaigns, each in its own script under tests/.
+check-long: xfsdefrag $(B)/powercut/pctrace.so
+	tests/powercut-long.sh ./xfsdefrag
+
+.PHONY: all asan check check-long fuzz install clean
 
 -include $(shell find build -name '*.d' 2>/dev/null)
 
