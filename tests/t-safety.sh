@@ -103,7 +103,7 @@ probe_behind() {
 	s=$(sum "$img")
 	"$bin" undo "$T/b.undo" "$img" > "$T/out" 2>&1
 	local rc=$?
-	if [ $rc -eq 4 ] && grep -q "1 block the run wrote hold other data (first: ag 1 block 0)" "$T/out" &&
+	if [ $rc -eq 4 ] && grep -q "1 block the run wrote holds other data (first: ag 1 block 0 (the agf))" "$T/out" &&
 	   [ "$s" = "$(sum "$img")" ]; then
 		t_ok "an AGF the run wrote changed since: refused, named (ag 1 block 0)"
 	else

@@ -475,6 +475,26 @@ static void say(char *why, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The AG header sectors in AG block agbno ("" if none): xfs_format.h. */
+static const char *headers_in(const struct vctx *c, uint64_t agbno)
+{
+	static const char *const name[4][4] = {
+		/* by first and last header sector (0..3) in the block */
+		{ "", " (the agf)", " (the agf and agi)",
+		  " (the agf, agi and agfl)" },
+		{ "", " (the agf)", " (the agf and agi)",
+		  " (the agf, agi and agfl)" },
+		{ "", "", " (the agi)", " (the agi and agfl)" },
+		{ "", "", "", " (the agfl)" },
+	};
+	uint64_t s0 = (agbno << c->blocklog) / c->ss;
+	uint64_t s1 = ((agbno + 1) << c->blocklog) / c->ss - 1;
+
+	if (s0 > 3)
+		return "";
+	return name[s0][s1 > 3 ? 3 : s1];
+}
+
 static void name_blocks(const struct vctx *c, char *out, size_t len)
 {
 	uint32_t agb = c->fs->geo.agblocks;
@@ -484,16 +504,17 @@ static void name_blocks(const struct vctx *c, char *out, size_t len)
 	out[0] = '\0';
 	for (i = 0; i < c->nfirst && at + 1 < len; i++)
 		at += (size_t)snprintf(out + at, len - at, "%sag %llu block "
-				       "%llu", i ? ", " : "",
+				       "%llu%s", i ? ", " : "",
 				       (unsigned long long)(c->first[i] / agb),
-				       (unsigned long long)(c->first[i] % agb));
+				       (unsigned long long)(c->first[i] % agb),
+				       headers_in(c, c->first[i] % agb));
 }
 
 int undo_verify(struct scan *s, struct fs *fs, struct uverify *v,
 		struct err *e)
 {
 	struct vctx c = { 0 };
-	char why[420] = "", sbwhy[200] = "", where[120];
+	char why[420] = "", sbwhy[200] = "", where[200];
 	uint32_t crc;
 	size_t k;
 	int ret;
@@ -538,13 +559,15 @@ int undo_verify(struct scan *s, struct fs *fs, struct uverify *v,
 		ret = check_moves(&c);
 	name_blocks(&c, where, sizeof(where));
 	if (ret == 0 && c.changed)
-		say(why, sizeof(why), "%llu block%s the run wrote hold other "
-		    "data (first: %s)", (unsigned long long)c.changed,
-		    c.changed == 1 ? "" : "s", where);
+		say(why, sizeof(why), "%llu block%s the run wrote hold%s "
+		    "other data (first: %s)", (unsigned long long)c.changed,
+		    c.changed == 1 ? "" : "s", c.changed == 1 ? "s" : "",
+		    where);
 	if (ret == 0 && c.lost)
-		say(why, sizeof(why), "%llu block%s the run vacated were "
-		    "reused and their copies changed too",
-		    (unsigned long long)c.lost, c.lost == 1 ? "" : "s");
+		say(why, sizeof(why), "%llu block%s the run vacated %s "
+		    "reused and %s changed too", (unsigned long long)c.lost,
+		    c.lost == 1 ? "" : "s", c.lost == 1 ? "was" : "were",
+		    c.lost == 1 ? "its copy" : "their copies");
 	if (ret == 0 && why[0])
 		ret = err_set(e, -ESTALE, "%s changed since the run of undo "
 			      "file %s: %s; undoing now would destroy what was "

@@ -358,7 +358,7 @@ static void test_layer(struct env *v, char *journal, size_t jlen)
 	/* that write came after the run: undo would destroy it */
 	err_clear(&e);
 	T_CHECK(ts, undo_check(journal, fs, &info, &e) == -ESTALE);
-	T_CHECK(ts, strstr(e.msg, "1 block the run wrote hold other data "
+	T_CHECK(ts, strstr(e.msg, "1 block the run wrote holds other data "
 			   "(first: ag 0 block 1)") != NULL);
 	T_CHECK(ts, undo_apply(journal, fs, &info, &e) == -ESTALE);
 	T_CHECK(ts, differs_but(v, fr, 3, false) == 607 + 1);

@@ -292,7 +292,7 @@ static void test_changed(struct env *v)
 	v->img[5 * BS + 77] ^= 1;
 	memcpy(before, v->img, IMGSIZE);
 	T_CHECK(ts, apply(v, j, &info, &e) == -ESTALE);
-	T_CHECK(ts, strstr(e.msg, "1 block the run wrote hold other data "
+	T_CHECK(ts, strstr(e.msg, "1 block the run wrote holds other data "
 			   "(first: ag 0 block 5)") != NULL);
 	T_CHECK(ts, strstr(e.msg, "nothing was written") != NULL);
 	T_CHECK(ts, memcmp(before, v->img, IMGSIZE) == 0);
@@ -304,8 +304,8 @@ static void test_changed(struct env *v)
 	memcpy(before, v->img, IMGSIZE);
 	err_clear(&e);
 	T_CHECK(ts, apply(v, j, &info, &e) == -ESTALE);
-	T_CHECK(ts, strstr(e.msg, "1 block the run vacated were reused and "
-			   "their copies changed too") != NULL);
+	T_CHECK(ts, strstr(e.msg, "1 block the run vacated was reused and "
+			   "its copy changed too") != NULL);
 	T_CHECK(ts, memcmp(before, v->img, IMGSIZE) == 0);
 	v->img[102 * BS] ^= 1;
 	v->img[602 * BS] ^= 1;
