@@ -278,7 +278,9 @@ int cmd_run(int argc, char **argv)
 			fprintf(stderr, "\r\033[K");
 		cmd_fail(&e);
 		failed_run(fs, &st, undo_path, image);
-		status = EXIT_ERROR;
+		/* a refusal found late (cow staging extents): nothing written */
+		status = st.writes_done == 0 && e.code == -EPERM ?
+			 EXIT_REFUSED : EXIT_ERROR;
 		goto out;
 	}
 	if (rc.tty)
