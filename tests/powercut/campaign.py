@@ -52,9 +52,12 @@ def cp(src, dst):
 class Campaign:
     def __init__(self, a):
         self.a = a
-        self.bin = os.path.abspath(a.bin)
-        self.shim = os.path.abspath(a.shim)
         self.tmp = os.path.abspath(a.tmp)
+        # a copy: a rebuild during a long campaign must not change it
+        self.bin = os.path.join(self.tmp, "xfsdefrag")
+        shutil.copy2(os.path.abspath(a.bin), self.bin)
+        self.shim = os.path.join(self.tmp, "pctrace.so")
+        shutil.copy2(os.path.abspath(a.shim), self.shim)
         self.rng = random.Random(a.seed)
         self.mnt = os.path.join(self.tmp, "mnt")
         os.makedirs(self.mnt, exist_ok=True)
