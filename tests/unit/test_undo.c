@@ -202,6 +202,63 @@ static void reset(struct env *v)
 	memcpy(v->img, v->orig, IMGSIZE);
 }
 
+/* Version 2: the proof's record kinds, the seal, the superblock mark. */
+static void test_format2(struct t_state *ts, uint64_t nonce)
+{
+	static const enum od_undo_kind kinds[] = {
+		OD_UNDO_DATA, OD_UNDO_PROOF, OD_UNDO_MOVES, OD_UNDO_SEAL
+	};
+	static const char magic[][5] = { "UREC", "UPRF", "UMOV", "USEA" };
+	struct od_undo_rec r = { 0 }, q;
+	struct od_undo_seal sl = { 0x12345678, 77, 5, 1 << 20 }, sg;
+	uint8_t rb[OD_UNDO_REC_LEN], sb[OD_UNDO_SEAL_LEN], sec[512] = { 0 };
+	const char *field;
+	uint64_t n;
+	size_t i;
+
+	for (i = 0; i < 4; i++) {
+		r = (struct od_undo_rec){ .kind = kinds[i], .seq = 3,
+					  .batch = 2 };
+		r.len = kinds[i] == OD_UNDO_SEAL ? OD_UNDO_SEAL_LEN : 48;
+		r.off = kinds[i] == OD_UNDO_DATA ? 4096 : 0;
+		od_undo_rec_encode(&r, nonce, rb);
+		T_CHECK(ts, memcmp(rb, magic[i], 4) == 0);
+		T_CHECK(ts, od_undo_rec_decode(rb, sizeof(rb), nonce, &q,
+					       &field) == OD_OK &&
+			    q.kind == kinds[i] && !q.end && q.len == r.len);
+	}
+	/* the proof's records name no image offset; a seal is 64 bytes */
+	r = (struct od_undo_rec){ .kind = OD_UNDO_PROOF, .len = 8, .off = 1 };
+	od_undo_rec_encode(&r, nonce, rb);
+	T_CHECK(ts, od_undo_rec_decode(rb, sizeof(rb), nonce, &q, &field) ==
+		    OD_EFIELD && strcmp(field, "offset") == 0);
+	r = (struct od_undo_rec){ .kind = OD_UNDO_SEAL, .len = 63 };
+	od_undo_rec_encode(&r, nonce, rb);
+	T_CHECK(ts, od_undo_rec_decode(rb, sizeof(rb), nonce, &q, &field) ==
+		    OD_EFIELD && strcmp(field, "len") == 0);
+
+	od_undo_seal_encode(&sl, sb);
+	T_CHECK(ts, od_undo_seal_decode(sb, sizeof(sb), &sg) == OD_OK &&
+		    sg.sb_crc == sl.sb_crc && sg.proof_blocks == 77 &&
+		    sg.move_blocks == 5 && sg.data_bytes == 1 << 20);
+	T_CHECK(ts, od_undo_seal_decode(sb, sizeof(sb) - 1, &sg) == OD_ESHORT);
+	sb[40] = 1;
+	T_CHECK(ts, od_undo_seal_decode(sb, sizeof(sb), &sg) == OD_EFIELD);
+
+	T_CHECK(ts, od_undo_mark_get(sec, &n) == OD_UNDO_MARK_NONE && n == 0);
+	od_undo_mark_put(sec, OD_UNDO_MARK_BY_RUN, 0xabcdef);
+	T_CHECK(ts, od_undo_mark_get(sec, &n) == OD_UNDO_MARK_BY_RUN &&
+		    n == 0xabcdef);
+	T_CHECK(ts, memcmp(sec + OD_UNDO_MARK_OFF, "XFSDFRUN", 8) == 0);
+	od_undo_mark_put(sec, OD_UNDO_MARK_BY_UNDO, 7);
+	T_CHECK(ts, od_undo_mark_get(sec, &n) == OD_UNDO_MARK_BY_UNDO &&
+		    n == 7);
+	od_undo_mark_put(sec, OD_UNDO_MARK_NONE, 7);
+	for (i = 0; i < sizeof(sec) && !sec[i]; i++)
+		;
+	T_CHECK(ts, i == sizeof(sec));	/* cleared: all zeros again */
+}
+
 static void test_format(struct env *v)
 {
 	struct t_state *ts = v->ts;
@@ -221,6 +278,9 @@ static void test_format(struct env *v)
 	h.agcount = 4;
 	h.image_size = 1000 * 4096;
 	h.ctime = 1700000000;
+	h.log_off = 500 * 4096;
+	h.log_len = 100 * 4096;
+	h.log_crc = 0xfeedf00d;
 	strcpy(h.path, "/dev/sdz9");
 	od_undo_hdr_encode(&h, buf);
 	T_CHECK(ts, memcmp(buf, "XFSDFUND", 8) == 0);
@@ -229,7 +289,9 @@ static void test_format(struct env *v)
 		    g.blocksize == 4096 && g.agcount == 4 &&
 		    g.image_size == h.image_size && g.ctime == h.ctime &&
 		    strcmp(g.path, "/dev/sdz9") == 0 &&
-		    memcmp(g.uuid, h.uuid, 16) == 0);
+		    memcmp(g.uuid, h.uuid, 16) == 0 && g.version == 2 &&
+		    g.log_off == h.log_off && g.log_len == h.log_len &&
+		    g.log_crc == h.log_crc);
 	T_CHECK(ts, od_undo_hdr_decode(buf, sizeof(buf) - 1, &g, &field) ==
 		    OD_ESHORT);
 	for (i = 0; i < sizeof(buf); i++) {
@@ -281,7 +343,8 @@ static void test_format(struct env *v)
 	r.batch = r.seq;
 	od_undo_rec_encode(&r, h.nonce, rb);
 	T_CHECK(ts, od_undo_rec_decode(rb, sizeof(rb), h.nonce, &q, &field) ==
-		    OD_OK && q.end);
+		    OD_OK && q.end && q.kind == OD_UNDO_END);
+	test_format2(ts, h.nonce);
 }
 
 /* Whole blocks once, free blocks never, records split, partial block. */
