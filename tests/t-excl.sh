@@ -6,8 +6,9 @@
 # staggered (the second once the first holds the writer's lock).  At
 # most one may proceed, the other is refused (exit 4) with a message
 # naming the other writer, and every file stays identical: when a run
-# proceeded, undoing it gives every block in use back (debug-compare),
-# else the image is byte-identical.  Also: a file that backs a loop
+# proceeded, the manifest through a read-only mount equals the
+# original's (for the races started together) and undoing it gives every
+# block in use back (debug-compare), else the image is byte-identical.  Also: a file that backs a loop
 # device, a process holding the image or the device open for writing,
 # a mounted loop device, a device-mapper holder, and undo taking the
 # same lock.  Needs root and one loop device at a time.
@@ -36,6 +37,15 @@ fi
 t_unpack "$here/fixtures/bs1k" "$T/orig" || { t_fail "cannot unpack bs1k"; t_summary t-excl; exit; }
 IMG=$T/img
 ln -s img "$T/sym"
+
+manifest() {	# IMAGE OUT: the content manifest through a read-only mount
+	mount -o loop,ro,nouuid "$1" "$MNT" || return 1
+	python3 "$here/manifest.py" "$MNT" > "$2"
+	local rc=$?
+	umount "$MNT"
+	return $rc
+}
+manifest "$T/orig" "$T/man.orig" || t_fail "cannot take the original's manifest"
 
 attach() {	# [-r]: LOOP over IMG
 	LOOP=$(losetup "$@" -f --show "$IMG") || { LOOP=; return 1; }
@@ -80,11 +90,16 @@ judge() {	# NAME RC1 RC2 OUT1 OUT2
 		fi
 	done
 	detach
+	if [ -n "$u" ] && [ -n "${6:-}" ] && [ -s "$T/man.orig" ]; then
+		# the run that proceeded kept every file (manifest by a mount)
+		manifest "$IMG" "$T/man.run" && cmp -s "$T/man.orig" "$T/man.run" ||
+			{ t_fail "$name: the manifest after the run differs"; RESULTS+=("$name: MANIFEST"); return; }
+	fi
 	if [ -n "$u" ]; then
 		"$bin" undo "$u" "$IMG" > "$T/undo.out" 2>&1 &&
 			"$bin" debug-compare "$T/orig" "$IMG" > "$T/cmp.out" ||
 			{ t_fail "$name: after the run that proceeded, undo does not give the original: $(cat "$T/undo.out" "$T/cmp.out" | head -n 2)"; RESULTS+=("$name: LOSS"); return; }
-		RESULTS+=("$name: one proceeded ($([ "$r1" -eq 0 ] && echo first || echo second)), one refused; undo: identical")
+		RESULTS+=("$name: one proceeded ($([ "$r1" -eq 0 ] && echo first || echo second)), one refused;${6:+ manifest identical;} undo: identical")
 	else
 		cmp -s "$T/orig" "$IMG" ||
 			{ t_fail "$name: both refused but the image changed"; RESULTS+=("$name: CHANGED"); return; }
@@ -125,8 +140,13 @@ race() {	# KIND1 KIND2 MODE(together|staggered)
 		if [ "$r2" -eq 4 ] && [ "$r1" -eq 0 ] && ! grep -q "another xfsdefrag\|backs loop device\|open for writing\|is busy" "$T/o2"; then
 			t_fail "$k1 then $k2: refused, but not for the other writer: $(head -n 1 "$T/o2")"
 		fi
+		# the holder of the lock is not pushed out by a later comer
+		if grep -q "(xfsdefrag) has" "$T/o1"; then
+			t_fail "$k1 then $k2: the first run gave way to the second: $(head -n 1 "$T/o1")"
+		fi
 	fi
-	judge "$k1 + $k2 ($mode)" "$r1" "$r2" "$T/o1" "$T/o2"
+	judge "$k1 + $k2 ($mode)" "$r1" "$r2" "$T/o1" "$T/o2" \
+		"$([ "$mode" = together ] && echo manifest)"
 	detach
 }
 

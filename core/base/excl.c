@@ -309,14 +309,21 @@ static bool fd_writes(const char *pid, const char *name)
 	return w;
 }
 
-static int check_writers(const char *path, const struct ident *id,
-			 struct err *e)
+/*
+ * Another process with the bytes open for writing?  -EBUSY naming it.
+ * *ours: the only such processes are other xfsdefrag runs (which, the
+ * lock being ours, are on their way out: worth a second look).
+ */
+static int scan_writers(const char *path, const struct ident *id,
+			bool *ours, struct err *e)
 {
 	char self[24], p[300], comm[64];
 	struct dirent *pe, *fe;
+	struct err first = { 0 };
 	DIR *proc, *fds;
 	int ret = 0;
 
+	*ours = false;
 	snprintf(self, sizeof(self), "%ld", (long)getpid());
 	proc = opendir("/proc");
 	if (!proc)
@@ -337,16 +344,46 @@ static int check_writers(const char *path, const struct ident *id,
 			snprintf(p, sizeof(p), "/proc/%s/comm", pe->d_name);
 			if (read_small(p, comm, sizeof(comm)))
 				snprintf(comm, sizeof(comm), "?");
-			ret = err_set(e, -EBUSY, "refusing to write: process "
-				      "%s (%s) has %s%s open for writing (fd "
-				      "%s)", pe->d_name, comm,
-				      id->loop[0] ? "the file behind " : "",
-				      path, fe->d_name);
+			*ours = true;
+			if (strncmp(comm, "xfsdefrag", 9) != 0) {
+				ret = -EBUSY;	/* not one of ours: no wait */
+				err_clear(&first);	/* name this one */
+			}
+			err_set(&first, -EBUSY, "refusing to write: process "
+				"%s (%s) has %s%s open for writing (fd %s)",
+				pe->d_name, comm,
+				id->loop[0] ? "the file behind " : "", path,
+				fe->d_name);
 		}
 		closedir(fds);
 	}
 	closedir(proc);
-	return ret;
+	if (ret || *ours) {
+		*ours = !ret;
+		return err_set(e, first.code, "%s", first.msg);
+	}
+	return 0;
+}
+
+/*
+ * With the lock ours, another xfsdefrag that opened the image just now
+ * fails on the lock and closes it: the first holder wins.  Anything else
+ * open for writing is refused at once.
+ */
+static int check_writers(const char *path, const struct ident *id,
+			 struct err *e)
+{
+	bool ours;
+	int tries, ret;
+
+	for (tries = 0;; tries++) {
+		struct err scan = { 0 };
+
+		ret = scan_writers(path, id, &ours, &scan);
+		if (ret == 0 || !ours || tries == 40)
+			return ret ? err_set(e, ret, "%s", scan.msg) : 0;
+		usleep(50000);
+	}
 }
 
 static int check_holders(const char *path, const struct ident *id,
