@@ -65,7 +65,7 @@ probe_mount() {
 	unpack $f || { t_skip "no fixture $f"; return; }
 	cp --sparse=always "$T/$f.orig" "$img"
 	run "$img" "$T/m.undo" || { t_fail "mount probe: run failed"; return; }
-	mount -o loop "$img" "$MNT" || { t_fail "mount probe: mount"; return; }
+	mount -o loop,nouuid "$img" "$MNT" || { t_fail "mount probe: mount"; return; }
 	dd if=/dev/urandom of="$MNT/written-after" bs=1M count=200 status=none
 	sync
 	umount "$MNT"
@@ -86,7 +86,7 @@ probe_mount() {
 		t_ok "undo --check says it would refuse (exit 4)" ||
 		t_fail "undo --check after a mount: exit $rc"
 	# the new file is still there and the filesystem still mounts
-	mount -o loop,ro "$img" "$MNT" && [ -s "$MNT/written-after" ] &&
+	mount -o loop,ro,nouuid "$img" "$MNT" && [ -s "$MNT/written-after" ] &&
 		t_ok "the file written after the run is intact" ||
 		t_fail "the file written after the run is gone"
 	mountpoint -q "$MNT" && umount "$MNT"
