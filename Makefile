@@ -132,8 +132,13 @@ $(FUZZ_BASE): tests/fuzz/mkbase.sh tests/badimg.sh tests/xfsedit.py
 	tests/fuzz/mkbase.sh build/fuzz/base
 	touch $@
 
+# The power-cut model's recorder (tests/powercut), preloaded by the tests.
+$(B)/powercut/pctrace.so: tests/powercut/pctrace.c $(B)/FLAGS
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -fPIC -shared -o $@ $< -ldl -lpthread
+
 # T: the unit tests and scripts to run (all when empty).
-check: xfsdefrag $(UNIT_BINS) asan $(FUZZ_BASE)
+check: xfsdefrag $(UNIT_BINS) asan $(FUZZ_BASE) $(B)/powercut/pctrace.so
 	tests/run.sh --bin ./xfsdefrag --unit $(B)/tests $(T)
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		tests/run.sh --bin $(A)/xfsdefrag --unit $(A)/tests --asan $(T)
@@ -143,6 +148,7 @@ tsan: $(TS)/xfsdefrag
 
 # Long campaigns go in scripts of their own, each a line here.
 check-long: check tsan
+	tests/powercut-long.sh ./xfsdefrag
 
 # libFuzzer needs clang; FUZZ_TIME seconds per target.  The inputs are
 # patches to small base images that mkfs.xfs makes (tests/fuzz/mkbase.sh);

@@ -31,6 +31,7 @@ int cmd_check(int argc, char **argv);
 int cmd_undo(int argc, char **argv);
 int cmd_debug_scribble(int argc, char **argv);	/* test aid, hidden */
 int cmd_complete(int argc, char **argv);	/* shell completion, hidden */
+int cmd_debug_compare(int argc, char **argv);	/* test aid, hidden */
 int cmd_tui(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_run(int argc, char **argv);

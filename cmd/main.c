@@ -25,7 +25,10 @@ static const struct cmd commands[] = {
 	/* test aid: no summary, so not listed (xfsdefrag(8), TEST AIDS) */
 	{ "debug-scribble", cmd_debug_scribble,
 	  "debug-scribble [--fault N] [--seed S] [--free-writes N] "
-	  "[--plan FILE] [--keep-sb] [--no-finish] JOURNAL IMAGE [PATH...]",
+	  "[--plan FILE] [--keep-sb] [--no-finish] JOURNAL IMAGE [PATH...] "
+	  "| --junk-free IMAGE",
+	  NULL },
+	{ "debug-compare", cmd_debug_compare, "debug-compare ORIG OTHER",
 	  NULL },
 	/* shell completion helper: not listed (xfsdefrag(8), SHELL COMPLETION) */
 	{ "complete", cmd_complete, "complete IMAGE PREFIX", NULL },

@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * xfsdefrag run: relocate in place.  Refuses unless the filesystem is
- * unmounted, opened exclusively, cleanly unmounted, of features we
- * implement, and consistent by our own checker; then plans, executes
- * with an undo journal, verifies with the checker, and prints the figures
- * before and after.  A failed verification restores from the journal.
+ * unmounted, writable, opened exclusively (no other writer by any path),
+ * cleanly unmounted, of features we implement, and consistent by our own
+ * checker; then plans, executes with an undo journal, verifies with the
+ * checker, and prints the figures before and after.  A run that fails
+ * (a write error, a full undo file's filesystem) or a failed verification
+ * rolls itself back from its undo file, and says what state it left when
+ * it cannot.  The image stays open, and the writer's lock held, from
+ * before the pre-check's first read to the end.
  */
 #include "cmd/cmd.h"
 #include "core/check/check.h"
@@ -65,6 +69,60 @@ static void print_problem(void *priv, const char *msg)
 	cmd_error("check: %s", msg);
 }
 
+/*
+ * Restore the image (held open in fs) from undo_path.  0 and what was
+ * restored in *ui, or <0 with the reason in e.
+ */
+static int roll_back(struct fs *fs, const char *undo_path, const char *image,
+		     struct undo_info *ui, struct err *e)
+{
+	struct fs *fs2 = NULL;
+	struct img *view;
+	int ret;
+
+	if (img_borrow(fs->img, true, &view))
+		return err_set(e, -ENOMEM, "out of memory");
+	ret = undo_open_img(undo_path, view, image, FS_RDWR, &fs2, e);
+	if (ret >= 0)
+		ret = undo_apply(undo_path, fs2, ui, e);
+	fs_close(fs2);
+	return ret < 0 ? ret : 0;
+}
+
+/* The run failed after st->writes_done writes: roll back, say the state. */
+static void failed_run(struct fs *fs, const struct exec_stats *st,
+		       const char *undo_path, const char *image)
+{
+	struct undo_info ui;
+	struct err e = { 0 };
+
+	if (st->writes_done == 0) {
+		if (!st->undo_created || unlink(undo_path) == 0)
+			cmd_error("nothing was written to %s: it is unchanged "
+				  "(no undo file is left)", image);
+		else
+			cmd_error("nothing was written to %s: it is unchanged "
+				  "(undo file %s is not needed)", image,
+				  undo_path);
+		return;
+	}
+	if (roll_back(fs, undo_path, image, &ui, &e) == 0) {
+		unlink(undo_path);
+		cmd_error("rolled back: %s is as it was before the run (%llu "
+			  "blocks restored from %s, which is removed)", image,
+			  (unsigned long long)(ui.blocksize ? (ui.bytes +
+			  ui.blocksize - 1) / ui.blocksize : 0), undo_path);
+		return;
+	}
+	cmd_error("rolling back failed: %s", e.msg);
+	cmd_error("%s holds a partial run (%llu writes) and is marked "
+		  "NEEDSREPAIR, so no kernel will mount it; %s holds what "
+		  "it needs: once the cause is fixed, restore it with: "
+		  "xfsdefrag undo %s %s", image,
+		  (unsigned long long)st->writes_done, undo_path, undo_path,
+		  image);
+}
+
 /* Scan and report (optionally check) a freshly opened filesystem. */
 static int measure(struct fs *fs, struct model **m, struct report *r,
 		   struct err *e)
@@ -115,6 +173,8 @@ int cmd_run(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "undo", required_argument, NULL, 'u' },
 		{ "fault-after", required_argument, NULL, 'F' },
+		{ "fault-error", required_argument, NULL, 'E' },
+		{ "fault-dead", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -130,6 +190,7 @@ int cmd_run(int argc, char **argv)
 	struct err e = { 0 };
 	char undo_default[96];
 	const char *undo_path = NULL, *image;
+	struct img *view;
 	long fault = -1;
 	char *end;
 	int opt, status = EXIT_OK;
@@ -139,9 +200,13 @@ int cmd_run(int argc, char **argv)
 		switch (opt) {
 		case 'u': undo_path = optarg; break;
 		case 'F':
+		case 'E':
+		case 'D':
 			fault = strtol(optarg, &end, 10);
 			if (*end || fault < 0)
 				return cmd_usage("run");
+			xo.fault_err = opt == 'F' ? 0 : -EIO;
+			xo.fault_sticky = opt == 'D';
 			break;
 		case 'h':
 			cmd_usage("run");
@@ -154,8 +219,8 @@ int cmd_run(int argc, char **argv)
 		return cmd_usage("run");
 	image = argv[optind];
 	if (fs_open(image, FS_RDWR, &fs, &e))
-		return e.code == -EBUSY ? (cmd_fail(&e), EXIT_REFUSED) :
-					  cmd_fail(&e);
+		return e.code == -EBUSY || e.code == -EROFS ?
+		       (cmd_fail(&e), EXIT_REFUSED) : cmd_fail(&e);
 	if (refuse_write(fs, &e)) {
 		cmd_fail(&e);
 		status = EXIT_REFUSED;
@@ -208,36 +273,34 @@ int cmd_run(int argc, char **argv)
 		if (rc.tty)
 			fprintf(stderr, "\r\033[K");
 		cmd_fail(&e);
-		cmd_error("the filesystem is marked NEEDSREPAIR and will not "
-			  "mount; restore it with: xfsdefrag undo %s %s",
-			  undo_path, image);
-		status = EXIT_ERROR;
+		failed_run(fs, &st, undo_path, image);
+		/* a refusal found late (cow staging extents): nothing written */
+		status = st.writes_done == 0 && e.code == -EPERM ?
+			 EXIT_REFUSED : EXIT_ERROR;
 		goto out;
 	}
 	if (rc.tty)
 		fprintf(stderr, "\r\033[K");
-	fs_close(fs);
-	fs = NULL;
 
-	/* verify the result with a fresh look at the disk */
-	if (fs_open(image, 0, &fs2, &e) ||
-	    check_fs(fs2, 0, print_problem, NULL, &cr, &e) ||
-	    measure(fs2, &m2, &after, &e)) {
+	/* verify the result with a fresh look at the disk (still ours) */
+	if (img_borrow(fs->img, false, &view)) {
+		err_set(&e, -ENOMEM, "out of memory");
+	} else if (fs_open_img(view, image, 0, &fs2, &e)) {
+		img_close(view);	/* fs_open_img did not take it */
+	} else if (!check_fs(fs2, 0, print_problem, NULL, &cr, &e)) {
+		measure(fs2, &m2, &after, &e);
+	}
+	if (e.code) {
 		status = cmd_fail(&e);
 		cr.problems = cr.problems ? cr.problems : 1;
 	}
 	if (cr.problems) {
-		struct undo_info ui;
-
 		cmd_error("verification FAILED (%llu problems); restoring the "
 			  "filesystem from %s", (unsigned long long)cr.problems,
 			  undo_path);
 		fs_close(fs2);
 		fs2 = NULL;
-		err_clear(&e);
-		if (fs_open(image, FS_RDWR, &fs2, &e) ||
-		    undo_apply(undo_path, fs2, &ui, &e))
-			cmd_fail(&e);
+		failed_run(fs, &st, undo_path, image);
 		status = EXIT_ERROR;
 		goto out;
 	}

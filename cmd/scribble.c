@@ -4,9 +4,10 @@
  * executor (hidden from the usage text; see xfsdefrag(8), "TEST AIDS").
  * It opens IMAGE read-write, begins an undo journal, marks every free
  * extent (bnobt) free-at-start, and overwrites live blocks through the
- * journaling layer: the superblock (NEEDSREPAIR set, as a writer does),
- * an AGF, an AGI, the root inode's block, each PATH's inode and data
- * (journaled ahead with undo_prepare + undo_sync), an unaligned write, a
+ * journaling layer: the superblock (NEEDSREPAIR set, as a writer does,
+ * and the run's mark), an AGF, an AGI, the root inode's block, each
+ * PATH's inode and data (journaled ahead with undo_prepare +
+ * undo_sync), an unaligned write, a
  * write straddling live and free blocks, writes into free space (none
  * of these two with --free-writes 0), and at last junk over the primary
  * superblock (not with --keep-sb).  --fault N stacks the crash
@@ -18,6 +19,10 @@
  *   sync                    undo_sync
  *   free OFF LEN            bytes written into free-at-start blocks: undo
  *                           leaves them as the run wrote them
+ *
+ * debug-scribble --junk-free IMAGE: write random bytes over every free
+ * extent (bnobt) of IMAGE, journaling nothing: what any later writer
+ * may do to space it finds free.
  *
  * debug-scribble --compare A B [PLAN]: is B byte-identical to A (exit 0,
  * else 1 and the first differing byte)?  With PLAN, first copies A's bytes
@@ -261,8 +266,8 @@ static uint64_t rnd(uint64_t *x)
 }
 
 /* The bytes of write st: junk, or the superblock as a writer marks it. */
-static int fill(struct scribble *s, const struct step *st, uint8_t *buf,
-		struct err *e)
+static int fill(struct scribble *s, struct undo *u, const struct step *st,
+		uint8_t *buf, struct err *e)
 {
 	uint32_t ss = s->fs->geo.sectsize;
 	uint64_t i;
@@ -277,17 +282,9 @@ static int fill(struct scribble *s, const struct step *st, uint8_t *buf,
 	if (ret)
 		return err_set(e, ret, "superblock: read failed: %s",
 			       strerror(-ret));
-	if (od_sb_is_v5(&s->fs->sb)) {
-		struct od_sb sb;
-
-		if (od_sb_decode(buf, ss, &sb) != OD_OK)
-			return err_set(e, -EFSCORRUPTED, "superblock: cannot "
-				       "decode it again");
-		sb.features_incompat |= OD_INCOMPAT_NEEDSREPAIR;
-		od_sb_encode(&sb, buf, ss);	/* and its crc */
-	} else {
+	undo_sb_mark(u, buf, ss, true);
+	if (!od_sb_is_v5(&s->fs->sb))
 		memcpy(buf + 108, "scribbled\0\0\0", 12);
-	}
 	return 0;
 }
 
@@ -309,7 +306,7 @@ static int run(struct scribble *s, struct undo *u, struct err *e)
 			ret = undo_prepare(u, st->off, st->len, e);
 		else if (st->kind == ST_SYNC)
 			ret = undo_sync(u, e);
-		else if ((ret = fill(s, st, buf, e)) == 0 &&
+		else if ((ret = fill(s, u, st, buf, e)) == 0 &&
 			 (ret = img_pwrite(s->fs->img, buf, st->len,
 					   st->off)) != 0)
 			err_set(e, ret, "write of %" PRIu64 " bytes at %" PRIu64
@@ -402,6 +399,43 @@ out:
 	return ret;
 }
 
+/* Random bytes over every free extent of the filesystem at path. */
+static int junk_free(const char *path)
+{
+	struct scribble s = { 0 };
+	struct err e = { 0 };
+	uint8_t *buf = NULL;
+	uint64_t i, k, total = 0;
+	uint32_t bs;
+	int ret;
+
+	s.rng = 7;
+	ret = fs_open(path, FS_RDWR, &s.fs, &e);
+	if (ret == 0)
+		ret = collect_free(&s, &e);
+	bs = ret == 0 ? s.fs->geo.blocksize : 0;
+	if (ret == 0 && !(buf = malloc(bs)))
+		ret = err_set(&e, -ENOMEM, "out of memory");
+	for (i = 0; ret == 0 && i < s.nfr; i++)
+		for (k = 0; ret == 0 && k < s.fr[i].len; k++) {
+			uint32_t j;
+
+			for (j = 0; j < bs; j++)
+				buf[j] = (uint8_t)(rnd(&s.rng) >> 32);
+			ret = fs_pwrite(s.fs, (s.fr[i].lin + k) * bs, buf, bs,
+					&e, "free block");
+			total++;
+		}
+	if (ret == 0 && img_flush(s.fs->img))
+		ret = err_set(&e, -EIO, "%s: fsync failed", path);
+	if (ret == 0)
+		printf("junked %" PRIu64 " free blocks\n", total);
+	free(buf);
+	free(s.fr);
+	fs_close(s.fs);
+	return ret ? cmd_fail(&e) : EXIT_OK;
+}
+
 int cmd_debug_scribble(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -423,6 +457,8 @@ int cmd_debug_scribble(int argc, char **argv)
 	size_t i;
 	char *end;
 
+	if (argc == 3 && strcmp(argv[1], "--junk-free") == 0)
+		return junk_free(argv[2]);
 	if (argc >= 4 && argc <= 5 && strcmp(argv[1], "--compare") == 0)
 		return compare(argv[2], argv[3], argc == 5 ? argv[4] : NULL);
 	optind = 1;
@@ -452,7 +488,7 @@ int cmd_debug_scribble(int argc, char **argv)
 			   keep_sb, &e);
 	if (ret == 0 && planfile)
 		ret = write_plan(&s, planfile, &e);
-	if (ret == 0 && fault >= 0 && img_push_fault(&s.fs->img, fault))
+	if (ret == 0 && fault >= 0 && img_push_fault(&s.fs->img, fault, 0, false))
 		ret = err_set(&e, -ENOMEM, "out of memory");
 	if (ret == 0)
 		ret = undo_begin(s.fs, argv[optind], &u, &e);

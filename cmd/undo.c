@@ -2,8 +2,9 @@
 /*
  * xfsdefrag undo [--check] [-v] FILE IMAGE: roll a relocation run back
  * from its undo file, or (--check) only verify the file and say what it
- * holds.  The journal must belong to IMAGE (uuid and geometry); a damaged
- * journal writes nothing.
+ * holds.  The journal must belong to IMAGE (uuid and geometry) and IMAGE
+ * must be as the run left it (nothing written since); a damaged journal
+ * or a changed filesystem writes nothing.
  */
 #include "cmd/cmd.h"
 #include "core/relocate/undo.h"
@@ -42,7 +43,7 @@ static uint64_t blocks_of(const struct undo_info *in)
 }
 
 static void print_check(const char *file, const char *image,
-			const struct undo_info *in)
+			const struct undo_info *in, int verdict)
 {
 	char uuid[40], when[64];
 	time_t t = (time_t)in->ctime;
@@ -62,19 +63,35 @@ static void print_check(const char *file, const char *image,
 	printf("records:    %" PRIu64 ", %" PRIu64 " bytes of original data "
 	       "(%" PRIu64 " blocks)\n", in->records, in->bytes,
 	       blocks_of(in));
-	printf("state:      %s\n", in->complete ? "complete (the run finished)"
-	       : "interrupted (no end record)");
+	printf("version:    %" PRIu32 "\n", in->version);
+	printf("state:      %s\n", in->state == UNDO_COMPLETE ?
+	       "complete (the run finished)" : in->state == UNDO_SEALED ?
+	       "sealed (the run wrote everything, then stopped before its "
+	       "end record)" : "interrupted (no end record)");
+	if (in->state != UNDO_INTERRUPTED)
+		printf("proof:      %" PRIu64 " blocks as the run left them, %"
+		       PRIu64 " vacated blocks held by their copies\n",
+		       in->proof_blocks, in->move_blocks);
 	if (in->torn_tail)
 		printf("torn tail:  %" PRIu64 " record%s ignored (the run "
 		       "stopped before writing what they cover)\n", in->torn,
 		       in->torn == 1 ? "" : "s");
-	printf("matches:    %s; undo would restore %" PRIu64 " blocks\n",
-	       image, blocks_of(in));
+	if (in->undo_begun)
+		printf("undo:       an undo of this file was interrupted; "
+		       "running it again finishes it\n");
+	if (verdict == 0)
+		printf("matches:    %s, as the run left it; undo would "
+		       "restore %" PRIu64 " blocks\n", image, blocks_of(in));
+	else
+		printf("matches:    no: undo refuses (%s)\n",
+		       verdict == -EPROTO ? "an old file without proof" :
+		       "the filesystem changed since the run");
 }
 
 static int status_of(int err)
 {
-	if (err == -EXDEV || err == -EBUSY)
+	if (err == -EXDEV || err == -EBUSY || err == -EROFS ||
+	    err == -ESTALE || err == -EPROTO)
 		return EXIT_REFUSED;
 	return cmd_exit_code(err);
 }
@@ -133,15 +150,15 @@ int cmd_undo(int argc, char **argv)
 				      verbose ? print_rec : NULL, NULL, &e);
 	else
 		ret = undo_apply(file, fs, &info, &e);
+	if (check && (ret == 0 || ret == -ESTALE || ret == -EPROTO))
+		print_check(file, image, &info, ret);
 	if (ret) {
 		cmd_error("%s", e.msg);
 		status = status_of(ret);
 		goto out;
 	}
-	if (check) {
-		print_check(file, image, &info);
+	if (check)
 		goto out;
-	}
 	if (!info.complete)
 		printf("the run had been interrupted (%s has no end record)\n",
 		       file);
@@ -149,6 +166,10 @@ int cmd_undo(int argc, char **argv)
 		printf("ignored %" PRIu64 " torn record%s at the end of %s "
 		       "(the run stopped before writing what they cover)\n",
 		       info.torn, info.torn == 1 ? "" : "s", file);
+	if (info.copies)
+		printf("copied back %" PRIu64 " block%s the run had vacated "
+		       "(reused since, their copies intact)\n", info.copies,
+		       info.copies == 1 ? "" : "s");
 	printf("restored %" PRIu64 " blocks (%" PRIu64 " bytes) from %s; the "
 	       "filesystem is as it was before the run\n", blocks_of(&info),
 	       info.bytes, file);

@@ -11,6 +11,10 @@ static_assert(OD_UNDO_PATH_OFF + OD_UNDO_PATH_LEN <= OD_UNDO_HDR_CRC_OFF,
 	      "undo header: path overlaps the crc");
 static_assert(OD_UNDO_REC_HCRC_OFF + 4 == OD_UNDO_REC_LEN,
 	      "undo record: header crc is its last field");
+/* after the superblock's fields (xfs_dsb: under 320 bytes in Linux 6.18) */
+static_assert(OD_UNDO_MARK_OFF >= 320 &&
+	      OD_UNDO_MARK_OFF + OD_UNDO_MARK_LEN <= 512,
+	      "undo mark: inside the first 512 bytes, after the superblock");
 
 uint32_t od_undo_crc(const void *buf, size_t len)
 {
@@ -23,7 +27,7 @@ void od_undo_hdr_encode(const struct od_undo_hdr *h, uint8_t *buf)
 
 	memset(buf, 0, OD_UNDO_HDR_LEN);
 	memcpy(buf, OD_UNDO_MAGIC, 8);
-	od_put_be32(buf + 8, OD_UNDO_VERSION);
+	od_put_be32(buf + 8, h->version ? h->version : OD_UNDO_VERSION);
 	od_put_be32(buf + 12, OD_UNDO_HDR_LEN);
 	od_put_be64(buf + 16, h->nonce);
 	memcpy(buf + 24, h->uuid, 16);
@@ -35,6 +39,9 @@ void od_undo_hdr_encode(const struct od_undo_hdr *h, uint8_t *buf)
 	od_put_be32(buf + 76, h->agcount);
 	od_put_be64(buf + 80, h->image_size);
 	od_put_be64(buf + 88, h->ctime);
+	od_put_be64(buf + 96, h->log_off);
+	od_put_be64(buf + 104, h->log_len);
+	od_put_be32(buf + 112, h->log_crc);
 	memcpy(buf + OD_UNDO_PATH_OFF, h->path, plen);
 	od_put_be32(buf + OD_UNDO_HDR_CRC_OFF,
 		    od_undo_crc(buf, OD_UNDO_HDR_CRC_OFF));
@@ -70,9 +77,12 @@ enum od_err od_undo_hdr_decode(const uint8_t *buf, size_t len,
 	h->agcount = od_get_be32(buf + 76);
 	h->image_size = od_get_be64(buf + 80);
 	h->ctime = od_get_be64(buf + 88);
+	h->log_off = od_get_be64(buf + 96);
+	h->log_len = od_get_be64(buf + 104);
+	h->log_crc = od_get_be32(buf + 112);
 	memcpy(h->path, buf + OD_UNDO_PATH_OFF, OD_UNDO_PATH_LEN - 1);
 	h->path[OD_UNDO_PATH_LEN - 1] = '\0';
-	if (h->version != OD_UNDO_VERSION)
+	if (h->version < OD_UNDO_VERSION_MIN || h->version > OD_UNDO_VERSION)
 		BAD("version");
 	if (od_get_be32(buf + 12) != OD_UNDO_HDR_LEN)
 		BAD("header length");
@@ -85,6 +95,9 @@ enum od_err od_undo_hdr_decode(const uint8_t *buf, size_t len,
 		BAD("dblocks");
 	if (h->image_size / h->blocksize < h->dblocks)
 		BAD("image size");
+	if (h->log_len && (h->log_off > h->image_size ||
+			   h->log_len > h->image_size - h->log_off))
+		BAD("log");
 	return OD_OK;
 }
 
@@ -94,7 +107,15 @@ void od_undo_rec_encode(const struct od_undo_rec *r, uint64_t nonce,
 	uint8_t n[8];
 	uint32_t crc;
 
-	od_put_be32(buf, r->end ? OD_UNDO_END_MAGIC : OD_UNDO_REC_MAGIC);
+	static const uint32_t magic[] = {
+		[OD_UNDO_DATA] = OD_UNDO_REC_MAGIC,
+		[OD_UNDO_END] = OD_UNDO_END_MAGIC,
+		[OD_UNDO_PROOF] = OD_UNDO_PRF_MAGIC,
+		[OD_UNDO_MOVES] = OD_UNDO_MOV_MAGIC,
+		[OD_UNDO_SEAL] = OD_UNDO_SEA_MAGIC,
+	};
+
+	od_put_be32(buf, r->end ? OD_UNDO_END_MAGIC : magic[r->kind]);
 	od_put_be32(buf + 4, r->len);
 	od_put_be64(buf + 8, r->seq);
 	od_put_be64(buf + 16, r->off);
@@ -118,14 +139,20 @@ enum od_err od_undo_rec_decode(const uint8_t *buf, size_t len,
 	if (len < OD_UNDO_REC_LEN)
 		return OD_ESHORT;
 	magic = od_get_be32(buf);
-	if (magic != OD_UNDO_REC_MAGIC && magic != OD_UNDO_END_MAGIC)
-		return OD_EMAGIC;
+	switch (magic) {
+	case OD_UNDO_REC_MAGIC: r->kind = OD_UNDO_DATA; break;
+	case OD_UNDO_END_MAGIC: r->kind = OD_UNDO_END; break;
+	case OD_UNDO_PRF_MAGIC: r->kind = OD_UNDO_PROOF; break;
+	case OD_UNDO_MOV_MAGIC: r->kind = OD_UNDO_MOVES; break;
+	case OD_UNDO_SEA_MAGIC: r->kind = OD_UNDO_SEAL; break;
+	default: return OD_EMAGIC;
+	}
 	od_put_be64(n, nonce);
 	crc = od_crc32c(0xffffffffu, n, sizeof(n));
 	crc = ~od_crc32c(crc, buf, OD_UNDO_REC_HCRC_OFF);
 	if (od_get_be32(buf + OD_UNDO_REC_HCRC_OFF) != crc)
 		return OD_ECRC;
-	r->end = magic == OD_UNDO_END_MAGIC;
+	r->end = r->kind == OD_UNDO_END;
 	r->len = od_get_be32(buf + 4);
 	r->seq = od_get_be64(buf + 8);
 	r->off = od_get_be64(buf + 16);
@@ -136,7 +163,66 @@ enum od_err od_undo_rec_decode(const uint8_t *buf, size_t len,
 		BAD("len");
 	if (r->batch > r->seq || (r->end && r->batch != r->seq))
 		BAD("batch");
+	if (r->kind == OD_UNDO_SEAL && r->len != OD_UNDO_SEAL_LEN)
+		BAD("len");
+	if ((r->kind == OD_UNDO_PROOF || r->kind == OD_UNDO_MOVES ||
+	     r->kind == OD_UNDO_SEAL) && r->off != 0)
+		BAD("offset");
 	return OD_OK;
+}
+
+void od_undo_seal_encode(const struct od_undo_seal *s, uint8_t *buf)
+{
+	memset(buf, 0, OD_UNDO_SEAL_LEN);
+	od_put_be32(buf, s->sb_crc);
+	od_put_be64(buf + 8, s->proof_blocks);
+	od_put_be64(buf + 16, s->move_blocks);
+	od_put_be64(buf + 24, s->data_bytes);
+}
+
+enum od_err od_undo_seal_decode(const uint8_t *buf, size_t len,
+				struct od_undo_seal *s)
+{
+	size_t i;
+
+	memset(s, 0, sizeof(*s));
+	if (len != OD_UNDO_SEAL_LEN)
+		return OD_ESHORT;
+	for (i = 32; i < OD_UNDO_SEAL_LEN; i++)
+		if (buf[i])
+			return OD_EFIELD;
+	if (od_get_be32(buf + 4))
+		return OD_EFIELD;
+	s->sb_crc = od_get_be32(buf);
+	s->proof_blocks = od_get_be64(buf + 8);
+	s->move_blocks = od_get_be64(buf + 16);
+	s->data_bytes = od_get_be64(buf + 24);
+	return OD_OK;
+}
+
+int od_undo_mark_get(const uint8_t *sector, uint64_t *nonce)
+{
+	const uint8_t *m = sector + OD_UNDO_MARK_OFF;
+
+	*nonce = od_get_be64(m + 8);
+	if (memcmp(m, OD_UNDO_MARK_RUN, 8) == 0)
+		return OD_UNDO_MARK_BY_RUN;
+	if (memcmp(m, OD_UNDO_MARK_UNDO, 8) == 0)
+		return OD_UNDO_MARK_BY_UNDO;
+	*nonce = 0;
+	return OD_UNDO_MARK_NONE;
+}
+
+void od_undo_mark_put(uint8_t *sector, int kind, uint64_t nonce)
+{
+	uint8_t *m = sector + OD_UNDO_MARK_OFF;
+
+	memset(m, 0, OD_UNDO_MARK_LEN);
+	if (kind == OD_UNDO_MARK_NONE)
+		return;
+	memcpy(m, kind == OD_UNDO_MARK_BY_RUN ? OD_UNDO_MARK_RUN :
+	       OD_UNDO_MARK_UNDO, 8);
+	od_put_be64(m + 8, nonce);
 }
 
 #undef BAD

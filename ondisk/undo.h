@@ -2,14 +2,15 @@
 /*
  * The undo file of a relocation run (our own format, not XFS's): a
  * 4096-byte header naming the filesystem, then records holding the
- * original bytes of image ranges, then an end record when the run
+ * original bytes of image ranges, then the proof of the state the run
+ * left (block checksums, moves, a seal), then an end record when the run
  * completed.  Everything big-endian.  CRCs are CRC-32C (initial value
  * ~0, result inverted) stored big-endian.  Specified for users in
  * xfsdefrag(8), "UNDO FILE"; the offsets are pinned below.
  *
  * Header (OD_UNDO_HDR_LEN bytes):
  *     0  magic "XFSDFUND"          8
- *     8  version (1)               4
+ *     8  version (2; 1 is read)    4
  *    12  header length (4096)      4
  *    16  nonce                     8   random; seeds every record's crc
  *    24  sb_uuid                  16
@@ -21,21 +22,41 @@
  *    76  agcount                   4
  *    80  image size, bytes         8
  *    88  created, unix seconds     8
- *    96  zero                     32
+ *    96  log: byte offset          8   v2: the internal log, as the run
+ *   104  log: length, bytes        8   began (0: none to check)
+ *   112  log: crc32c of its bytes  4
+ *   116  zero                     12
  *   128  image path as given    1024   NUL-padded, at most 1023 bytes
  *  1152  zero                   2940
  *  4092  crc32c of bytes 0..4091   4
  *
  * Record header (OD_UNDO_REC_LEN bytes), followed by len data bytes:
- *     0  magic "UREC" or "UEND"    4
+ *     0  magic "UREC" data, "UPRF" proof, "UMOV" moves, "USEA" seal,
+ *        "UEND" end                4
  *     4  len                       4   data bytes (UEND: 0)
  *     8  seq                       8   0, 1, 2, ... (UEND: record count)
- *    16  offset in the image       8   (UEND: total data bytes)
+ *    16  offset in the image       8   (UEND: total data bytes; UPRF,
+ *                                      UMOV, USEA: 0)
  *    24  batch                     8   seq of the first record appended
  *                                      since the journal was last fsync'd
  *                                      (UEND: its own seq)
  *    32  crc32c of the data        4
  *    36  crc32c of nonce (8 bytes, big-endian) then bytes 0..35   4
+ *
+ * UPRF data: runs of [first linear block be64, count be32, zero be32,
+ * count crc32c be32], the blocks as the run left them (block 0 with its
+ * first sector taken as zeros: the superblock is checked on its own).
+ * UMOV data: entries of [block be64, copy be64, count be32, zero be32]:
+ * blocks the run vacated whose original bytes are the bytes it left at
+ * the copy.  USEA data (OD_UNDO_SEAL_LEN): crc32c of the superblock
+ * sector as the run leaves it be32, zero be32, proof blocks be64, move
+ * blocks be64, data bytes before the seal be64, zero 32.
+ *
+ * While a run or an undo is writing, the primary superblock has
+ * NEEDSREPAIR set and, at OD_UNDO_MARK_OFF of its sector, a mark: magic
+ * "XFSDFRUN" (a run) or "XFSDFUDO" (an undo), 8 bytes, then the undo
+ * file's nonce be64.  The sector's crc covers it; the run's last
+ * write and the undo's last write leave those bytes zero.
  */
 #ifndef OD_UNDO_H
 #define OD_UNDO_H
@@ -47,7 +68,8 @@
 #include "ondisk/err.h"
 
 #define OD_UNDO_MAGIC		"XFSDFUND"
-#define OD_UNDO_VERSION		1
+#define OD_UNDO_VERSION		2
+#define OD_UNDO_VERSION_MIN	1	/* read, then refused by undo */
 #define OD_UNDO_HDR_LEN		4096
 #define OD_UNDO_PATH_OFF	128
 #define OD_UNDO_PATH_LEN	1024
@@ -55,6 +77,16 @@
 
 #define OD_UNDO_REC_MAGIC	0x55524543u	/* "UREC" */
 #define OD_UNDO_END_MAGIC	0x55454e44u	/* "UEND" */
+#define OD_UNDO_PRF_MAGIC	0x55505246u	/* "UPRF" */
+#define OD_UNDO_MOV_MAGIC	0x554d4f56u	/* "UMOV" */
+#define OD_UNDO_SEA_MAGIC	0x55534541u	/* "USEA" */
+#define OD_UNDO_SEAL_LEN	64
+#define OD_UNDO_MOV_ENT		24
+#define OD_UNDO_PRF_RUNHDR	16
+#define OD_UNDO_MARK_OFF	480	/* in the superblock sector */
+#define OD_UNDO_MARK_LEN	16
+#define OD_UNDO_MARK_RUN	"XFSDFRUN"
+#define OD_UNDO_MARK_UNDO	"XFSDFUDO"
 #define OD_UNDO_REC_LEN		40
 #define OD_UNDO_REC_DCRC_OFF	32
 #define OD_UNDO_REC_HCRC_OFF	36
@@ -73,11 +105,17 @@ struct od_undo_hdr {
 	uint32_t agcount;
 	uint64_t image_size;
 	uint64_t ctime;
+	uint64_t log_off, log_len;	/* v2 */
+	uint32_t log_crc;
 	char path[OD_UNDO_PATH_LEN];	/* NUL-terminated */
 };
 
+enum od_undo_kind { OD_UNDO_DATA, OD_UNDO_END, OD_UNDO_PROOF, OD_UNDO_MOVES,
+		    OD_UNDO_SEAL };
+
 struct od_undo_rec {
-	bool end;		/* UEND */
+	enum od_undo_kind kind;
+	bool end;		/* UEND (kind == OD_UNDO_END) */
 	uint32_t len;
 	uint64_t seq;
 	uint64_t off;
@@ -85,10 +123,17 @@ struct od_undo_rec {
 	uint32_t dcrc;
 };
 
+struct od_undo_seal {
+	uint32_t sb_crc;
+	uint64_t proof_blocks, move_blocks;
+	uint64_t data_bytes;
+};
+
 /* CRC-32C of a buffer as the undo file stores it (~0 seed, inverted). */
 uint32_t od_undo_crc(const void *buf, size_t len);
 
-/* Encode into buf (OD_UNDO_HDR_LEN bytes), crc included. */
+/* Encode into buf (OD_UNDO_HDR_LEN bytes), crc included; version 0 is
+ * the current one (tests write older ones). */
 void od_undo_hdr_encode(const struct od_undo_hdr *h, uint8_t *buf);
 /*
  * Decode and verify: magic, crc, version, header length, and sane
@@ -110,5 +155,17 @@ void od_undo_rec_encode(const struct od_undo_rec *r, uint64_t nonce,
 enum od_err od_undo_rec_decode(const uint8_t *buf, size_t len,
 			       uint64_t nonce, struct od_undo_rec *r,
 			       const char **field);
+
+void od_undo_seal_encode(const struct od_undo_seal *s, uint8_t *buf);
+/* OD_ESHORT unless len == OD_UNDO_SEAL_LEN; OD_EFIELD if padding is set. */
+enum od_err od_undo_seal_decode(const uint8_t *buf, size_t len,
+				struct od_undo_seal *s);
+
+/* Superblock marks (kind: 0 none, 1 run, 2 undo). */
+enum { OD_UNDO_MARK_NONE, OD_UNDO_MARK_BY_RUN, OD_UNDO_MARK_BY_UNDO };
+/* The mark in a superblock sector (sectlen >= 512), and its nonce. */
+int od_undo_mark_get(const uint8_t *sector, uint64_t *nonce);
+/* Write (or with OD_UNDO_MARK_NONE clear) the mark; no crc, no flag. */
+void od_undo_mark_put(uint8_t *sector, int kind, uint64_t nonce);
 
 #endif

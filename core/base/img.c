@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "core/base/img.h"
+#include "core/base/excl.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -13,6 +14,7 @@
 
 struct file_priv {
 	int fd;
+	struct excl *excl;	/* the writer's lock, NULL when read-only */
 };
 
 static int file_pread(struct img *im, void *buf, size_t len, uint64_t off)
@@ -70,6 +72,7 @@ static void file_close(struct img *im)
 	struct file_priv *fp = im->priv;
 
 	close(fp->fd);
+	excl_release(fp->excl);
 	free(fp);
 }
 
@@ -81,57 +84,73 @@ static const struct img_ops file_ops = {
 	.close = file_close,
 };
 
-int img_open_file(const char *path, unsigned flags, struct img **out)
+int img_open_file(const char *path, unsigned flags, struct img **out,
+		  struct err *e)
 {
+	bool rdwr = (flags & IMG_RDWR) != 0;
 	struct file_priv *fp = NULL;
 	struct img *im = NULL;
 	struct stat st;
-	int fd, oflags, ret;
+	int fd = -1, ret;
 
 	*out = NULL;
-	oflags = (flags & IMG_RDWR) ? O_RDWR : O_RDONLY;
-	fd = open(path, oflags | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0)
-		goto fail_errno;
-	if (S_ISBLK(st.st_mode)) {
-		uint64_t bytes;
-
-		/* a writer must be the only opener of a block device */
-		if (flags & IMG_RDWR) {
-			close(fd);
-			fd = open(path, oflags | O_EXCL | O_CLOEXEC);
-			if (fd < 0)
-				return -errno;
-		}
-		if (ioctl(fd, BLKGETSIZE64, &bytes) < 0)
-			goto fail_errno;
-		st.st_size = (off_t)bytes;
-	} else if (!S_ISREG(st.st_mode)) {
-		ret = -ENOTBLK;
-		goto fail;
-	} else if ((flags & IMG_RDWR) && flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		/* one writer at a time on an image file, too */
-		ret = errno == EWOULDBLOCK ? -EBUSY : -errno;
-		goto fail;
+	if (stat(path, &st) < 0)
+		return err_set(e, -errno, "%s: %s", path, strerror(errno));
+	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode))
+		return err_set(e, -ENOTBLK, "%s: not a regular file or block "
+			       "device", path);
+	/* refuse read-only targets before anything exists to clean up */
+	if (rdwr && (ret = excl_check_ro(path, &st, e)) != 0)
+		return ret;
+	/* a writer must be the only opener of a block device */
+	fd = open(path, (rdwr ? O_RDWR : O_RDONLY) | O_CLOEXEC |
+		  (rdwr && S_ISBLK(st.st_mode) ? O_EXCL : 0));
+	if (fd < 0) {
+		ret = -errno;
+		if (ret == -EBUSY)
+			return err_set(e, ret, "refusing to write: %s is busy: "
+				       "it is mounted, or another program has "
+				       "it open exclusively", path);
+		if (ret == -EROFS)
+			return err_set(e, ret, "refusing to write: %s is "
+				       "read-only", path);
+		return err_set(e, ret, "%s: %s", path, strerror(-ret));
 	}
 	fp = calloc(1, sizeof(*fp));
 	im = calloc(1, sizeof(*im));
 	if (!fp || !im) {
-		ret = -ENOMEM;
+		ret = err_set(e, -ENOMEM, "out of memory");
 		goto fail;
 	}
+	if (fstat(fd, &st) < 0) {
+		ret = err_set(e, -errno, "%s: %s", path, strerror(errno));
+		goto fail;
+	}
+	if (S_ISBLK(st.st_mode)) {
+		uint64_t bytes;
+
+		if (ioctl(fd, BLKGETSIZE64, &bytes) < 0) {
+			ret = err_set(e, -errno, "%s: cannot get the device "
+				      "size: %s", path, strerror(errno));
+			goto fail;
+		}
+		st.st_size = (off_t)bytes;
+	} else if (!S_ISREG(st.st_mode)) {
+		ret = err_set(e, -ENOTBLK, "%s: not a regular file or block "
+			      "device", path);
+		goto fail;
+	}
+	/* one writer at a time, whatever the path (excl.h) */
+	if (rdwr && (ret = excl_take(path, fd, &fp->excl, e)) != 0)
+		goto fail;
 	fp->fd = fd;
 	im->ops = &file_ops;
 	im->priv = fp;
 	im->size = (uint64_t)st.st_size;
-	im->writable = (flags & IMG_RDWR) != 0;
+	im->writable = rdwr;
 	*out = im;
 	return 0;
 
-fail_errno:
-	ret = -errno;
 fail:
 	free(fp);
 	free(im);
@@ -219,6 +238,50 @@ int img_pwrite(struct img *im, const void *buf, size_t len, uint64_t off)
 int img_flush(struct img *im)
 {
 	return im->ops->flush(im);
+}
+
+static int view_pread(struct img *im, void *buf, size_t len, uint64_t off)
+{
+	return img_pread(im->priv, buf, len, off);
+}
+
+static int view_pwrite(struct img *im, const void *buf, size_t len,
+		       uint64_t off)
+{
+	return img_pwrite(im->priv, buf, len, off);
+}
+
+static int view_flush(struct img *im)
+{
+	return img_flush(im->priv);
+}
+
+static void view_close(struct img *im)
+{
+	(void)im;	/* the borrowed img is its owner's to close */
+}
+
+static const struct img_ops view_ops = {
+	.name = "view",
+	.pread = view_pread,
+	.pwrite = view_pwrite,
+	.flush = view_flush,
+	.close = view_close,
+};
+
+int img_borrow(struct img *im, bool writable, struct img **out)
+{
+	struct img *v = calloc(1, sizeof(*v));
+
+	*out = NULL;
+	if (!v)
+		return -ENOMEM;
+	v->ops = &view_ops;
+	v->priv = im;
+	v->size = im->size;
+	v->writable = writable && im->writable;
+	*out = v;
+	return 0;
 }
 
 void img_close(struct img *im)

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/base/err.h"
+
 struct img;
 
 struct img_ops {
@@ -32,10 +34,17 @@ struct img {
 	struct img *lower;	/* next layer down, or NULL */
 };
 
-#define IMG_RDWR	0x1	/* open for writing (O_EXCL on block devices) */
+#define IMG_RDWR	0x1	/* open for writing: the only writer (excl.h) */
 
-/* Open a file or block device. */
-int img_open_file(const char *path, unsigned flags, struct img **out);
+/*
+ * Open a file or block device; e says why not.  With IMG_RDWR it refuses
+ * a read-only target (-EROFS) and one another writer can reach (-EBUSY:
+ * mounted, opened exclusively, reachable by another path, open for
+ * writing elsewhere, locked by another xfsdefrag), and holds the writer's
+ * lock until img_close.
+ */
+int img_open_file(const char *path, unsigned flags, struct img **out,
+		  struct err *e);
 /* Wrap a caller-owned buffer (tests, fuzzing); read-only unless IMG_RDWR. */
 int img_open_mem(void *buf, size_t len, unsigned flags, struct img **out);
 
@@ -48,12 +57,20 @@ int img_pwrite(struct img *im, const void *buf, size_t len, uint64_t off);
 int img_flush(struct img *im);
 /* Close this layer and every layer below it. */
 void img_close(struct img *im);
+/*
+ * A view of im that does not own it (closing the view leaves im open):
+ * a second filesystem over the same open image, with the writer's lock
+ * still held once.  Writable only if im is and writable is set.
+ */
+int img_borrow(struct img *im, bool writable, struct img **out);
 
 /*
  * Fault injection for tests: stack a layer on im that lets n writes
- * through and then ends the process at once with exit status 75, as a
- * crash would (no cleanup, no further writes).  n < 0: no limit.
+ * through, then (err == 0) ends the process at once with exit status 75,
+ * as a crash would (no cleanup, no further writes), or (err < 0) fails
+ * the next write with err: only that one, or with sticky every write
+ * after it too (a device that died).  n < 0: no limit.
  */
-int img_push_fault(struct img **im, long n);
+int img_push_fault(struct img **im, long n, int err, bool sticky);
 
 #endif

@@ -144,7 +144,7 @@ int probe_partitions(const char *path, char *pttype, size_t ptlen,
 }
 
 /* Find "maj:min" in /proc/self/mountinfo; copy the mount point. */
-static bool dev_mounted(dev_t dev, char *mountpoint, size_t len)
+bool probe_dev_mounted(dev_t dev, char *mountpoint, size_t len)
 {
 	char line[4096], want[32];
 	bool found = false;
@@ -206,7 +206,7 @@ static bool file_mounted(const struct stat *st, char *mountpoint, size_t len)
 		if (!f)
 			continue;
 		if (fscanf(f, "%u:%u", &maj, &min) == 2)
-			found = dev_mounted(makedev(maj, min), mountpoint, len);
+			found = probe_dev_mounted(makedev(maj, min), mountpoint, len);
 		fclose(f);
 	}
 	closedir(d);
@@ -221,7 +221,7 @@ bool probe_mounted(const char *path, char *mountpoint, size_t len)
 	if (stat(path, &st) != 0)
 		return false;
 	if (S_ISBLK(st.st_mode))
-		return dev_mounted(st.st_rdev, mountpoint, len);
+		return probe_dev_mounted(st.st_rdev, mountpoint, len);
 	if (S_ISREG(st.st_mode))
 		return file_mounted(&st, mountpoint, len);
 	return false;

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /*
  * Probe path with libblkid.  Returns 0 and fills type ("xfs", "ext4", ...)
@@ -36,5 +37,8 @@ int probe_partitions(const char *path, char *pttype, size_t ptlen,
  * files attached to loop devices.  Fills mountpoint when known.
  */
 bool probe_mounted(const char *path, char *mountpoint, size_t len);
+
+/* Is block device dev mounted (/proc/self/mountinfo)?  Fills mountpoint. */
+bool probe_dev_mounted(dev_t dev, char *mountpoint, size_t len);
 
 #endif

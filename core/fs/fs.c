@@ -119,15 +119,9 @@ int fs_open(const char *path, unsigned flags, struct fs **out, struct err *e)
 	int ret;
 
 	*out = NULL;
-	ret = img_open_file(path, (flags & FS_RDWR) ? IMG_RDWR : 0, &im);
-	if (ret == -ENOTBLK)
-		return err_set(e, ret, "%s: not a regular file or block device",
-			       path);
-	if (ret == -EBUSY)
-		return err_set(e, ret, "%s: device is busy (in use or "
-			       "mounted)", path);
+	ret = img_open_file(path, (flags & FS_RDWR) ? IMG_RDWR : 0, &im, e);
 	if (ret)
-		return err_set(e, ret, "%s: %s", path, strerror(-ret));
+		return ret;
 	/*
 	 * Without the XFS magic in sector 0, ask libblkid what it is, so the
 	 * user learns "ext4 filesystem, not XFS" rather than "bad magic".

@@ -17,8 +17,13 @@ static uint64_t now_ns(void)
 int x_pwrite(struct xctx *x, uint64_t off, const void *buf, size_t len,
 	     struct err *e, const char *what)
 {
+	int ret;
+
 	x->st->writes++;
-	return fs_pwrite(x->fs, off, buf, len, e, what);
+	ret = fs_pwrite(x->fs, off, buf, len, e, what);
+	if (!ret)
+		x->st->writes_done++;
+	return ret;
 }
 
 int x_write(struct xctx *x, uint64_t lin, const void *buf, uint64_t nblocks,
@@ -95,23 +100,59 @@ int x_sb_write(struct xctx *x, uint8_t *buf, const struct od_sb *sb)
 	return x_pwrite(x, 0, buf, x->g->sectsize, x->e, "superblock");
 }
 
-/* Set or clear NEEDSREPAIR in the primary superblock, and sync. */
-static int set_needsrepair(struct xctx *x, bool on)
+static int flush(struct xctx *x)
+{
+	int ret = img_flush(x->fs->img);
+
+	return ret ? err_set(x->e, ret, "%s: flushing the image failed: %s",
+			     x->fs->path, strerror(-ret)) : 0;
+}
+
+/*
+ * The superblock with NEEDSREPAIR and the run's mark set (on), or both
+ * cleared (off), into buf (sectsize bytes).
+ */
+static int sb_marked(struct xctx *x, bool on, uint8_t *buf)
+{
+	int ret = fs_pread(x->fs, 0, buf, x->g->sectsize, x->e, "superblock");
+
+	if (!ret)
+		undo_sb_mark(x->u, buf, x->g->sectsize, on);
+	return ret;
+}
+
+/* First write of the run: NEEDSREPAIR and the mark, synced. */
+static int mark_sb(struct xctx *x)
 {
 	uint8_t buf[32768];
-	struct od_sb sb;
-	int ret;
+	int ret = sb_marked(x, true, buf);
 
-	ret = x_sb_read(x, buf, &sb);
-	if (ret)
-		return ret;
-	if (on)
-		sb.features_incompat |= OD_INCOMPAT_NEEDSREPAIR;
-	else
-		sb.features_incompat &= ~OD_INCOMPAT_NEEDSREPAIR;
-	ret = x_sb_write(x, buf, &sb);
-	if (!ret && img_flush(x->fs->img))
-		ret = err_set(x->e, -EIO, "flushing the image failed");
+	if (!ret)
+		ret = x_pwrite(x, 0, buf, x->g->sectsize, x->e, "superblock");
+	return ret ? ret : flush(x);
+}
+
+/*
+ * The end: seal the undo file with the crc of the superblock as it will
+ * be (NEEDSREPAIR and the mark cleared), make that durable, then write
+ * it, then the end record.  A filesystem a kernel can mount always has a
+ * sealed undo file.
+ */
+static int finish(struct xctx *x)
+{
+	uint8_t buf[32768];
+	int ret = flush(x);
+
+	if (!ret)
+		ret = sb_marked(x, false, buf);
+	if (!ret)
+		ret = undo_seal(x->u, buf, x->e);
+	if (!ret)
+		ret = x_pwrite(x, 0, buf, x->g->sectsize, x->e, "superblock");
+	if (!ret)
+		ret = flush(x);
+	if (!ret)
+		ret = undo_finish(x->u, x->e);
 	return ret;
 }
 
@@ -164,7 +205,8 @@ int exec_run(struct fs *fs, const struct model *m, const struct plan *p,
 	if (ret)
 		goto out;
 	if (o->fault_after >= 0) {
-		ret = img_push_fault(&fs->img, o->fault_after);
+		ret = img_push_fault(&fs->img, o->fault_after, o->fault_err,
+				     o->fault_sticky);
 		if (ret) {
 			err_set(e, ret, "cannot stack the fault layer");
 			goto out;
@@ -173,10 +215,11 @@ int exec_run(struct fs *fs, const struct model *m, const struct plan *p,
 	ret = undo_begin(fs, o->undo_path, &x.u, e);
 	if (ret)
 		goto out;
+	st->undo_created = true;
 	ret = mark_free(&x);
 	x_progress(&x, "mark", 0, 1);
 	if (!ret)
-		ret = set_needsrepair(&x, true);
+		ret = mark_sb(&x);
 	t1 = now_ns();
 	if (!ret)
 		ret = exec_copy(&x);
@@ -187,12 +230,8 @@ int exec_run(struct fs *fs, const struct model *m, const struct plan *p,
 		ret = exec_forks(&x);
 	if (!ret)
 		ret = exec_ags(&x);
-	if (!ret && img_flush(fs->img))
-		ret = err_set(e, -EIO, "flushing the image failed");
 	if (!ret)
-		ret = set_needsrepair(&x, false);
-	if (!ret)
-		ret = undo_finish(x.u, e);
+		ret = finish(&x);
 	st->journal_bytes = undo_bytes(x.u);
 	undo_end(fs, x.u);
 out:

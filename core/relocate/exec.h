@@ -25,6 +25,7 @@
 #ifndef CORE_EXEC_H
 #define CORE_EXEC_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "core/relocate/plan.h"
@@ -38,6 +39,8 @@ struct exec_progress {
 struct exec_opts {
 	const char *undo_path;
 	long fault_after;	/* tests: crash after this many writes; <0 none */
+	int fault_err;		/* tests: fail that write with it, not crash */
+	bool fault_sticky;	/* ... and every write after it */
 	void (*progress)(void *priv, const struct exec_progress *p);
 	void *priv;
 };
@@ -49,13 +52,16 @@ struct exec_stats {
 	uint64_t forks_written, btree_blocks_written;
 	uint64_t ns_copy, ns_total;
 	uint64_t writes;	/* image writes issued (fault points) */
+	uint64_t writes_done;	/* of those, completed */
+	bool undo_created;	/* the undo file was made (and is ours) */
 };
 
 /*
  * Run plan p (made from model m of fs) on fs, which must be open
- * read-write and have passed refuse_write and the pre-check.  On error the
- * filesystem is left marked NEEDSREPAIR with a usable journal: the message
- * says to run undo.
+ * read-write and have passed refuse_write and the pre-check.  On error,
+ * st->writes_done == 0 means the image was not written; otherwise the
+ * filesystem is left marked NEEDSREPAIR with a usable undo file (the
+ * caller rolls back from it).
  */
 int exec_run(struct fs *fs, const struct model *m, const struct plan *p,
 	     const struct exec_opts *o, struct exec_stats *st,

@@ -650,6 +650,11 @@ static int rebuild_ag(struct xctx *x, uint32_t agno, uint64_t *fdblocks)
 		      err_set(x->e, -ENOMEM, "out of memory") : 0;
 	if (!ret)
 		ret = settle_layout(&ax);
+	/* the AG's free space when the run ends, for the undo file's proof */
+	for (size_t i = 0; !ret && i < ax.nfree; i++)
+		ret = undo_mark_free_end(x->u, od_agb_lin(x->g, agno,
+							  ax.freesp[i].agbno),
+					 ax.freesp[i].len, x->e);
 	if (!ret)
 		ret = write_trees(&ax, &h);
 	if (!ret)

@@ -38,7 +38,8 @@ static int copy_one(struct xctx *x, const struct plan_move *mv)
 		done += n;
 		x->st->bytes_copied += n << x->g->blocklog;
 	}
-	return 0;
+	/* its copy holds the source's original: undo may find it there */
+	return undo_note_move(x->u, mv->src, mv->dst, mv->len, false, x->e);
 }
 
 int exec_copy(struct xctx *x)
@@ -81,6 +82,8 @@ int exec_copy(struct xctx *x)
 
 			if (mv->flags & PM_NOCOPY) {
 				x->st->blocks_remapped += mv->len;
+				ret = undo_note_move(x->u, mv->src, mv->dst,
+						     mv->len, true, x->e);
 				continue;
 			}
 			ret = copy_one(x, mv);

@@ -3,8 +3,8 @@
  * The journaling img layer of a relocation run (the writer side of the
  * undo file; undo_apply.c reads it back).  See undo.h for the contract.
  */
-#include "core/relocate/undo.h"
-#include "ondisk/undo.h"
+#include "core/relocate/undo_priv.h"
+#include "ondisk/crc32c.h"
 
 #include <fcntl.h>
 #include <search.h>
@@ -15,100 +15,11 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Largest record the writer appends: one read, one pwrite. */
-#define UNDO_REC_DATA	(1u << 20)
-
-/*
- * A bitmap over block numbers in chunks allocated when first set: the
- * journaled set stays small, and free space is set only where it is.
- */
-#define BM_CHUNK_SHIFT	18			/* 2^18 bits: 32 KiB */
-#define BM_CHUNK_BITS	(1ull << BM_CHUNK_SHIFT)
-#define BM_CHUNK_WORDS	(BM_CHUNK_BITS / 64)
-
-struct bitmap {
-	uint64_t **chunk;
-	size_t nchunks;
-};
-
 /* Where a record's blocks are in the journal (the tsearch index). */
 struct rix {
 	uint64_t b, n;		/* blocks [b, b+n) */
 	uint64_t pos;		/* record header's byte in the journal */
 };
-
-struct undo {
-	struct fs *fs;
-	struct img *layer;	/* ours while stacked, NULL once closed */
-	char *path;
-	int fd;
-	uint64_t nonce;
-	uint32_t bs;
-	unsigned blocklog;
-	uint64_t size;		/* image bytes */
-	uint64_t nblocks;	/* blocks covering the image (last partial) */
-	struct bitmap done;	/* journaled */
-	struct bitmap free;	/* free when the run began */
-	void *index;		/* tsearch tree of struct rix, by block */
-	uint64_t end;		/* journal length: next record here */
-	uint64_t seq;		/* next record's sequence number */
-	uint64_t batch;		/* first unsynced record (seq: none) */
-	uint64_t bytes;		/* original bytes journaled */
-	bool finished;		/* UEND written */
-	struct err err;		/* sticky: the journal failed */
-	uint8_t *buf;		/* record header + data */
-};
-
-static int bm_init(struct bitmap *bm, uint64_t nbits)
-{
-	bm->nchunks = (size_t)((nbits + BM_CHUNK_BITS - 1) >> BM_CHUNK_SHIFT);
-	bm->chunk = calloc(bm->nchunks ? bm->nchunks : 1, sizeof(*bm->chunk));
-	return bm->chunk ? 0 : -ENOMEM;
-}
-
-static void bm_free(struct bitmap *bm)
-{
-	size_t i;
-
-	for (i = 0; bm->chunk && i < bm->nchunks; i++)
-		free(bm->chunk[i]);
-	free(bm->chunk);
-	bm->chunk = NULL;
-}
-
-static bool bm_test(const struct bitmap *bm, uint64_t bit)
-{
-	const uint64_t *c = bm->chunk[bit >> BM_CHUNK_SHIFT];
-	uint64_t i = bit & (BM_CHUNK_BITS - 1);
-
-	return c && (c[i / 64] >> (i % 64) & 1);
-}
-
-/* Set bits [bit, bit+n); the caller checked the range. */
-static int bm_set(struct bitmap *bm, uint64_t bit, uint64_t n)
-{
-	while (n) {
-		uint64_t **c = &bm->chunk[bit >> BM_CHUNK_SHIFT];
-		uint64_t i = bit & (BM_CHUNK_BITS - 1);
-		uint64_t k = BM_CHUNK_BITS - i < n ? BM_CHUNK_BITS - i : n;
-		uint64_t j;
-
-		if (!*c) {
-			*c = calloc(BM_CHUNK_WORDS, sizeof(**c));
-			if (!*c)
-				return -ENOMEM;
-		}
-		for (j = i; j < i + k && j % 64; j++)
-			(*c)[j / 64] |= 1ull << (j % 64);
-		for (; j + 64 <= i + k; j += 64)
-			(*c)[j / 64] = ~0ull;
-		for (; j < i + k; j++)
-			(*c)[j / 64] |= 1ull << (j % 64);
-		bit += k;
-		n -= k;
-	}
-	return 0;
-}
 
 /* Ranges never overlap, so "overlaps" is "equal": lookups probe n = 1. */
 static int rix_cmp(const void *a, const void *b)
@@ -152,15 +63,14 @@ static int write_all(int fd, const uint8_t *p, size_t len, uint64_t off)
 	return 0;
 }
 
-/* Record the journal's failure; it sticks.  Returns code. */
-static int undo_fail(struct undo *u, int code, const char *what)
+int undo_fail(struct undo *u, int code, const char *what)
 {
 	return err_set(&u->err, code, "undo file %s: %s failed: %s; nothing "
 		       "more is written to the image", u->path, what,
 		       strerror(-code));
 }
 
-static int sticky(const struct undo *u, struct err *e)
+int undo_sticky(const struct undo *u, struct err *e)
 {
 	if (!u->err.code)
 		return 0;
@@ -169,7 +79,7 @@ static int sticky(const struct undo *u, struct err *e)
 
 int undo_error(const struct undo *u, struct err *e)
 {
-	return sticky(u, e);
+	return undo_sticky(u, e);
 }
 
 int undo_read_original(struct undo *u, uint64_t off, void *buf, size_t len,
@@ -223,7 +133,7 @@ uint64_t undo_bytes(const struct undo *u)
 	return u->bytes;
 }
 
-static int journal_sync(struct undo *u)
+int undo_journal_sync(struct undo *u)
 {
 	if (u->err.code)
 		return u->err.code;
@@ -235,46 +145,74 @@ static int journal_sync(struct undo *u)
 	return 0;
 }
 
-/* Append one record: the originals of blocks [b, b+n), read from below. */
-static int append_record(struct undo *u, uint64_t b, uint64_t n, struct err *e)
+/* Write record r (header) and its len data bytes at u->buf; advance. */
+static int put_record(struct undo *u, struct od_undo_rec *r, uint32_t len,
+		      struct err *e)
+{
+	char what[64];
+	int ret;
+
+	r->len = len;
+	r->seq = u->seq;
+	r->batch = u->batch;
+	r->dcrc = od_undo_crc(u->buf + OD_UNDO_REC_LEN, len);
+	od_undo_rec_encode(r, u->nonce, u->buf);
+	ret = write_all(u->fd, u->buf, OD_UNDO_REC_LEN + (size_t)len, u->end);
+	if (ret) {
+		snprintf(what, sizeof(what), "append at byte %llu",
+			 (unsigned long long)u->end);
+		undo_fail(u, ret, what);
+		return undo_sticky(u, e);
+	}
+	u->end += OD_UNDO_REC_LEN + len;
+	u->seq++;
+	return 0;
+}
+
+int undo_append_data(struct undo *u, uint64_t b, uint64_t n, struct err *e)
 {
 	struct od_undo_rec r = { 0 };
 	uint64_t off = b << u->blocklog;
 	uint64_t len = n << u->blocklog;
-	uint8_t *data = u->buf + OD_UNDO_REC_LEN;
-	char what[64];
+	uint64_t pos = u->end;
 	int ret;
 
 	if (len > u->size - off)
 		len = u->size - off;	/* the image's partial last block */
-	ret = img_pread(u->layer->lower, data, (size_t)len, off);
+	ret = img_pread(u->layer->lower, u->buf + OD_UNDO_REC_LEN, (size_t)len,
+			off);
 	if (ret)
 		return err_set(e, ret, "undo: reading the original of image "
 			       "bytes %llu..%llu failed: %s",
 			       (unsigned long long)off,
 			       (unsigned long long)(off + len - 1),
 			       strerror(-ret));
-	r.len = (uint32_t)len;
-	r.seq = u->seq;
+	r.kind = OD_UNDO_DATA;
 	r.off = off;
-	r.batch = u->batch;
-	r.dcrc = od_undo_crc(data, (size_t)len);
-	od_undo_rec_encode(&r, u->nonce, u->buf);
-	ret = write_all(u->fd, u->buf, OD_UNDO_REC_LEN + (size_t)len, u->end);
+	ret = put_record(u, &r, (uint32_t)len, e);
+	if (ret)
+		return ret;
+	ret = bm_set(&u->done, b, n);
 	if (ret == 0)
-		ret = bm_set(&u->done, b, n);
-	if (ret == 0)
-		ret = rix_add(u, b, n, u->end);
+		ret = rix_add(u, b, n, pos);
 	if (ret) {
-		snprintf(what, sizeof(what), "append at byte %llu",
-			 (unsigned long long)u->end);
-		undo_fail(u, ret, what);
-		return sticky(u, e);
+		undo_fail(u, ret, "bookkeeping");
+		return undo_sticky(u, e);
 	}
-	u->end += OD_UNDO_REC_LEN + len;
-	u->seq++;
 	u->bytes += len;
 	return 0;
+}
+
+int undo_append_meta(struct undo *u, enum od_undo_kind kind,
+		     const uint8_t *data, uint32_t len, struct err *e)
+{
+	struct od_undo_rec r = { 0 };
+
+	if (len > UNDO_REC_DATA)
+		return err_set(e, -EINVAL, "undo: a %u-byte record", len);
+	memmove(u->buf + OD_UNDO_REC_LEN, data, len);
+	r.kind = kind;
+	return put_record(u, &r, len, e);
 }
 
 static bool block_live(const struct undo *u, uint64_t b)
@@ -295,7 +233,7 @@ static int journal_range(struct undo *u, uint64_t off, uint64_t len,
 			 bool *live, struct err *e)
 {
 	uint64_t b, last, run, maxrun = UNDO_REC_DATA >> u->blocklog;
-	int ret = sticky(u, e);
+	int ret = undo_sticky(u, e);
 
 	*live = false;
 	if (ret || len == 0)
@@ -307,8 +245,8 @@ static int journal_range(struct undo *u, uint64_t off, uint64_t len,
 			*live = true;
 		if (!block_needs_record(u, b))
 			continue;
-		if (u->finished) {
-			ret = err_set(e, -EINVAL, "undo file %s is finished: "
+		if (u->sealed) {
+			ret = err_set(e, -EINVAL, "undo file %s is sealed: "
 				      "image byte %llu needs a record", u->path,
 				      (unsigned long long)(b << u->blocklog));
 			break;
@@ -316,7 +254,7 @@ static int journal_range(struct undo *u, uint64_t off, uint64_t len,
 		while (b + run <= last && run < maxrun &&
 		       block_needs_record(u, b + run))
 			run++;
-		ret = append_record(u, b, run, e);
+		ret = undo_append_data(u, b, run, e);
 	}
 	return ret;
 }
@@ -338,9 +276,15 @@ static int undo_layer_pwrite(struct img *im, const void *buf, size_t len,
 
 	ret = journal_range(u, off, len, &live, &e);
 	if (ret == 0 && live)
-		ret = journal_sync(u);
+		ret = undo_journal_sync(u);
 	if (ret == 0)
 		ret = img_pwrite(im->lower, buf, len, off);
+	if (ret == 0) {
+		u->image_writes++;
+		ret = undo_note_written(u, buf, off, len);
+		if (ret)
+			undo_fail(u, ret, "bookkeeping");
+	}
 	return ret;
 }
 
@@ -397,8 +341,8 @@ int undo_prepare(struct undo *u, uint64_t off, uint64_t len, struct err *e)
 
 int undo_sync(struct undo *u, struct err *e)
 {
-	journal_sync(u);
-	return sticky(u, e);
+	undo_journal_sync(u);
+	return undo_sticky(u, e);
 }
 
 int undo_finish(struct undo *u, struct err *e)
@@ -407,11 +351,12 @@ int undo_finish(struct undo *u, struct err *e)
 	int ret;
 
 	if (u->finished)
-		return sticky(u, e);
-	ret = undo_sync(u, e);
+		return undo_sticky(u, e);
+	ret = undo_seal(u, NULL, e);
 	if (ret)
 		return ret;
 	r.end = true;
+	r.kind = OD_UNDO_END;
 	r.seq = u->seq;
 	r.off = u->bytes;
 	r.batch = u->seq;
@@ -423,12 +368,27 @@ int undo_finish(struct undo *u, struct err *e)
 	else if (fsync(u->fd) < 0)
 		undo_fail(u, -errno, "fsync");
 	if (u->err.code)
-		return sticky(u, e);
+		return undo_sticky(u, e);
 	u->end += OD_UNDO_REC_LEN;
 	u->seq++;
 	u->batch = u->seq;
 	u->finished = true;
 	return 0;
+}
+
+uint64_t undo_nonce(const struct undo *u)
+{
+	return u->nonce;
+}
+
+uint64_t undo_image_writes(const struct undo *u)
+{
+	return u->image_writes;
+}
+
+const char *undo_path(const struct undo *u)
+{
+	return u->path;
 }
 
 static uint64_t make_nonce(void)
@@ -484,6 +444,9 @@ static int write_header(struct undo *u, struct err *e)
 	h.agcount = fs->geo.agcount;
 	h.image_size = u->size;
 	h.ctime = (uint64_t)time(NULL);
+	h.log_off = u->log_off;
+	h.log_len = u->log_len;
+	h.log_crc = u->log_crc;
 	snprintf(h.path, sizeof(h.path), "%s", fs->path);
 	od_undo_hdr_encode(&h, buf);
 	ret = write_all(u->fd, buf, OD_UNDO_HDR_LEN, 0);
@@ -507,6 +470,12 @@ static void undo_free(struct undo *u)
 	tdestroy(u->index, free);
 	bm_free(&u->done);
 	bm_free(&u->free);
+	bm_free(&u->wrote);
+	bm_free(&u->partial);
+	bm_free(&u->free_end);
+	cm_free(&u->crc);
+	free(u->mv);
+	free(u->mvcrc);
 	free(u->buf);
 	free(u->path);
 	free(u);
@@ -539,8 +508,18 @@ int undo_begin(struct fs *fs, const char *path, struct undo **out,
 	u->buf = malloc(OD_UNDO_REC_LEN + UNDO_REC_DATA);
 	layer = calloc(1, sizeof(*layer));
 	if (!u->path || !u->buf || !layer || bm_init(&u->done, u->nblocks) ||
-	    bm_init(&u->free, u->nblocks)) {
+	    bm_init(&u->free, u->nblocks) || bm_init(&u->wrote, u->nblocks) ||
+	    bm_init(&u->partial, u->nblocks) ||
+	    bm_init(&u->free_end, u->nblocks) || cm_init(&u->crc, u->nblocks)) {
 		ret = err_set(e, -ENOMEM, "out of memory");
+		goto fail;
+	}
+	/* the log as the run begins: undo checks nobody wrote it since */
+	undo_log_range(fs, &u->log_off, &u->log_len);
+	ret = undo_crc_range(fs->img, u->log_off, u->log_len, &u->log_crc);
+	if (ret) {
+		err_set(e, ret, "%s: reading the log failed: %s", fs->path,
+			strerror(-ret));
 		goto fail;
 	}
 	u->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);

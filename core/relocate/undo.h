@@ -24,16 +24,15 @@
  * later journaling call (the error sticks: see undo_error); nothing is
  * ever written unjournaled.
  *
+ * Undo checks that the filesystem is as the run left it (undo_seal.c
+ * writes the proof, undo_verify.c checks it): the log as it was when the
+ * run began (crc in the header), the superblock (NEEDSREPAIR and the
+ * run's mark while the run writes; its final crc once sealed), and once
+ * sealed the crc of every block the run wrote; the blocks the run
+ * vacated are journaled or found at their copies, so later writes to them
+ * lose nothing.
+ *
  * File format: ondisk/undo.h (offsets) and xfsdefrag(8), "UNDO FILE".
- *   header, 4096 bytes: magic "XFSDFUND", version, a random nonce, the
- *     filesystem's sb_uuid, sb_meta_uuid, dblocks, blocksize, sectsize,
- *     agblocks, agcount, the image size, creation time, the image path
- *     as given; crc32c of the header.
- *   records: magic "UREC", length, sequence number, byte offset in the
- *     image, batch (first record since the last fsync), crc32c of the
- *     data, crc32c of the record header seeded with the nonce; then the
- *     original bytes.
- *   a final "UEND" record when the run completed (state: complete).
  *
  * The layer is not for concurrent writers: one thread writes (reads may
  * come from any thread; they pass straight down).
@@ -83,13 +82,58 @@ int undo_read_original(struct undo *u, uint64_t off, void *buf, size_t len,
 /* Bytes of original data journaled so far. */
 uint64_t undo_bytes(const struct undo *u);
 /*
- * Sync what is pending, append the completion record and fsync; the layer
- * stays in place, and later writes that would need a record fail.
+ * Blocks [linblock, linblock+len) are free when the run ends (its new
+ * free space): blocks live at the start, free at the end and never
+ * written are what a later writer may reuse; undo_seal makes undo
+ * independent of them.  Without any such call, nothing is taken as free.
+ */
+int undo_mark_free_end(struct undo *u, uint64_t linblock, uint64_t len,
+		       struct err *e);
+/*
+ * The run copied blocks [src, src+n) to [dst, dst+n) (written through the
+ * layer just now); nocopy: an unwritten range remapped without copying,
+ * whose old blocks hold nothing anyone reads.
+ */
+int undo_note_move(struct undo *u, uint64_t src, uint64_t dst, uint64_t n,
+		   bool nocopy, struct err *e);
+/*
+ * Seal the journal once every write but the last superblock write is
+ * done: journal the vacated blocks no intact copy holds, append the move
+ * and proof records, and the seal with the crc of sb_final (the
+ * superblock sector as it will be written next; NULL: as it is now);
+ * fsync.  Afterwards writes that need a record fail.  Idempotent.
+ */
+int undo_seal(struct undo *u, const uint8_t *sb_final, struct err *e);
+/*
+ * Mark a superblock sector (in memory) as the run's while it writes: set
+ * NEEDSREPAIR and the run's mark (on), or clear both (off); re-crc.
+ */
+void undo_sb_mark(const struct undo *u, uint8_t *sector, uint32_t sectsize,
+		  bool on);
+/*
+ * Seal if not yet sealed, append the completion record and fsync; the
+ * layer stays in place, and later writes that would need a record fail.
  */
 int undo_finish(struct undo *u, struct err *e);
+uint64_t undo_nonce(const struct undo *u);
+/* Image writes that reached the layer below (0: the image is untouched). */
+uint64_t undo_image_writes(const struct undo *u);
+const char *undo_path(const struct undo *u);
+/* The internal log's byte range in the image (0, 0 when external). */
+void undo_log_range(const struct fs *fs, uint64_t *off, uint64_t *len);
+/* crc32c (undo file style) of image bytes [off, off+len). */
+int undo_crc_range(struct img *im, uint64_t off, uint64_t len,
+		   uint32_t *crc);
 /* Unstack the layer from the fs's img and close the journal (u may be
  * NULL).  Does not sync: undo_finish does. */
 void undo_end(struct fs *fs, struct undo *u);
+
+/* How far the run got, by its undo file. */
+enum undo_state {
+	UNDO_INTERRUPTED,	/* no seal: the run stopped while writing */
+	UNDO_SEALED,		/* sealed, no end record: stopped at the end */
+	UNDO_COMPLETE,		/* end record: the run finished */
+};
 
 /* What undo_check learned about a journal. */
 struct undo_info {
@@ -105,15 +149,28 @@ struct undo_info {
 	uint64_t image_size;	/* recorded in the header */
 	uint64_t ctime;		/* unix seconds */
 	uint64_t torn;		/* records ignored as torn (torn_tail) */
+	uint32_t version;
+	enum undo_state state;
+	uint64_t proof_blocks;	/* blocks whose state the proof records */
+	uint64_t move_blocks;	/* vacated blocks found at their copies */
+	uint64_t copies;	/* of those, reused since: undo copies back */
+	bool log_checked;	/* the log's crc was in the header */
+	bool undo_begun;	/* the superblock carries this file's undo mark */
 };
 
 /*
- * Verify journal path: header, every record's checksums, and that it
- * belongs to the filesystem fs (uuid, geometry).  Writes nothing.
+ * Verify journal path: header, every record's checksums, that it belongs
+ * to the filesystem fs (uuid, geometry), and that the filesystem is as
+ * the run left it (undo_verify.c).  Writes nothing.
  *   -EXDEV          the journal belongs to another filesystem (the
  *                   message names what differs)
  *   -EFSCORRUPTED,  the journal is damaged: a bad header, a bad record
  *   -EFSBADCRC      that is not the torn tail of an interrupted run
+ *   -ESTALE         the filesystem changed since the run: undoing would
+ *                   destroy what was written since (the message says
+ *                   what changed)
+ *   -EPROTO         a version 1 file: it holds no proof of the state the
+ *                   run left, so undo refuses it
  * A torn tail is not an error: the records of the final, unsynced batch
  * whose checksums fail are ignored (info->torn_tail), because the ordering
  * rule kept their image writes from happening.
@@ -129,8 +186,11 @@ typedef void (*undo_each_fn)(void *priv, uint64_t seq, uint64_t pos,
 int undo_check_each(const char *path, struct fs *fs, struct undo_info *info,
 		    undo_each_fn each, void *priv, struct err *e);
 /*
- * Verify as undo_check, then write every record's original bytes back to
- * the image (fs must be open read-write) and fsync.  Idempotent.
+ * Verify as undo_check, then restore (fs must be open read-write): mark
+ * the superblock (NEEDSREPAIR and this file's undo mark), copy back the
+ * vacated blocks reused since, write every record's original bytes but
+ * the superblock's, and last the original superblock, with an fsync after
+ * each step.  Idempotent, and again after an interrupted undo.
  */
 int undo_apply(const char *path, struct fs *fs, struct undo_info *info,
 	       struct err *e);
@@ -146,5 +206,8 @@ int undo_apply(const char *path, struct fs *fs, struct undo_info *info,
  */
 int undo_open_fs(const char *journal, const char *image, unsigned flags,
 		 struct fs **out, struct err *e);
+/* The same over an open img (taken over, closed on failure), named name. */
+int undo_open_img(const char *journal, struct img *im, const char *name,
+		  unsigned flags, struct fs **out, struct err *e);
 
 #endif

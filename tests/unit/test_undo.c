@@ -202,6 +202,63 @@ static void reset(struct env *v)
 	memcpy(v->img, v->orig, IMGSIZE);
 }
 
+/* Version 2: the proof's record kinds, the seal, the superblock mark. */
+static void test_format2(struct t_state *ts, uint64_t nonce)
+{
+	static const enum od_undo_kind kinds[] = {
+		OD_UNDO_DATA, OD_UNDO_PROOF, OD_UNDO_MOVES, OD_UNDO_SEAL
+	};
+	static const char magic[][5] = { "UREC", "UPRF", "UMOV", "USEA" };
+	struct od_undo_rec r = { 0 }, q;
+	struct od_undo_seal sl = { 0x12345678, 77, 5, 1 << 20 }, sg;
+	uint8_t rb[OD_UNDO_REC_LEN], sb[OD_UNDO_SEAL_LEN], sec[512] = { 0 };
+	const char *field;
+	uint64_t n;
+	size_t i;
+
+	for (i = 0; i < 4; i++) {
+		r = (struct od_undo_rec){ .kind = kinds[i], .seq = 3,
+					  .batch = 2 };
+		r.len = kinds[i] == OD_UNDO_SEAL ? OD_UNDO_SEAL_LEN : 48;
+		r.off = kinds[i] == OD_UNDO_DATA ? 4096 : 0;
+		od_undo_rec_encode(&r, nonce, rb);
+		T_CHECK(ts, memcmp(rb, magic[i], 4) == 0);
+		T_CHECK(ts, od_undo_rec_decode(rb, sizeof(rb), nonce, &q,
+					       &field) == OD_OK &&
+			    q.kind == kinds[i] && !q.end && q.len == r.len);
+	}
+	/* the proof's records name no image offset; a seal is 64 bytes */
+	r = (struct od_undo_rec){ .kind = OD_UNDO_PROOF, .len = 8, .off = 1 };
+	od_undo_rec_encode(&r, nonce, rb);
+	T_CHECK(ts, od_undo_rec_decode(rb, sizeof(rb), nonce, &q, &field) ==
+		    OD_EFIELD && strcmp(field, "offset") == 0);
+	r = (struct od_undo_rec){ .kind = OD_UNDO_SEAL, .len = 63 };
+	od_undo_rec_encode(&r, nonce, rb);
+	T_CHECK(ts, od_undo_rec_decode(rb, sizeof(rb), nonce, &q, &field) ==
+		    OD_EFIELD && strcmp(field, "len") == 0);
+
+	od_undo_seal_encode(&sl, sb);
+	T_CHECK(ts, od_undo_seal_decode(sb, sizeof(sb), &sg) == OD_OK &&
+		    sg.sb_crc == sl.sb_crc && sg.proof_blocks == 77 &&
+		    sg.move_blocks == 5 && sg.data_bytes == 1 << 20);
+	T_CHECK(ts, od_undo_seal_decode(sb, sizeof(sb) - 1, &sg) == OD_ESHORT);
+	sb[40] = 1;
+	T_CHECK(ts, od_undo_seal_decode(sb, sizeof(sb), &sg) == OD_EFIELD);
+
+	T_CHECK(ts, od_undo_mark_get(sec, &n) == OD_UNDO_MARK_NONE && n == 0);
+	od_undo_mark_put(sec, OD_UNDO_MARK_BY_RUN, 0xabcdef);
+	T_CHECK(ts, od_undo_mark_get(sec, &n) == OD_UNDO_MARK_BY_RUN &&
+		    n == 0xabcdef);
+	T_CHECK(ts, memcmp(sec + OD_UNDO_MARK_OFF, "XFSDFRUN", 8) == 0);
+	od_undo_mark_put(sec, OD_UNDO_MARK_BY_UNDO, 7);
+	T_CHECK(ts, od_undo_mark_get(sec, &n) == OD_UNDO_MARK_BY_UNDO &&
+		    n == 7);
+	od_undo_mark_put(sec, OD_UNDO_MARK_NONE, 7);
+	for (i = 0; i < sizeof(sec) && !sec[i]; i++)
+		;
+	T_CHECK(ts, i == sizeof(sec));	/* cleared: all zeros again */
+}
+
 static void test_format(struct env *v)
 {
 	struct t_state *ts = v->ts;
@@ -221,6 +278,9 @@ static void test_format(struct env *v)
 	h.agcount = 4;
 	h.image_size = 1000 * 4096;
 	h.ctime = 1700000000;
+	h.log_off = 500 * 4096;
+	h.log_len = 100 * 4096;
+	h.log_crc = 0xfeedf00d;
 	strcpy(h.path, "/dev/sdz9");
 	od_undo_hdr_encode(&h, buf);
 	T_CHECK(ts, memcmp(buf, "XFSDFUND", 8) == 0);
@@ -229,7 +289,9 @@ static void test_format(struct env *v)
 		    g.blocksize == 4096 && g.agcount == 4 &&
 		    g.image_size == h.image_size && g.ctime == h.ctime &&
 		    strcmp(g.path, "/dev/sdz9") == 0 &&
-		    memcmp(g.uuid, h.uuid, 16) == 0);
+		    memcmp(g.uuid, h.uuid, 16) == 0 && g.version == 2 &&
+		    g.log_off == h.log_off && g.log_len == h.log_len &&
+		    g.log_crc == h.log_crc);
 	T_CHECK(ts, od_undo_hdr_decode(buf, sizeof(buf) - 1, &g, &field) ==
 		    OD_ESHORT);
 	for (i = 0; i < sizeof(buf); i++) {
@@ -281,7 +343,8 @@ static void test_format(struct env *v)
 	r.batch = r.seq;
 	od_undo_rec_encode(&r, h.nonce, rb);
 	T_CHECK(ts, od_undo_rec_decode(rb, sizeof(rb), h.nonce, &q, &field) ==
-		    OD_OK && q.end);
+		    OD_OK && q.end && q.kind == OD_UNDO_END);
+	test_format2(ts, h.nonce);
 }
 
 /* Whole blocks once, free blocks never, records split, partial block. */
@@ -347,6 +410,7 @@ static void test_layer(struct env *v, char *journal, size_t jlen)
 	T_CHECK(ts, undo_read_original(u, 50 * BS, buf, 1, &e) == -ENOENT);
 	err_clear(&e);
 	T_CHECK(ts, undo_finish(u, &e) == 0);
+	memcpy(buf, v->img + BS, BS);
 	T_CHECK(ts, wr(fs, BS, 1) == 0);		/* journaled: fine */
 	T_CHECK(ts, wr(fs, 20 * BS, 1) == -EINVAL);	/* needs a record */
 	T_CHECK(ts, undo_finish(u, &e) == 0);		/* again: no-op */
@@ -354,9 +418,21 @@ static void test_layer(struct env *v, char *journal, size_t jlen)
 	T_CHECK(ts, fs->img == base);
 	T_CHECK(ts, memcmp(v->img + 20 * BS, v->orig + 20 * BS, BS) == 0);
 	T_CHECK(ts, differs_but(v, fr, 3, false) == 607 + 1);
+	/* that write came after the run: undo would destroy it */
+	err_clear(&e);
+	T_CHECK(ts, undo_check(journal, fs, &info, &e) == -ESTALE);
+	T_CHECK(ts, strstr(e.msg, "1 block the run wrote holds other data "
+			   "(first: ag 0 block 1)") != NULL);
+	T_CHECK(ts, undo_apply(journal, fs, &info, &e) == -ESTALE);
+	T_CHECK(ts, differs_but(v, fr, 3, false) == 607 + 1);
+	memcpy(v->img + BS, buf, BS);
+	err_clear(&e);
 
 	T_CHECK(ts, undo_check(journal, fs, &info, &e) == 0);
 	T_CHECK(ts, info.complete && !info.torn_tail);
+	T_CHECK(ts, info.state == UNDO_COMPLETE && info.version == 2);
+	/* no free-at-end given: every written block is in the proof */
+	T_CHECK(ts, info.proof_blocks == 607 + 1 + 3);
 	T_CHECK(ts, info.bytes == 607 * BS + TAIL);
 	/* 1, 99, tail, 200-203, 300, then 600 blocks in 256+256+88 */
 	T_CHECK(ts, info.records == 8);
@@ -428,6 +504,35 @@ static void note_rec(void *priv, uint64_t seq, uint64_t pos, uint64_t off,
 	}
 }
 
+/* Where every record of journal j starts, then its size: n entries. */
+static size_t bounds(const char *j, uint64_t *at, size_t max)
+{
+	struct od_undo_hdr h;
+	struct od_undo_rec r;
+	uint8_t hb[OD_UNDO_HDR_LEN];
+	const char *field;
+	uint64_t pos = OD_UNDO_HDR_LEN, size = file_size(j);
+	size_t n = 0;
+	int fd = open(j, O_RDONLY);
+
+	if (fd < 0 || pread(fd, hb, sizeof(hb), 0) != (ssize_t)sizeof(hb) ||
+	    od_undo_hdr_decode(hb, sizeof(hb), &h, &field) != OD_OK) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	while (pos + OD_UNDO_REC_LEN <= size && n + 1 < max &&
+	       pread(fd, hb, OD_UNDO_REC_LEN, (off_t)pos) == OD_UNDO_REC_LEN &&
+	       od_undo_rec_decode(hb, OD_UNDO_REC_LEN, h.nonce, &r,
+				  &field) == OD_OK) {
+		at[n++] = pos;
+		pos += OD_UNDO_REC_LEN + r.len;
+	}
+	at[n++] = size;
+	close(fd);
+	return n;
+}
+
 /*
  * A complete journal of three batches: a flipped byte in the header or
  * in a data record is refused and nothing is written; in the end record
@@ -444,7 +549,8 @@ static void test_damage(struct env *v, char *journal, size_t jlen)
 	struct undo *u = NULL;
 	struct fs *fs;
 	uint64_t size, pos, endpos, refused = 0, torn = 0, cut_ok = 0;
-	uint64_t nmid = 0, nend = 0, ncut = 0;
+	uint64_t nmid = 0, nend = 0, ncut = 0, at[64];
+	size_t nat, a;
 	uint8_t *before = malloc(IMGSIZE);
 	size_t k;
 
@@ -464,6 +570,8 @@ static void test_damage(struct env *v, char *journal, size_t jlen)
 	T_CHECK(ts, undo_check_each(journal, fs, &info, note_rec, &rp, &e) ==
 		    0 && rp.n == 4);
 	endpos = size - OD_UNDO_REC_LEN;
+	nat = bounds(journal, at, 64);
+	T_CHECK(ts, nat >= rp.n + 3 && at[nat - 1] == size);
 	memcpy(before, v->img, IMGSIZE);
 	/* every byte of the header and record headers, some of the data */
 	for (pos = 0; pos < size; pos++) {
@@ -509,9 +617,10 @@ static void test_damage(struct env *v, char *journal, size_t jlen)
 		for (k = 0; k < rp.n && rp.pos[k] + OD_UNDO_REC_LEN +
 		     rp.len[k] <= pos; k++)
 			;
-		cut_ok += info.records == k &&
-			  info.torn_tail == (pos > (k < rp.n ? rp.pos[k] :
-						    endpos));
+		/* torn unless the cut falls between two records */
+		for (a = 0; a < nat && at[a] != pos; a++)
+			;
+		cut_ok += info.records == k && info.torn_tail == (a == nat);
 	}
 	T_CHECK(ts, cut_ok == ncut && ncut > 100);
 	fs_close(fs);
@@ -640,7 +749,7 @@ static void test_fault(struct env *v, char *journal, size_t jlen)
 			struct undo *u = NULL;
 
 			fs = open_fs(v, v->img);
-			if (!fs || img_push_fault(&fs->img, n) ||
+			if (!fs || img_push_fault(&fs->img, n, 0, false) ||
 			    undo_begin(fs, journal, &u, &e))
 				_exit(2);
 			run_writes(fs, u, &e);

@@ -1,0 +1,455 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* One writer at a time, whatever the path: see excl.h. */
+#include "core/base/excl.h"
+#include "core/base/probe.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/ioctl.h>
+#include <sys/statvfs.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+#include <linux/fs.h>
+#include <linux/loop.h>
+
+#define LOCK_DIR	"/run/xfsdefrag"
+#define LOOP_MAJ	7	/* linux/major.h LOOP_MAJOR */
+
+struct excl {
+	int lockfd;
+};
+
+/* What holds the bytes of the image. */
+struct ident {
+	bool blk;		/* the path is a block device ... */
+	dev_t rdev;		/* ... this one */
+	bool file;		/* a regular file holds them (image or backing) */
+	dev_t dev;
+	ino_t ino;
+	char loop[32];		/* "loopN" when the path is a bound loop device */
+};
+
+int excl_check_ro(const char *path, const struct stat *st, struct err *e)
+{
+	struct statvfs vfs;
+	int fd, ro = 0;
+
+	if (S_ISREG(st->st_mode) && !(st->st_mode & 0222))
+		return err_set(e, -EROFS, "refusing to write: %s has no write "
+			       "permission (mode %04o): its owner made it "
+			       "read-only (chmod u+w %s if it is meant to be "
+			       "rewritten)", path, (unsigned)(st->st_mode & 07777),
+			       path);
+	if (S_ISREG(st->st_mode) && statvfs(path, &vfs) == 0 &&
+	    (vfs.f_flag & ST_RDONLY))
+		return err_set(e, -EROFS, "refusing to write: %s is on a "
+			       "read-only filesystem", path);
+	if (!S_ISBLK(st->st_mode))
+		return 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && ioctl(fd, BLKROGET, &ro) == 0 && ro) {
+		close(fd);
+		return err_set(e, -EROFS, "refusing to write: %s is a "
+			       "read-only device%s", path,
+			       major(st->st_rdev) == LOOP_MAJ ?
+			       " (a loop device attached read-only)" : "");
+	}
+	if (fd >= 0)
+		close(fd);
+	return 0;
+}
+
+/* Read a small sysfs/proc file into buf (newline stripped); 0 or -1. */
+static int read_small(const char *p, char *buf, size_t len)
+{
+	FILE *f = fopen(p, "re");
+	bool ok;
+
+	if (!f)
+		return -1;
+	ok = fgets(buf, (int)len, f) != NULL;
+	fclose(f);
+	if (!ok)
+		return -1;
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+/* The backing file of bound loop device name ("loopN"): 0, or -1. */
+static int loop_backing(const char *name, dev_t *dev, ino_t *ino)
+{
+	struct loop_info64 li;
+	char p[300], back[4096];
+	struct stat st;
+	int fd, ok;
+
+	snprintf(p, sizeof(p), "/dev/%s", name);
+	fd = open(p, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd >= 0) {
+		ok = ioctl(fd, LOOP_GET_STATUS64, &li) == 0;
+		close(fd);
+		if (ok) {
+			*dev = (dev_t)li.lo_device;
+			*ino = (ino_t)li.lo_inode;
+			return 0;
+		}
+	}
+	/* no device node here: the path the driver recorded */
+	snprintf(p, sizeof(p), "/sys/block/%s/loop/backing_file", name);
+	if (read_small(p, back, sizeof(back)) || stat(back, &st))
+		return -1;
+	*dev = st.st_dev;
+	*ino = st.st_ino;
+	return 0;
+}
+
+static int resolve(const char *path, int fd, struct ident *id, struct err *e)
+{
+	struct stat st;
+	char p[96], link[512], *base;
+	ssize_t n;
+
+	memset(id, 0, sizeof(*id));
+	if (fstat(fd, &st) < 0)
+		return err_set(e, -errno, "%s: %s", path, strerror(errno));
+	if (S_ISREG(st.st_mode)) {
+		id->file = true;
+		id->dev = st.st_dev;
+		id->ino = st.st_ino;
+		return 0;
+	}
+	id->blk = true;
+	id->rdev = st.st_rdev;
+	snprintf(p, sizeof(p), "/sys/dev/block/%u:%u", major(st.st_rdev),
+		 minor(st.st_rdev));
+	n = readlink(p, link, sizeof(link) - 1);
+	if (n <= 0)
+		return 0;
+	link[n] = '\0';
+	base = strrchr(link, '/');
+	base = base ? base + 1 : link;
+	if (strncmp(base, "loop", 4) != 0 || strlen(base) >= sizeof(id->loop))
+		return 0;
+	if (loop_backing(base, &id->dev, &id->ino) == 0) {
+		id->file = true;
+		snprintf(id->loop, sizeof(id->loop), "%.31s", base);
+	}
+	return 0;
+}
+
+/* mkdir the lock directory; "" if neither place will do. */
+static void lock_dir(char *dir, size_t len)
+{
+	struct stat st;
+
+	snprintf(dir, len, "%s", LOCK_DIR);
+	if ((mkdir(dir, 0700) == 0 || errno == EEXIST) &&
+	    access(dir, W_OK) == 0)
+		return;
+	/* not root: a directory of this user's own */
+	snprintf(dir, len, "/tmp/xfsdefrag-locks-%u", (unsigned)getuid());
+	if ((mkdir(dir, 0700) == 0 || errno == EEXIST) &&
+	    lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) &&
+	    st.st_uid == getuid())
+		return;
+	dir[0] = '\0';
+}
+
+/* Is process pid (a string from a lock file) an xfsdefrag? */
+static bool holder_is_us(const char *pid)
+{
+	char p[64], comm[64];
+
+	if (!pid[0] || strspn(pid, "0123456789") != strlen(pid) ||
+	    strlen(pid) > 20)
+		return false;
+	snprintf(p, sizeof(p), "/proc/%s/comm", pid);
+	return read_small(p, comm, sizeof(comm)) == 0 &&
+	       strncmp(comm, "xfsdefrag", 9) == 0;
+}
+
+static int take_lock(const char *path, const struct ident *id,
+		     struct excl *x, struct err *e)
+{
+	char dir[128], lp[256], pid[32] = "";
+	int fd, n;
+
+	lock_dir(dir, sizeof(dir));
+	if (!dir[0])
+		return err_set(e, -EACCES, "refusing to write: no directory "
+			       "for the writer's lock (%s or /tmp)", LOCK_DIR);
+	if (id->file)
+		snprintf(lp, sizeof(lp), "%s/%llx-%llx.lock", dir,
+			 (unsigned long long)id->dev,
+			 (unsigned long long)id->ino);
+	else
+		snprintf(lp, sizeof(lp), "%s/blk-%u-%u.lock", dir,
+			 major(id->rdev), minor(id->rdev));
+	fd = open(lp, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return err_set(e, -errno, "refusing to write: cannot open the "
+			       "writer's lock %s: %s", lp, strerror(errno));
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		int err = errno;
+
+		n = (int)pread(fd, pid, sizeof(pid) - 1, 0);
+		pid[n > 0 ? n : 0] = '\0';
+		pid[strcspn(pid, "\n")] = '\0';
+		close(fd);
+		if (!holder_is_us(pid))
+			pid[0] = '\0';	/* stale, or a lock not taken by us */
+		if (err != EWOULDBLOCK)
+			return err_set(e, -err, "refusing to write: cannot lock "
+				       "%s: %s", lp, strerror(err));
+		return err_set(e, -EBUSY, "refusing to write: another "
+			       "xfsdefrag%s%s%s is writing to the filesystem "
+			       "of %s (through this or another path to it; "
+			       "lock %s)", pid[0] ? " (pid " : "", pid,
+			       pid[0] ? ")" : "", path, lp);
+	}
+	n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+	if (ftruncate(fd, 0) == 0 && pwrite(fd, pid, (size_t)n, 0) != n) {
+		/* the pid is only for the other side's message */
+	}
+	x->lockfd = fd;
+	return 0;
+}
+
+/* Another bound loop device over the same file? */
+static int check_loops(const char *path, const struct ident *id,
+		       struct err *e)
+{
+	struct dirent *de;
+	DIR *d;
+	int ret = 0;
+
+	if (!id->file)
+		return 0;
+	d = opendir("/sys/block");
+	if (!d)
+		return 0;
+	while (!ret && (de = readdir(d)) != NULL) {
+		char p[300], mm[32], mnt[256];
+		unsigned ma, mi;
+		dev_t dev;
+		ino_t ino;
+
+		if (strncmp(de->d_name, "loop", 4) != 0 ||
+		    strcmp(de->d_name, id->loop) == 0 ||
+		    strlen(de->d_name) >= 32 ||
+		    loop_backing(de->d_name, &dev, &ino) != 0 ||
+		    dev != id->dev || ino != id->ino)
+			continue;
+		snprintf(p, sizeof(p), "/sys/block/%s/dev", de->d_name);
+		if (read_small(p, mm, sizeof(mm)) == 0 &&
+		    sscanf(mm, "%u:%u", &ma, &mi) == 2 &&
+		    probe_dev_mounted(makedev(ma, mi), mnt, sizeof(mnt)))
+			ret = err_set(e, -EBUSY, "refusing to write: %s is "
+				      "mounted on %s (through loop device "
+				      "/dev/%s)", path, mnt, de->d_name);
+		else if (id->loop[0])
+			ret = err_set(e, -EBUSY, "refusing to write: the file "
+				      "behind %s also backs loop device "
+				      "/dev/%s, a second path to the same "
+				      "filesystem", path, de->d_name);
+		else
+			ret = err_set(e, -EBUSY, "refusing to write: %s backs "
+				      "loop device /dev/%s, a second path to "
+				      "the same filesystem; detach it first "
+				      "(losetup -d /dev/%s)", path, de->d_name,
+				      de->d_name);
+	}
+	closedir(d);
+	return ret;
+}
+
+/* Is fd name of process pid (its /proc fd directory: dfd) ours to mind? */
+static bool fd_matches(int dfd, const char *name, const struct ident *id)
+{
+	char link[64];
+	struct stat st;
+	ssize_t n = readlinkat(dfd, name, link, sizeof(link) - 1);
+
+	/* sockets, pipes, anon inodes: not files; skip without stat */
+	if (n <= 0 || link[0] != '/')
+		return false;
+	if (fstatat(dfd, name, &st, 0) != 0)
+		return false;
+	if (id->blk && S_ISBLK(st.st_mode) && st.st_rdev == id->rdev)
+		return true;
+	return id->file && S_ISREG(st.st_mode) && st.st_dev == id->dev &&
+	       st.st_ino == id->ino;
+}
+
+/* Open for writing, by the flags in /proc/PID/fdinfo/FD? */
+static bool fd_writes(const char *pid, const char *name)
+{
+	char p[600], line[128];
+	unsigned long flags;
+	bool w = false;
+	FILE *f;
+
+	snprintf(p, sizeof(p), "/proc/%s/fdinfo/%s", pid, name);
+	f = fopen(p, "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "flags: %lo", &flags) == 1) {
+			w = (flags & O_ACCMODE) != O_RDONLY;
+			break;
+		}
+	fclose(f);
+	return w;
+}
+
+/*
+ * Another process with the bytes open for writing?  -EBUSY naming it.
+ * *ours: the only such processes are other xfsdefrag runs (which, the
+ * lock being ours, are on their way out: worth a second look).
+ */
+static int scan_writers(const char *path, const struct ident *id,
+			bool *ours, struct err *e)
+{
+	char self[24], p[300], comm[64];
+	struct dirent *pe, *fe;
+	struct err first = { 0 };
+	DIR *proc, *fds;
+	int ret = 0;
+
+	*ours = false;
+	snprintf(self, sizeof(self), "%ld", (long)getpid());
+	proc = opendir("/proc");
+	if (!proc)
+		return 0;
+	while (!ret && (pe = readdir(proc)) != NULL) {
+		if (!isdigit((unsigned char)pe->d_name[0]) ||
+		    strcmp(pe->d_name, self) == 0 || strlen(pe->d_name) > 20)
+			continue;
+		snprintf(p, sizeof(p), "/proc/%s/fd", pe->d_name);
+		fds = opendir(p);
+		if (!fds)
+			continue;	/* gone, or not ours to see */
+		while (!ret && (fe = readdir(fds)) != NULL) {
+			if (fe->d_name[0] == '.' ||
+			    !fd_matches(dirfd(fds), fe->d_name, id) ||
+			    !fd_writes(pe->d_name, fe->d_name))
+				continue;
+			snprintf(p, sizeof(p), "/proc/%s/comm", pe->d_name);
+			if (read_small(p, comm, sizeof(comm)))
+				snprintf(comm, sizeof(comm), "?");
+			*ours = true;
+			if (strncmp(comm, "xfsdefrag", 9) != 0) {
+				ret = -EBUSY;	/* not one of ours: no wait */
+				err_clear(&first);	/* name this one */
+			}
+			err_set(&first, -EBUSY, "refusing to write: process "
+				"%s (%s) has %s%s open for writing (fd %s)",
+				pe->d_name, comm,
+				id->loop[0] ? "the file behind " : "", path,
+				fe->d_name);
+		}
+		closedir(fds);
+	}
+	closedir(proc);
+	if (ret || *ours) {
+		*ours = !ret;
+		return err_set(e, first.code, "%s", first.msg);
+	}
+	return 0;
+}
+
+/*
+ * With the lock ours, another xfsdefrag that opened the image just now
+ * fails on the lock and closes it: the first holder wins.  Anything else
+ * open for writing is refused at once.
+ */
+static int check_writers(const char *path, const struct ident *id,
+			 struct err *e)
+{
+	bool ours;
+	int tries, ret;
+
+	for (tries = 0;; tries++) {
+		struct err scan = { 0 };
+
+		ret = scan_writers(path, id, &ours, &scan);
+		if (ret == 0 || !ours || tries == 40)
+			return ret ? err_set(e, ret, "%s", scan.msg) : 0;
+		usleep(50000);
+	}
+}
+
+static int check_holders(const char *path, const struct ident *id,
+			 struct err *e)
+{
+	char p[96];
+	struct dirent *de;
+	DIR *d;
+	int ret = 0;
+
+	if (!id->blk)
+		return 0;
+	snprintf(p, sizeof(p), "/sys/dev/block/%u:%u/holders",
+		 major(id->rdev), minor(id->rdev));
+	d = opendir(p);
+	if (!d)
+		return 0;
+	while (!ret && (de = readdir(d)) != NULL)
+		if (de->d_name[0] != '.')
+			ret = err_set(e, -EBUSY, "refusing to write: %s is "
+				      "held by %s (a device-mapper or md "
+				      "device is built on it)", path,
+				      de->d_name);
+	closedir(d);
+	return ret;
+}
+
+int excl_take(const char *path, int fd, struct excl **out, struct err *e)
+{
+	struct excl *x = calloc(1, sizeof(*x));
+	struct ident id;
+	int ret;
+
+	*out = NULL;
+	if (!x)
+		return err_set(e, -ENOMEM, "out of memory");
+	x->lockfd = -1;
+	ret = resolve(path, fd, &id, e);
+	/* the lock first: two racing writers serialize on it */
+	if (ret == 0)
+		ret = take_lock(path, &id, x, e);
+	if (ret == 0 && !id.blk && flock(fd, LOCK_EX | LOCK_NB) < 0)
+		ret = errno == EWOULDBLOCK ?
+		      err_set(e, -EBUSY, "refusing to write: %s is busy: "
+			      "another process holds a lock on it", path) :
+		      err_set(e, -errno, "%s: flock: %s", path,
+			      strerror(errno));
+	if (ret == 0)
+		ret = check_loops(path, &id, e);
+	if (ret == 0)
+		ret = check_holders(path, &id, e);
+	if (ret == 0)
+		ret = check_writers(path, &id, e);
+	if (ret) {
+		excl_release(x);
+		return ret;
+	}
+	*out = x;
+	return 0;
+}
+
+void excl_release(struct excl *x)
+{
+	if (!x)
+		return;
+	if (x->lockfd >= 0)
+		close(x->lockfd);	/* drops the flock */
+	free(x);
+}

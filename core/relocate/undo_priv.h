@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Shared by the writer side of the undo journal (undo.c: the layer and
+ * its records; undo_seal.c: the proof; undo_map.c: block maps).  Not a
+ * public interface: see undo.h.
+ */
+#ifndef CORE_UNDO_PRIV_H
+#define CORE_UNDO_PRIV_H
+
+#include "core/relocate/undo.h"
+#include "ondisk/undo.h"
+
+/*
+ * A bitmap over block numbers in chunks allocated when first set: the
+ * journaled set stays small, and free space is set only where it is.
+ */
+#define BM_CHUNK_SHIFT	18			/* 2^18 bits: 32 KiB */
+#define BM_CHUNK_BITS	(1ull << BM_CHUNK_SHIFT)
+#define BM_CHUNK_WORDS	(BM_CHUNK_BITS / 64)
+
+struct bitmap {
+	uint64_t **chunk;
+	size_t nchunks;
+	uint64_t nbits;
+};
+
+int bm_init(struct bitmap *bm, uint64_t nbits);
+void bm_free(struct bitmap *bm);
+bool bm_test(const struct bitmap *bm, uint64_t bit);
+/* Set bits [bit, bit+n); the caller checked the range.  0 or -ENOMEM. */
+int bm_set(struct bitmap *bm, uint64_t bit, uint64_t n);
+void bm_clear(struct bitmap *bm, uint64_t bit);
+/* The first set bit >= bit, or nbits. */
+uint64_t bm_next(const struct bitmap *bm, uint64_t bit);
+
+/* A crc per block, in chunks allocated when first set. */
+#define CM_CHUNK_SHIFT	12			/* 4096 crcs: 16 KiB */
+
+struct crcmap {
+	uint32_t **chunk;
+	size_t nchunks;
+};
+
+int cm_init(struct crcmap *cm, uint64_t nblocks);
+void cm_free(struct crcmap *cm);
+uint32_t cm_get(const struct crcmap *cm, uint64_t b);
+int cm_set(struct crcmap *cm, uint64_t b, uint32_t crc);
+
+/* A copy the executor made: blocks [src, src+n) now also at dst. */
+struct umove {
+	uint64_t src, dst, n;
+	bool nocopy;		/* unwritten: remapped, nothing copied */
+	bool usable;		/* every copy one whole-block write */
+	size_t crc0;		/* the copies' crcs: mvcrc[crc0 .. crc0+n) */
+};
+
+struct undo {
+	struct fs *fs;
+	struct img *layer;	/* ours while stacked, NULL once closed */
+	char *path;
+	int fd;
+	uint64_t nonce;
+	uint32_t bs;
+	unsigned blocklog;
+	uint64_t size;		/* image bytes */
+	uint64_t nblocks;	/* blocks covering the image (last partial) */
+	struct bitmap done;	/* journaled */
+	struct bitmap free;	/* free when the run began */
+	void *index;		/* tsearch tree of struct rix, by block */
+	uint64_t end;		/* journal length: next record here */
+	uint64_t seq;		/* next record's sequence number */
+	uint64_t batch;		/* first unsynced record (seq: none) */
+	uint64_t bytes;		/* original bytes journaled */
+	bool sealed;		/* proof written: no more data records */
+	bool finished;		/* UEND written */
+	struct err err;		/* sticky: the journal failed */
+	uint8_t *buf;		/* record header + data */
+	/* what the run leaves, for the proof (undo_seal.c) */
+	struct bitmap wrote;	/* written through the layer */
+	struct bitmap partial;	/* written in part: crc read back at seal */
+	struct bitmap free_end;	/* free when the run ends */
+	bool free_end_known;
+	struct crcmap crc;	/* of each block as last written */
+	struct umove *mv;
+	size_t nmv, capmv;
+	uint32_t *mvcrc;
+	size_t nmvcrc, capmvcrc;
+	uint64_t image_writes;	/* writes that reached the layer below */
+	uint64_t log_off, log_len;
+	uint32_t log_crc;
+};
+
+/* Largest record the writer appends: one read, one pwrite. */
+#define UNDO_REC_DATA	(1u << 20)
+
+/* Record the journal's failure; it sticks.  Returns code. */
+int undo_fail(struct undo *u, int code, const char *what);
+/* The sticky error into e (0 if none). */
+int undo_sticky(const struct undo *u, struct err *e);
+int undo_journal_sync(struct undo *u);
+/* Append a data record of the originals of blocks [b, b+n), read below. */
+int undo_append_data(struct undo *u, uint64_t b, uint64_t n, struct err *e);
+/* Append a record of another kind holding len bytes of data. */
+int undo_append_meta(struct undo *u, enum od_undo_kind kind,
+		     const uint8_t *data, uint32_t len, struct err *e);
+/* Note a successful write of [off, off+len) for the proof. */
+int undo_note_written(struct undo *u, const uint8_t *buf, uint64_t off,
+		      uint64_t len);
+
+#endif

@@ -1,0 +1,249 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""The power-cut campaign: record runs and undos of fixture images with
+the pctrace layer (every write of the image and of the undo file, with
+their fsync barriers), make crash images from the logs (crashimg.py:
+everything up to each file's last completed fsync, plus a random subset,
+in random order, of the writes after it), recover each and check it.
+
+Scenarios, per fixture (from the original image F0):
+  run         xfsdefrag run
+  rollback    xfsdefrag run with a write error halfway (it rolls itself
+              back from its undo file)
+  undo        xfsdefrag undo of a finished run
+  undo-reuse  the same after every free block was overwritten (undo
+              copies vacated blocks back from their copies)
+  undo-int    xfsdefrag undo of a run interrupted at a random write
+
+Recovery of a crash image: `xfsdefrag undo` when the undo file is there
+(with its header), else nothing.  Then every block in use in F0 must be
+identical (debug-compare: our own reader), `xfs_repair -n` must accept
+the image, and for a sample (--manifest-every) the content manifest
+through a read-only mount must equal F0's.
+
+Usage: campaign.py --bin XFSDEFRAG --shim PCTRACE.so --tmp DIR
+                   [--fixtures a,b] [--scenarios s,t] [--per N] [--seed S]
+                   [--manifest-every M] [--keep DIR]
+Prints one line per scenario and the totals; exit 1 on any failure.
+"""
+import argparse
+import os
+import random
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import crashimg  # noqa: E402
+
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def run(cmd, env=None):
+    return subprocess.run(cmd, capture_output=True, text=True, env=env)
+
+
+def cp(src, dst):
+    if os.path.exists(dst):
+        os.unlink(dst)
+    subprocess.run(["cp", "--sparse=always", src, dst], check=True)
+
+
+class Campaign:
+    def __init__(self, a):
+        self.a = a
+        self.tmp = os.path.abspath(a.tmp)
+        # a copy: a rebuild during a long campaign must not change it
+        self.bin = os.path.join(self.tmp, "xfsdefrag")
+        shutil.copy2(os.path.abspath(a.bin), self.bin)
+        self.shim = os.path.join(self.tmp, "pctrace.so")
+        shutil.copy2(os.path.abspath(a.shim), self.shim)
+        self.rng = random.Random(a.seed)
+        self.mnt = os.path.join(self.tmp, "mnt")
+        os.makedirs(self.mnt, exist_ok=True)
+        self.images = self.recovered = self.failed = 0
+        self.manifests = 0
+        self.states = {}
+        self.last = None
+        self.can_mount = os.geteuid() == 0 and shutil.which("mount")
+
+    def path(self, name):
+        return os.path.join(self.tmp, name)
+
+    def traced(self, args, watch, log):
+        if os.path.exists(log):
+            os.unlink(log)
+        env = dict(os.environ, LD_PRELOAD=self.shim, PCTRACE_OUT=log,
+                   PCTRACE_WATCH=":".join(watch))
+        return run([self.bin] + args, env=env)
+
+    def manifest(self, img, out):
+        if run(["mount", "-o", "loop,ro,nouuid", img, self.mnt]).returncode:
+            return None
+        try:
+            r = run([sys.executable, os.path.join(HERE, "manifest.py"),
+                     self.mnt])
+        finally:
+            run(["umount", self.mnt])
+        if r.returncode:
+            return None
+        with open(out, "w") as f:
+            f.write(r.stdout)
+        return r.stdout
+
+    def check(self, f0, img, journal, ref, want_manifest):
+        """Recover one crash image; None if good, else why not."""
+        state = "not started"
+        if os.path.exists(journal) and os.path.getsize(journal) >= 4096:
+            r = run([self.bin, "undo", journal, img])
+            if r.returncode:
+                return "undo exit %d: %s" % (r.returncode,
+                                             (r.stderr or r.stdout)[:300])
+            state = ("interrupted" if "interrupted" in r.stdout
+                     else "finished")
+        self.states[state] = self.states.get(state, 0) + 1
+        self.last = state
+        r = run([self.bin, "debug-compare", f0, img])
+        if r.returncode:
+            return "not restored: " + (r.stdout or r.stderr).strip()
+        r = run(["xfs_repair", "-n", img])
+        if r.returncode:
+            return "xfs_repair -n exit %d" % r.returncode
+        if want_manifest and ref is not None:
+            got = self.manifest(img, self.path("man.got"))
+            if got is None:
+                return "cannot mount the recovered image read-only"
+            if got != ref:
+                return "manifest differs from the original's"
+            self.manifests += 1
+        return None
+
+    def cuts(self, events, n):
+        """n cut points: half anywhere, half just after a barrier."""
+        bars = crashimg.barriers(events) or [0]
+        ks = []
+        for i in range(n):
+            if i % 2 == 0:
+                ks.append(self.rng.randint(0, len(events)))
+            else:
+                ks.append(min(len(events), self.rng.choice(bars) +
+                              self.rng.randint(0, 3)))
+        return ks
+
+    def scenario(self, fx, name, pre_img, pre_j, args, f0, ref):
+        img, j = self.path("img"), self.path("j.undo")
+        log = self.path("trace")
+        cp(pre_img, img)
+        if os.path.exists(j):
+            os.unlink(j)
+        if pre_j:
+            shutil.copyfile(pre_j, j)
+        r = self.traced([a.replace("@IMG", img).replace("@J", j)
+                         for a in args], [img, j], log)
+        events = crashimg.parse(log)
+        nw = sum(1 for e in events if e.kind == "W")
+        good = bad = 0
+        for n, k in enumerate(self.cuts(events, self.a.per)):
+            seed = self.rng.randrange(1 << 30)
+            crashimg.crash(log, events, k, random.Random(seed),
+                           [pre_img, pre_j], [img, j])
+            self.images += 1
+            want = (self.can_mount and self.a.manifest_every and
+                    self.images % self.a.manifest_every == 0)
+            why = self.check(f0, img, j, ref, want)
+            if why is None:
+                good += 1
+                continue
+            bad += 1
+            print("FAIL %s %s: cut after %d of %d events (seed %d, %s): "
+                  "%s" % (fx, name, k, len(events), seed, self.last, why))
+            if self.a.keep:
+                dst = os.path.join(self.a.keep, "%s-%s-%d" % (fx, name, k))
+                os.makedirs(dst, exist_ok=True)
+                crashimg.crash(log, events, k, random.Random(seed),
+                               [pre_img, pre_j], [os.path.join(dst, "img"),
+                                                  os.path.join(dst, "j")])
+                shutil.copyfile(log, os.path.join(dst, "trace"))
+        self.recovered += good
+        self.failed += bad
+        print("%-16s %-10s %3d crash images (%d events, %d writes; "
+              "traced exit %d): %d recovered" %
+              (fx, name, good + bad, len(events), nw, r.returncode, good))
+
+    def fixture(self, fx):
+        fdir = os.path.join(HERE, "fixtures", fx)
+        f0 = self.path(fx + ".f0")
+        if run(["zstd", "-dq", "--sparse", "-f", "-o", f0,
+                os.path.join(fdir, "image.zst")]).returncode:
+            print("SKIP %s: no fixture image" % fx)
+            return
+        ref = None
+        if self.can_mount and self.a.manifest_every:
+            ref = self.manifest(f0, self.path("man.ref"))
+        f1, j1 = self.path(fx + ".f1"), self.path(fx + ".j1")
+        for p in (j1,):
+            if os.path.exists(p):
+                os.unlink(p)
+        cp(f0, f1)
+        r = run([self.bin, "run", "--undo", j1, f1])
+        writes = int(r.stdout.split(" image writes")[0].split()[-1]) \
+            if " image writes" in r.stdout else 100
+        want = self.a.scenarios
+        if "run" in want:
+            self.scenario(fx, "run", f0, None,
+                          ["run", "--undo", "@J", "@IMG"], f0, ref)
+        if "rollback" in want:
+            self.scenario(fx, "rollback", f0, None,
+                          ["run", "--fault-error", str(writes // 2),
+                           "--undo", "@J", "@IMG"], f0, ref)
+        if "undo" in want:
+            self.scenario(fx, "undo", f1, j1, ["undo", "@J", "@IMG"],
+                          f0, ref)
+        if "undo-reuse" in want:
+            fr = self.path(fx + ".fr")
+            cp(f1, fr)
+            run([self.bin, "debug-scribble", "--junk-free", fr])
+            self.scenario(fx, "undo-reuse", fr, j1, ["undo", "@J", "@IMG"],
+                          f0, ref)
+            os.unlink(fr)
+        if "undo-int" in want:
+            fi, ji = self.path(fx + ".fi"), self.path(fx + ".ji")
+            if os.path.exists(ji):
+                os.unlink(ji)
+            cp(f0, fi)
+            n = self.rng.randint(1, max(1, writes - 1))
+            run([self.bin, "run", "--fault-after", str(n), "--undo", ji, fi])
+            self.scenario(fx, "undo-int", fi, ji, ["undo", "@J", "@IMG"],
+                          f0, ref)
+            os.unlink(fi)
+            os.unlink(ji)
+        for p in (f0, f1, j1):
+            os.unlink(p)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--shim", required=True)
+    ap.add_argument("--tmp", required=True)
+    ap.add_argument("--fixtures", default="aged,bs1k")
+    ap.add_argument("--scenarios",
+                    default="run,rollback,undo,undo-reuse,undo-int")
+    ap.add_argument("--per", type=int, default=8)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--manifest-every", type=int, default=0)
+    ap.add_argument("--keep")
+    a = ap.parse_args()
+    a.scenarios = a.scenarios.split(",")
+    c = Campaign(a)
+    for fx in a.fixtures.split(","):
+        c.fixture(fx)
+    print("power cut: %d crash images, %d recovered, %d failed; %d "
+          "checked by manifest through a mount; recovered from: %s" %
+          (c.images, c.recovered, c.failed, c.manifests,
+           ", ".join("%s %d" % kv for kv in sorted(c.states.items()))))
+    return 1 if c.failed or not c.images else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,44 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The power-cut model, a sample (the 500+ image campaign is
+# tests/powercut-long.sh, in make check-long): runs and undos of fixture
+# images recorded by the pctrace layer (every write of the image and of
+# the undo file, with their fsync barriers), crash images made from the
+# records (everything up to each file's last completed fsync plus a
+# random subset, in random order, of the writes after it), each
+# recovered by `undo` (or nothing where the run had not started) and
+# checked: every block in use before the run identical (debug-compare),
+# xfs_repair -n clean, and for a few the manifest through a read-only
+# mount (when root) equal to the original's.  See
+# tests/powercut/campaign.py.  Usage: t-powercut.sh XFSDEFRAG
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+t_tmpdir
+
+command -v xfs_repair >/dev/null 2>&1 || { t_skip "xfs_repair not installed"; t_summary t-powercut; exit; }
+shim=$here/../build/release/powercut/pctrace.so
+if [ ! -f "$shim" ]; then
+	shim=$T_TMP/pctrace.so
+	cc -std=c11 -Wall -Wextra -Werror -fPIC -shared -o "$shim" \
+		"$here/powercut/pctrace.c" -ldl -lpthread ||
+		{ t_fail "cannot build the pctrace layer"; t_summary t-powercut; exit; }
+fi
+# the sanitizer build is slower: fewer images, same code paths
+per=3 fixtures=bs1k,sect4k-noreflink
+if [ -n "${XFSDEFRAG_ASAN:-}" ]; then
+	per=1 fixtures=bs1k
+	export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
+fi
+mkdir -p "$T_TMP/pc"
+if python3 "$here/powercut/campaign.py" --bin "$bin" --shim "$shim" \
+	--tmp "$T_TMP/pc" --fixtures "$fixtures" --per "$per" \
+	--seed "${POWERCUT_SEED:-$$}" --manifest-every 5 > "$T_TMP/out" 2>&1; then
+	t_ok "$(tail -n 1 "$T_TMP/out")"
+else
+	t_fail "power-cut sample: $(grep -c '^FAIL' "$T_TMP/out") failures"
+	grep -v '^ ' "$T_TMP/out" | sed 's/^/    /'
+fi
+tail -n 1 "$T_TMP/out"
+t_summary t-powercut
