@@ -103,18 +103,15 @@ static void check_siblings(struct check_bt *w, unsigned level, uint64_t ptr,
 
 	if (!w->have_prev[level]) {
 		if (h->leftsib != OD_NULLFSBLOCK)
-			check_problem(w->log, "%s: left sibling %s, but it is "
-				      "the first block of level %u", what,
+			check_problem(w->log, BT_LEFTSIB_FIRST, what,
 				      sib_str(h->leftsib, a, sizeof(a)), level);
 	} else {
 		if (h->leftsib != w->prev_ptr[level])
-			check_problem(w->log, "%s: left sibling %s, expected "
-				      "0x%llx", what,
+			check_problem(w->log, BT_LEFTSIB, what,
 				      sib_str(h->leftsib, a, sizeof(a)),
 				      (unsigned long long)w->prev_ptr[level]);
 		if (w->prev_right[level] != ptr)
-			check_problem(w->log, "%s block 0x%llx: right sibling "
-				      "%s, expected %s", w->what,
+			check_problem(w->log, BT_RIGHTSIB, w->what,
 				      (unsigned long long)w->prev_ptr[level],
 				      sib_str(w->prev_right[level], a,
 					      sizeof(a)),
@@ -191,15 +188,13 @@ static int walk_node(struct check_bt *w, unsigned level, const char *what,
 		if (od_btkey_cmp(&klo, &clo) != 0) {
 			key_str(w->type, &klo, a, sizeof(a));
 			key_str(w->type, &clo, b, sizeof(b));
-			check_problem(w->log, "%s: key %u is %s, but its child "
-				      "0x%llx starts at %s", what, i, a,
+			check_problem(w->log, BT_KEY, what, i, a,
 				      (unsigned long long)child, b);
 		}
 		if (w->type == OD_BT_RMAP && od_btkey_cmp(&khi, &chi) != 0) {
 			key_str(w->type, &khi, a, sizeof(a));
 			key_str(w->type, &chi, b, sizeof(b));
-			check_problem(w->log, "%s: high key %u is %s, but its "
-				      "child 0x%llx reaches %s", what, i, a,
+			check_problem(w->log, BT_HIGHKEY, what, i, a,
 				      (unsigned long long)child, b);
 		}
 		if (i == 0)
@@ -263,8 +258,7 @@ static int walk(struct check_bt *w, uint64_t ptr, unsigned level, bool top,
 	check_siblings(w, level, ptr, &h, what);
 	minrecs = od_bt_maxrecs(ops, h.hdr_len, g->blocksize, level == 0) / 2;
 	if (!top && h.numrecs < minrecs)
-		check_problem(w->log, "%s: %u records, fewer than the minimum "
-			      "%u", what, h.numrecs, minrecs);
+		check_problem(w->log, BT_MINRECS, what, h.numrecs, minrecs);
 	if (w->block) {
 		ret = w->block(w->priv, fsb, level, e);
 		if (ret)
@@ -283,9 +277,7 @@ static void check_chain_ends(struct check_bt *w)
 
 	for (l = 0; l < OD_BTREE_MAXLEVELS_ANY; l++)
 		if (w->have_prev[l] && w->prev_right[l] != OD_NULLFSBLOCK)
-			check_problem(w->log, "%s block 0x%llx: right sibling "
-				      "%s, but it is the last block of level "
-				      "%u", w->what,
+			check_problem(w->log, BT_RIGHTSIB_LAST, w->what,
 				      (unsigned long long)w->prev_ptr[l],
 				      sib_str(w->prev_right[l], a, sizeof(a)),
 				      l);
@@ -336,8 +328,7 @@ int check_bt_bmbt(struct check_bt *w, const uint8_t *fork, uint32_t forklen,
 		ret = walk(w, od_bmdr_ptr(fork, &root, i), root.level - 1u,
 			   true, &lo, &hi, e);
 		if (!ret && lo.a != key)
-			check_problem(w->log, "%s: root key %u is %llu, but "
-				      "its child starts at %llu", w->what, i,
+			check_problem(w->log, BT_ROOTKEY, w->what, i,
 				      (unsigned long long)key,
 				      (unsigned long long)lo.a);
 	}

@@ -75,31 +75,26 @@ static int entry(void *priv, const uint8_t *name, size_t namelen,
 		if (od_ino_valid(c->g, ino) &&
 		    c->m->ag[od_ino_agno(c->g, ino)].err)
 			return 0;
-		check_problem(log, "directory %llu: entry \"%.*s\" names inode "
-			      "%llu, which is not in use", dir, nl,
+		check_problem(log, DIR_ENT_FREE_INODE, dir, nl,
 			      (const char *)name, (unsigned long long)ino);
 		return 0;
 	}
 	__atomic_add_fetch(&c->cag[agp->agno].refs[mi - agp->ino], 1,
 			   __ATOMIC_RELAXED);
 	if (c->g->ftype && ftype != mode_ftype(mi->mode))
-		check_problem(log, "directory %llu: entry \"%.*s\" has file "
-			      "type %u, but inode %llu has mode 0%o", dir, nl,
+		check_problem(log, DIR_ENT_FTYPE, dir, nl,
 			      (const char *)name, ftype,
 			      (unsigned long long)ino, mi->mode);
 	if (dot && ino != d->dir)
-		check_problem(log, "directory %llu: \".\" names inode %llu",
+		check_problem(log, DIR_DOT,
 			      dir, (unsigned long long)ino);
 	if (dotdot && !od_mode_isdir(mi->mode))
-		check_problem(log, "directory %llu: \"..\" names inode %llu, "
-			      "which is not a directory", dir,
+		check_problem(log, DIR_DOTDOT_NOTDIR, dir,
 			      (unsigned long long)ino);
 	if (dotdot && d->dir == c->fs->sb.rootino && ino != d->dir)
-		check_problem(log, "directory %llu (the root): \"..\" names "
-			      "inode %llu", dir, (unsigned long long)ino);
+		check_problem(log, DIR_ROOT_DOTDOT, dir, (unsigned long long)ino);
 	if (!dot && !dotdot && ino == c->fs->sb.rootino)
-		check_problem(log, "directory %llu: entry \"%.*s\" names the "
-			      "root directory", dir, nl, (const char *)name);
+		check_problem(log, DIR_ENT_ROOT, dir, nl, (const char *)name);
 	return 0;
 }
 
@@ -186,6 +181,6 @@ bad:
 		check_fatal(c, ret);
 		return;
 	}
-	check_problem(&ca->log, "%s", e->msg);
+	check_problem(&ca->log, DIR_DAMAGED, e->msg);
 	__atomic_store_n(&c->links_unknown, true, __ATOMIC_RELAXED);
 }

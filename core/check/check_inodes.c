@@ -110,9 +110,7 @@ static int check_bmbt_fork(struct ipass *p, int whichfork)
 	int ret;
 
 	if (nrecs <= len / OD_BMBT_REC_LEN)
-		check_problem(&p->ca->log, "inode %llu: %s fork is in btree "
-			      "format but its %llu extents fit in the inode "
-			      "(extent count too low for btree format)",
+		check_problem(&p->ca->log, BMBT_FITS,
 			      (unsigned long long)di->ino,
 			      fork_name(whichfork), (unsigned long long)nrecs);
 	memset(&w, 0, sizeof(w));
@@ -134,13 +132,12 @@ static int check_bmbt_fork(struct ipass *p, int whichfork)
 		return ret;
 	}
 	if (ret) {
-		check_problem(&p->ca->log, "%s", p->e.msg);
+		check_problem(&p->ca->log, BMBT_DAMAGED, p->e.msg);
 		p->ca->nbmbt = p->bmbt_first;
 		return ret;
 	}
 	if (w.nrecs != nrecs)
-		check_problem(&p->ca->log, "inode %llu: %s fork bmbt holds "
-			      "%llu records, the inode says %llu",
+		check_problem(&p->ca->log, BMBT_NRECS,
 			      (unsigned long long)di->ino, fork_name(whichfork),
 			      (unsigned long long)w.nrecs,
 			      (unsigned long long)nrecs);
@@ -162,15 +159,12 @@ static void check_attr_block(struct ipass *p, const uint8_t *buf,
 
 		oe = od_attr_rmt_hdr(buf, g->blocksize, g, &h, &field);
 		if (oe)
-			check_problem(&p->ca->log, "inode %llu attr fork block "
-				      "%llu (remote value): bad %s",
+			check_problem(&p->ca->log, ATTR_RMT_DAMAGED,
 				      (unsigned long long)ino,
 				      (unsigned long long)off,
 				      oe == OD_ECRC ? "crc" : field);
 		else if (h.owner != ino || h.blkno != daddr)
-			check_problem(&p->ca->log, "inode %llu attr fork block "
-				      "%llu (remote value): owner %llu, blkno "
-				      "0x%llx, expected %llu, 0x%llx",
+			check_problem(&p->ca->log, ATTR_RMT_SELF,
 				      (unsigned long long)ino,
 				      (unsigned long long)off,
 				      (unsigned long long)h.owner,
@@ -185,15 +179,12 @@ static void check_attr_block(struct ipass *p, const uint8_t *buf,
 		    bi.magic != OD_DA3_NODE_MAGIC)
 			oe = OD_EMAGIC;
 		if (oe)
-			check_problem(&p->ca->log, "inode %llu attr fork block "
-				      "%llu: %s", (unsigned long long)ino,
+			check_problem(&p->ca->log, ATTR_DAMAGED, (unsigned long long)ino,
 				      (unsigned long long)off,
 				      oe == OD_EMAGIC ? "bad magic number" :
 				      oe == OD_ECRC ? "bad crc" : field);
 		else if (bi.owner != ino || bi.blkno != daddr)
-			check_problem(&p->ca->log, "inode %llu attr fork block "
-				      "%llu: owner %llu, blkno 0x%llx, "
-				      "expected %llu, 0x%llx",
+			check_problem(&p->ca->log, ATTR_SELF,
 				      (unsigned long long)ino,
 				      (unsigned long long)off,
 				      (unsigned long long)bi.owner,
@@ -238,7 +229,7 @@ static void check_attr(struct ipass *p, const struct m_ino *mi)
 			err_clear(&p->e);
 			if (fs_read_fsb(p->c->fs, r.startblock + b, n, p->abuf,
 					&p->e, what)) {
-				check_problem(&p->ca->log, "%s", p->e.msg);
+				check_problem(&p->ca->log, ATTR_READ, p->e.msg);
 				return;
 			}
 			for (k = 0; k < n; k++) {
@@ -257,9 +248,7 @@ static void check_attr(struct ipass *p, const struct m_ino *mi)
 						  &field) ||
 				    (bi.magic != OD_ATTR_LEAF_MAGIC &&
 				     bi.magic != OD_DA_NODE_MAGIC))
-					check_problem(&p->ca->log, "inode %llu "
-						      "attr fork block 0: bad "
-						      "magic number",
+					check_problem(&p->ca->log, ATTR_V4_MAGIC,
 						      (unsigned long long)
 						      mi->ino);
 				break;
@@ -294,8 +283,7 @@ static void check_nblocks(struct ipass *p, const struct m_ino *mi,
 		blocks += r.blockcount;
 	}
 	if (nblocks != blocks)
-		check_problem(&p->ca->log, "inode %llu: nblocks %llu, but its "
-			      "forks map %llu blocks (extents and bmbt blocks)",
+		check_problem(&p->ca->log, NBLOCKS,
 			      (unsigned long long)mi->ino,
 			      (unsigned long long)nblocks,
 			      (unsigned long long)blocks);
@@ -320,7 +308,7 @@ static void check_inode(struct ipass *p, const struct m_ino *mi)
 	} else if (od_mode_islnk(di->mode)) {
 		err_clear(&p->e);
 		if (symlink_read(p->c->fs, p->ip, target, &p->e))
-			check_problem(&p->ca->log, "%s", p->e.msg);
+			check_problem(&p->ca->log, SYMLINK_DAMAGED, p->e.msg);
 	}
 	if (mi->nae && (m_afmt(mi) == OD_FMT_EXTENTS ||
 			m_afmt(mi) == OD_FMT_BTREE))
@@ -333,10 +321,9 @@ static void check_free_inode(struct ipass *p, uint64_t ino,
 {
 	err_clear(&p->e);
 	if (inode_decode(p->c->fs, ino, raw, p->ip, &p->e))
-		check_problem(&p->ca->log, "free %s", p->e.msg);
+		check_problem(&p->ca->log, INODE_FREE_DAMAGED, p->e.msg);
 	else if (p->ip->di.mode != 0)
-		check_problem(&p->ca->log, "inode %llu is in use on disk (mode "
-			      "0%o) but free in the inobt",
+		check_problem(&p->ca->log, INODE_FREE_INUSE,
 			      (unsigned long long)ino, p->ip->di.mode);
 }
 
@@ -374,7 +361,7 @@ static void one_inode(struct ipass *p, const struct od_inobt_rec *r,
 	}
 	err_clear(&p->e);
 	if (inode_decode(p->c->fs, ino, raw, p->ip, &p->e)) {
-		check_problem(&ca->log, "%s", p->e.msg);
+		check_problem(&ca->log, INODE_DAMAGED, p->e.msg);
 		ca->skip_nlink[p->cur] = true;
 		return;
 	}

@@ -33,14 +33,23 @@
 #define CHECK_LOG_KEEP	2000
 
 struct check_log {
-	char *buf;		/* kept messages, each NUL-terminated */
+	char *buf;		/* kept messages: a 2-byte code, the text, NUL */
 	size_t len, cap;
 	uint64_t count;		/* problems found, kept or not */
 };
 
-void check_problem(struct check_log *l, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+/*
+ * Log problem CODE (problems.h) with its message's arguments; the
+ * format is the code's PRF_ macro, so the compiler checks the call.
+ */
+#define check_problem(l, code, ...) \
+	check_log_add((l), PR_##code, PRF_##code, __VA_ARGS__)
+void check_log_add(struct check_log *l, enum check_code code,
+		   const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void check_log_free(struct check_log *l);
+/* Every message kept in l, in order, then l's count added to res. */
+void check_log_deliver(const struct check_log *l, check_report_fn fn,
+		       void *priv, struct check_result *res);
 
 /* ---- the block ownership map ---- */
 
