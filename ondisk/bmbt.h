@@ -37,9 +37,17 @@ struct od_bmdr {
 
 enum od_err od_bmdr_decode(const uint8_t *fork, size_t len,
 			   struct od_bmdr *root, const char **field);
+/* The most slots a root can have (a 2 KiB inode's whole literal area). */
+#define OD_BMDR_MAXPTRS		128
+
 /* Key (startoff) and child pointer (fsbno) of slot i of the root. */
 uint64_t od_bmdr_key(const uint8_t *fork, uint32_t i);
 uint64_t od_bmdr_ptr(const uint8_t *fork, const struct od_bmdr *root,
 		     uint32_t i);
+/* The root's keys in place: 8-byte startoffs, as in bmbt node blocks. */
+static inline const uint8_t *od_bmdr_keys(const uint8_t *fork)
+{
+	return fork + OD_BMDR_HDR_LEN;
+}
 
 #endif

@@ -64,6 +64,8 @@ enum od_err od_dir2_data_hdr(const uint8_t *buf, size_t len,
 			     const struct od_geo *g,
 			     struct od_dir2_data_hdr *hdr, const char **field)
 {
+	unsigned i;
+
 	memset(hdr, 0, sizeof(*hdr));
 	*field = "magic";
 	hdr->hdr_len = g->v5 ? 64 : 16;
@@ -80,9 +82,16 @@ enum od_err od_dir2_data_hdr(const uint8_t *buf, size_t len,
 		if (!od_cksum_ok(buf, len, OD_DIR3_DATA_CRC_OFF))
 			return OD_ECRC;
 		hdr->blkno = od_get_be64(buf + 8);
+		hdr->lsn = od_get_be64(buf + 16);
 		hdr->owner = od_get_be64(buf + 40);
 		if (memcmp(buf + 24, g->uuid, 16) != 0)
 			BAD("uuid");
+	}
+	for (i = 0; i < 3; i++) {
+		const uint8_t *bf = buf + (g->v5 ? 48 : 4) + 4 * i;
+
+		hdr->best_off[i] = od_get_be16(bf);
+		hdr->best_len[i] = od_get_be16(bf + 2);
 	}
 	hdr->end = (uint32_t)len;
 	if (hdr->block) {
@@ -181,4 +190,29 @@ enum od_err od_dir2_leaf_hdr(const uint8_t *buf, size_t len,
 	}
 	*field = NULL;
 	return OD_OK;
+}
+
+void od_dir2_leaf_entry(const uint8_t *ents, uint32_t i, uint32_t *hash,
+			uint32_t *addr)
+{
+	const uint8_t *p = ents + 8 * (size_t)i;
+
+	*hash = od_get_be32(p);
+	*addr = od_get_be32(p + 4);
+}
+
+uint32_t od_dir2_leaf1_bestcount(const uint8_t *buf, size_t len)
+{
+	return od_get_be32(buf + len - 4);
+}
+
+size_t od_dir2_leaf1_bests_off(const uint8_t *buf, size_t len)
+{
+	return len - 4 - 2 * (size_t)od_dir2_leaf1_bestcount(buf, len);
+}
+
+uint16_t od_dir2_leaf1_best(const uint8_t *buf, size_t len, uint32_t i)
+{
+	return od_get_be16(buf + od_dir2_leaf1_bests_off(buf, len) +
+			   2 * (size_t)i);
 }

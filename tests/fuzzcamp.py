@@ -497,6 +497,8 @@ def prepare(opts, fixture):
     rng = random.Random('%s:%s' % (opts.seed, fixture))
     cases = []
     for stype, nav in targets(base, fixdir, rng):
+        if opts.only and not re.search(opts.only, stype):
+            continue
         reg = region(base, nav)
         if not reg:
             continue
@@ -725,6 +727,7 @@ def main():
     ap.add_argument('--min-rate', type=float, default=0.0)
     ap.add_argument('--min-rejected', type=int, default=0)
     ap.add_argument('--verbose', action='store_true')
+    ap.add_argument('--only', help='structure types matching this regex')
     opts = ap.parse_intermixed_args()
     opts.bin = os.path.abspath(opts.bin)
     opts.verbs = opts.verbs.split(',')

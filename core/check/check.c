@@ -134,6 +134,7 @@ int check_fs(struct fs *fs, unsigned threads, check_report_fn fn, void *priv,
 		goto out;
 	}
 	n = c.m->agcount;
+	check_superblocks(&c);
 	scan_damage(&c);
 	par_for(n, threads, phase_trees, &c);
 	if (!c.fatal)
@@ -147,8 +148,10 @@ int check_fs(struct fs *fs, unsigned threads, check_report_fn fn, void *priv,
 		par_for(n, threads, phase_space, &c);
 	if (!c.fatal && !c.incomplete && !c.links_unknown)
 		par_for(n, threads, phase_links, &c);
-	if (!c.fatal)
+	if (!c.fatal) {
 		check_sb_counters(&c);
+		check_lsn_verdict(&c);
+	}
 	if (c.fatal) {
 		ret = err_set(e, c.fatal, "%s", c.fatal == -ENOMEM ?
 			      "out of memory" : "the checks could not run");

@@ -207,6 +207,7 @@ static void walk_tree(struct check_ctx *c, struct check_ag *ca, int tree,
 	w.owner = ca->agno;
 	w.what = what;
 	w.log = &ca->log;
+	w.lsn = &ca->lsn;
 	w.rec = rec;
 	w.block = tree_block;
 	w.priv = &t;

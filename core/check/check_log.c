@@ -61,6 +61,40 @@ void check_log_deliver(const struct check_log *l, check_report_fn fn,
 	res->problems += l->count;
 }
 
+void check_note_lsn(struct check_lsn *m, uint64_t lsn, const char *fmt, ...)
+{
+	va_list ap;
+
+	/* NULLCOMMITLSN (all ones) stands for "no LSN" */
+	if (lsn == UINT64_MAX || lsn <= m->lsn)
+		return;
+	m->lsn = lsn;
+	va_start(ap, fmt);
+	vsnprintf(m->what, sizeof(m->what), fmt, ap);
+	va_end(ap);
+}
+
+void check_lsn_verdict(struct check_ctx *c)
+{
+	const struct fs *fs = c->fs;
+	const struct check_lsn *max = &c->lsn;
+	uint32_t a, cyc, blk;
+
+	if (!c->g->v5 || !fs->log_head_known)
+		return;
+	for (a = 0; a < c->m->agcount; a++)
+		if (c->cag[a].lsn.lsn > max->lsn)
+			max = &c->cag[a].lsn;
+	cyc = (uint32_t)(max->lsn >> 32);
+	blk = (uint32_t)max->lsn;
+	/* xfs_repair: safe only when strictly behind the head */
+	if (max->lsn && (cyc > fs->log_head_cycle ||
+			 (cyc == fs->log_head_cycle &&
+			  blk >= fs->log_head_block)))
+		check_problem(&c->glog, SB_LSN, max->what, cyc, blk,
+			      fs->log_head_cycle, fs->log_head_block);
+}
+
 void check_log_free(struct check_log *l)
 {
 	free(l->buf);

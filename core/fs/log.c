@@ -112,6 +112,10 @@ int log_check(struct fs *fs, struct err *e)
 		set_state(fs, FS_LOG_UNKNOWN, "no log record header found");
 		return 0;
 	}
+	/* where the next record goes (xlog_find_tail: l_curr_cycle/block) */
+	fs->log_head_known = true;
+	fs->log_head_block = head;
+	fs->log_head_cycle = od_get_be32(bb + 4) + (blk >= head ? 1 : 0);
 	{
 		uint32_t version = od_get_be32(bb + 8);
 		uint32_t len = od_get_be32(bb + 12);
