@@ -532,29 +532,35 @@ def work_precheck(args):
     w = Worker(opts, fixture, base, slot)
     res = []
     for case in cases:
-        stype, nav, field, verb, reg = case
-        patches = w.fuzz(case)
-        if not patches:
-            res.append((stype, field, verb, 'noop', '', '', ''))
-            w.restore(reg)
-            continue
-        rej, rrc, why = repair_rejects(w.w, opts.timeout)
-        if not rej:
-            res.append((stype, field, verb, 'accepted', '', '', ''))
-            w.restore(reg)
-            continue
-        if rrc == 124:
-            res.append((stype, field, verb, 'repair-hang', '', '', ''))
-            w.restore(reg)
-            continue
-        refused, rc, msg, unchanged, created = run_refuses(opts, w.w, w.undo)
-        verdict = 'refused' if refused else 'MISSED'
-        if refused and created:
-            verdict = 'refused-undo'
-        res.append((stype, field, verb, verdict, why, msg,
-                    fmt_patches(patches) + '\t' + ' ; '.join(nav)))
-        w.restore(reg, full=not unchanged)
+        try:
+            res.append(precheck_case(opts, w, case))
+        except (OSError, subprocess.SubprocessError) as ex:
+            res.append((case[0], case[2], case[3], 'error', str(ex)[:200],
+                        '', ''))
+            w.restore(case[4], full=True)
     return res
+
+
+def precheck_case(opts, w, case):
+    stype, nav, field, verb, reg = case
+    patches = w.fuzz(case)
+    if not patches:
+        w.restore(reg)
+        return (stype, field, verb, 'noop', '', '', '')
+    rej, rrc, why = repair_rejects(w.w, opts.timeout)
+    if not rej:
+        w.restore(reg)
+        return (stype, field, verb, 'accepted', '', '', '')
+    if rrc == 124:
+        w.restore(reg)
+        return (stype, field, verb, 'repair-hang', '', '', '')
+    refused, rc, msg, unchanged, created = run_refuses(opts, w.w, w.undo)
+    verdict = 'refused' if refused else 'MISSED'
+    if refused and created:
+        verdict = 'refused-undo'
+    w.restore(reg, full=not unchanged)
+    return (stype, field, verb, verdict, why, msg,
+            fmt_patches(patches) + '\t' + ' ; '.join(nav))
 
 
 def work_read(args):
@@ -578,9 +584,19 @@ def split(cases, n):
     return [cases[i::n] for i in range(n)]
 
 
+def private_bin(opts):
+    """Run a copy of the binary: a rebuild during a campaign must not
+    change (or break) what is measured."""
+    dst = os.path.join(opts.work, 'xfsdefrag.%d' % os.getpid())
+    shutil.copy2(opts.bin, dst)
+    opts.bin = dst
+    return dst
+
+
 def campaign(opts, mode):
     t0 = time.time()
     os.makedirs(opts.work, exist_ok=True)
+    private_bin(opts)
     allres = {}
     for fx in opts.fixture:
         fixdir, base, cases = prepare(opts, fx)
@@ -732,6 +748,8 @@ def main():
     opts.bin = os.path.abspath(opts.bin)
     opts.verbs = opts.verbs.split(',')
     if opts.mode == 'replay':
+        os.makedirs(opts.work, exist_ok=True)
+        private_bin(opts)
         sys.exit(1 if replay(opts) else 0)
     if not opts.fixture:
         sys.exit('fuzzcamp: no fixtures named')

@@ -326,6 +326,15 @@ static void differs(struct sbc *s, const char *name, uint64_t primary,
 	check_problem(&s->c->glog, SB_SECONDARY, s->agno, name, sv, pv);
 }
 
+static void differs_bit(struct sbc *s, const char *name, uint32_t primary,
+			uint32_t copy, uint32_t bit)
+{
+	if ((primary ^ copy) & bit)
+		check_problem(&s->c->glog, SB_SECONDARY, s->agno, name,
+			      copy & bit ? "set" : "clear",
+			      primary & bit ? "set" : "clear");
+}
+
 /* compare_sb and check_v5_feature_mismatch: a secondary's geometry. */
 static void compare_primary(struct sbc *s)
 {
@@ -343,10 +352,10 @@ static void compare_primary(struct sbc *s)
 	differs(s, "logblocks", a->logblocks, b->logblocks);
 	differs(s, "sectsize", a->sectsize, b->sectsize);
 	differs(s, "inodesize", a->inodesize, b->inodesize);
-	differs(s, "align feature bit", a->versionnum & OD_SB_VERSION_ALIGN,
-		b->versionnum & OD_SB_VERSION_ALIGN);
-	differs(s, "dalign feature bit", a->versionnum & OD_SB_VERSION_DALIGN,
-		b->versionnum & OD_SB_VERSION_DALIGN);
+	differs_bit(s, "the align feature bit", a->versionnum, b->versionnum,
+		    OD_SB_VERSION_ALIGN);
+	differs_bit(s, "the dalign feature bit", a->versionnum, b->versionnum,
+		    OD_SB_VERSION_DALIGN);
 	if (!od_sb_is_v5(a))
 		return;
 	differs(s, "features_compat", a->features_compat, b->features_compat);

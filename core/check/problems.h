@@ -186,7 +186,7 @@ const struct check_problem_info *check_problem_table(unsigned *n);
 #define PRF_SB_STRIPE	"%s: stripe unit %u and width %u blocks: %s"
 #define PRF_SB_PAD	"%s: %s"
 #define PRF_SB_FEATURES2 "%s: features2 0x%x and bad_features2 0x%x differ"
-#define PRF_SB_SECONDARY "superblock %u: %s %s, but the primary says %s"
+#define PRF_SB_SECONDARY "superblock %u: %s is %s, but the primary says %s"
 #define PRF_SB_SECONDARY_BAD "%s"
 #define PRF_SB_INODES	"%s: %s"
 #define PRF_SB_RT	"%s: %s"
