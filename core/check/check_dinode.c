@@ -152,8 +152,10 @@ static void check_forks(struct dctx *d)
 	if (di->forkoff) {
 		check_fork(d, true);
 	} else {
-		/* freshly made clusters have aformat 0; else extents */
-		if (di->aformat != 0 && di->aformat != OD_FMT_EXTENTS) {
+		/* freshly made clusters have aformat 0 (the kernel takes
+		 * it); an inode in use has extents (xfs_repair insists) */
+		if (di->aformat != OD_FMT_EXTENTS &&
+		    (di->aformat != 0 || di->mode)) {
 			snprintf(msg, sizeof(msg), "no attr fork, but attr "
 				 "format %u", di->aformat);
 			bad(d, msg);

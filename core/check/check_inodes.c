@@ -162,7 +162,10 @@ static void check_nblocks(struct ipass *p, const struct m_ino *mi,
 			  uint64_t nblocks, uint64_t bmbt_blocks)
 {
 	const struct m_ext *x = p->ca->ag->ext + mi->ext;
+	/* xfs_repair: no block past what a byte offset (loff_t) reaches */
+	uint64_t maxoff = (uint64_t)INT64_MAX >> p->g->blocklog;
 	uint64_t blocks = bmbt_blocks;
+	bool reported = false;
 	uint32_t i;
 
 	for (i = 0; i < mi->nde + mi->nae; i++) {
@@ -170,6 +173,17 @@ static void check_nblocks(struct ipass *p, const struct m_ino *mi,
 
 		m_ext_get(&x[i], &r);
 		blocks += r.blockcount;
+		if (r.startoff + r.blockcount - 1 <= maxoff || reported)
+			continue;
+		reported = true;
+		check_problem(&p->ca->log, EXTENT_BAD,
+			      (unsigned long long)mi->ino,
+			      i < mi->nde ? "data" : "attr",
+			      i < mi->nde ? i : i - mi->nde,
+			      (unsigned long long)r.startoff,
+			      (unsigned long long)r.startblock,
+			      (unsigned long long)r.blockcount,
+			      "ends past the largest file offset");
 	}
 	if (nblocks != blocks)
 		check_problem(&p->ca->log, NBLOCKS,
