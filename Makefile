@@ -3,6 +3,7 @@
 #
 #   make                 build ./xfsdefrag
 #   make check           unit tests + image tests, then again under ASan/UBSan
+#   make check-long      the fuzz campaigns (hours)
 #   make fuzz            build and run the libFuzzer target for a while
 #   make install         PREFIX=/usr/local DESTDIR=
 
@@ -73,6 +74,13 @@ check: xfsdefrag $(UNIT_BINS) asan
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		tests/run.sh --bin $(A)/xfsdefrag --unit $(A)/tests --asan
 
+# The long campaigns (hours; tests/long-*.sh say what they measure): the
+# pre-check's catch rate over fuzzed fixtures, and every read command of
+# the sanitizer build over damaged images.  Figures land in build/long.
+check-long: xfsdefrag $(A)/xfsdefrag
+	tests/long-precheck.sh ./xfsdefrag
+	tests/long-corrupt.sh $(A)/xfsdefrag
+
 # libFuzzer needs clang; FUZZ_TIME seconds per target.  The inputs are
 # patches to small base images that mkfs.xfs makes (tests/fuzz/mkbase.sh);
 # the corpus grows in build/fuzz/corpus (see tests/fuzz/README.md).
@@ -98,7 +106,7 @@ install: xfsdefrag
 clean:
 	rm -rf build xfsdefrag
 
-.PHONY: all asan check fuzz install clean
+.PHONY: all asan check check-long fuzz install clean
 
 -include $(shell find build -name '*.d' 2>/dev/null)
 

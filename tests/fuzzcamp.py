@@ -301,25 +301,34 @@ def targets(img, fixdir, rng, per_kind=2):
                                             rng.choice(leaf[1:])]))
                 t.append(('dir-free', ['inode %d' % ino,
                                        'dblock %d' % free[0]]))
-    # attribute blocks
+    # attribute blocks: roots (leaf or node), a leaf below a node, and
+    # the first and last blocks of remote values
     attrs = [i for i in kinds.get('inode-attr', []) if i.get('naextents')]
-    seen = 0
+    roots = remotes = 0
     for i in attrs:
+        if roots >= 2 * per_kind and remotes >= per_kind:
+            break
         ex = bmap(img, i['ino'], attr=True)
         if not ex:
             continue
-        _, out, _ = db(img, ['inode %d' % i['ino'], 'ablock 0', 'print'])
+        nav = ['inode %d' % i['ino']]
+        _, out, _ = db(img, nav + ['ablock 0', 'print'])
         node = 'btree[' in out or 'nbtree' in out
-        t.append(('attr-node' if node else 'attr-leaf',
-                  ['inode %d' % i['ino'], 'ablock 0']))
-        if node and len(ex) > 0:
+        if roots < 2 * per_kind:
+            roots += 1
+            t.append(('attr-node' if node else 'attr-leaf',
+                      nav + ['ablock 0']))
             blocks = [o for (o, _, c) in ex for o in range(o, o + c)]
-            if len(blocks) > 1:
-                t.append(('attr-leaf', ['inode %d' % i['ino'],
-                                        'ablock %d' % blocks[1]]))
-        seen += 1
-        if seen >= 2 * per_kind:
-            break
+            if node and len(blocks) > 1:
+                t.append(('attr-leaf', nav + ['ablock %d' % blocks[1]]))
+        m = re.search(r'valueblk = (0x[0-9a-f]+|\d+)\n'
+                      r'[^\n]*valuelen = (\d+)', out)
+        if m and remotes < per_kind:
+            remotes += 1
+            vb, vl = int(m.group(1), 0), int(m.group(2))
+            nb = max(1, -(-vl // (bs - (56 if v5 else 0))))
+            for blk in sorted({vb, vb + nb - 1}):
+                t.append(('attr-remote', nav + ['ablock %d' % blk]))
     return t
 
 
