@@ -35,13 +35,6 @@ bool od_inode_has_magic(const uint8_t *buf, size_t len)
 	return len >= 2 && od_get_be16(buf) == OD_DINODE_MAGIC;
 }
 
-/* Note which field is bad and say so: the validation ladder's exit. */
-static enum od_err bad(const char **field, const char *name)
-{
-	*field = name;
-	return OD_EFIELD;
-}
-
 static bool fork_fmt_ok(uint16_t mode, uint8_t fmt)
 {
 	switch (mode & 0170000) {
@@ -174,51 +167,51 @@ static enum od_err inode_decode(const uint8_t *buf, size_t len,
 	if (g->v5) {
 		*field = "crc";
 		if (buf[4] != 3)
-			return bad(field, "version");
+			return od_bad_field(field, "version");
 		if (!crc_checked &&
 		    !od_cksum_ok(buf, g->inodesize, OD_DINODE_CRC_OFF))
 			return OD_ECRC;
 	} else if (buf[4] != 1 && buf[4] != 2) {
-		return bad(field, "version");
+		return od_bad_field(field, "version");
 	}
 	od_inode_core(buf, g, ino, ip);
 	if (g->v5 && !ip->uuid_ok)
-		return bad(field, "uuid");
+		return od_bad_field(field, "uuid");
 	if (g->v5 && ip->di_ino != ino)
-		return bad(field, "ino");
+		return od_bad_field(field, "ino");
 
 	if ((ip->flags2 & OD_DIFLAG2_NREXT64) && !g->nrext64)
-		return bad(field, "flags2");
+		return od_bad_field(field, "flags2");
 	if ((ip->flags2 & OD_DIFLAG2_BIGTIME) && !g->bigtime)
-		return bad(field, "flags2");
+		return od_bad_field(field, "flags2");
 	if ((int64_t)ip->size < 0)
-		return bad(field, "size");
+		return od_bad_field(field, "size");
 	if (ip->mode == 0)
 		return OD_OK;	/* a free slot in an allocated chunk */
 	if (!fork_fmt_ok(ip->mode, ip->format))
-		return bad(field, "format");
+		return od_bad_field(field, "format");
 	if (ip->forkoff) {
 		if ((uint32_t)ip->forkoff * 8 >= ip->lit)
-			return bad(field, "forkoff");
+			return od_bad_field(field, "forkoff");
 		if (ip->aformat != OD_FMT_LOCAL &&
 		    ip->aformat != OD_FMT_EXTENTS &&
 		    ip->aformat != OD_FMT_BTREE)
-			return bad(field, "aformat");
+			return od_bad_field(field, "aformat");
 	} else if (ip->anextents != 0) {
 		/* without a fork, only "extents, 0 records" is valid */
-		return bad(field, "anextents");
+		return od_bad_field(field, "anextents");
 	}
 	/* nextents is 64 bits with nrext64: divide, a product can wrap */
 	if (ip->format == OD_FMT_EXTENTS &&
 	    ip->nextents > ip->dfork_len / 16)
-		return bad(field, "nextents");
+		return od_bad_field(field, "nextents");
 	if (ip->format == OD_FMT_LOCAL && ip->size > ip->dfork_len)
-		return bad(field, "size");
+		return od_bad_field(field, "size");
 	if (ip->forkoff && ip->aformat == OD_FMT_EXTENTS &&
 	    (uint64_t)ip->anextents * 16 > ip->afork_len)
-		return bad(field, "anextents");
+		return od_bad_field(field, "anextents");
 	if (ip->nblocks > g->dblocks)
-		return bad(field, "nblocks");
+		return od_bad_field(field, "nblocks");
 	return OD_OK;
 }
 

@@ -48,6 +48,16 @@ for f in "${fixtures[@]}"; do
 	# -j 1 finds the same
 	"$bin" check -j 1 "$T/$f.img" >"$T/out1" 2>&1
 	cmp -s "$T/out" "$T/out1" || t_fail "$f: check -j 1 differs"
+	# --json says the same, as one valid JSON object
+	"$bin" check --json "$T/$f.img" >"$T/json" 2>"$T/err"
+	rc=$?
+	python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(0 if d["consistent"] and d["findings"] == [] and d["problems"] == 0
+         and d["inodes"] > 0 and d["schema_version"] == 1 else 1)' "$T/json" &&
+		[ $rc -eq 0 ] && [ ! -s "$T/err" ] ||
+		t_fail "$f: check --json (exit $rc) does not say consistent"
 	[ "$(stat -c '%s %y %z' "$T/$f.img")" = "$st" ] ||
 		t_fail "$f: check modified the image"
 	# kept: the damaged copies start from these, and from any AG
