@@ -258,13 +258,16 @@ static int leaf(void *priv, uint64_t blk, const uint8_t *buf, uint32_t *lo,
 		return -EFSCORRUPTED;
 	}
 	*count = h.count;
-	/* an empty root leaf is what removing every attribute leaves */
-	if (h.count == 0 && blk != 0) {
+	/* an empty root leaf is what removing every attribute leaves:
+	 * xfs_repair looks no further (and clears it when repairing) */
+	if (leaf_header(a, blk, &h))
+		return -EFSCORRUPTED;
+	if (h.count == 0 && blk == 0)
+		return 0;
+	if (h.count == 0) {
 		leaf_bad(a, blk, "no entries");
 		return -EFSCORRUPTED;
 	}
-	if (leaf_header(a, blk, &h))
-		return -EFSCORRUPTED;
 	memset(a->used, 0, g->blocksize);
 	claim(a->used, 0, h.hdr_len + 8 * (uint32_t)h.count);
 	for (i = 0; i < h.count; i++) {
