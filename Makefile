@@ -7,7 +7,8 @@
 #                        T="t-check test_records" runs just those,
 #                        T_CASE=REGEX just the matching cases inside them
 #   make tsan            ThreadSanitizer: threaded scan, check, report, plan
-#   make check-long      check, then the long campaigns (tsan among them)
+#   make check-long      check, then the long campaigns (tsan, power cuts,
+#                        the fuzz campaigns: hours)
 #   make fuzz            build and run the libFuzzer target for a while
 #   make install         PREFIX=/usr/local DESTDIR=
 #   V=1                  show the commands
@@ -146,9 +147,14 @@ check: xfsdefrag $(UNIT_BINS) asan $(FUZZ_BASE) $(B)/powercut/pctrace.so
 tsan: $(TS)/xfsdefrag
 	tests/tsan.sh $(TS)/xfsdefrag
 
-# Long campaigns go in scripts of their own, each a line here.
+# Long campaigns go in scripts of their own, each a line here (hours;
+# tests/long-*.sh say what they measure): power cuts, the pre-check's
+# catch rate over fuzzed fixtures, and every read command of the
+# sanitizer build over damaged images.  Figures land in build/long.
 check-long: check tsan
 	tests/powercut-long.sh ./xfsdefrag
+	tests/long-precheck.sh ./xfsdefrag
+	tests/long-corrupt.sh $(A)/xfsdefrag
 
 # libFuzzer needs clang; FUZZ_TIME seconds per target.  The inputs are
 # patches to small base images that mkfs.xfs makes (tests/fuzz/mkbase.sh);

@@ -57,9 +57,13 @@ static int bmap_one(struct fs *fs, const char *arg, const struct bmap_opts *o,
 			return err_set(e, -EINVAL, "%s: inode number is "
 				       "outside the filesystem", arg);
 	} else {
+		unsigned damaged = st->index_damaged;
+
 		ret = path_resolve(fs, arg, true, &ino, st, e);
 		if (ret)
 			return ret;
+		if (st->index_damaged != damaged)
+			cmd_error("warning: %s", st->warning);
 	}
 	ret = inode_read(fs, ino, &ip, e);
 	if (ret)
@@ -130,6 +134,11 @@ int cmd_bmap(int argc, char **argv)
 		return cmd_usage("bmap");
 	if (cmd_open_ro(argv[optind], &fs, &e))
 		return cmd_fail(&e);
+	/* -v's FLAGS column is computed from the stripe geometry */
+	if (o.vflag && bmapfmt_check(fs, &e)) {
+		fs_close(fs);
+		return cmd_fail(&e);
+	}
 	for (i = optind + 1; i < argc; i++) {
 		err_clear(&e);
 		if (bmap_one(fs, argv[i], &o, &st, &e)) {

@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * xfsdefrag check [-j N] [-n N] IMAGE: the consistency checker, read only.
- * Problems go to stderr, one line each (the first N of them); the verdict
- * goes to stdout.  Exit 0 consistent, 3 problems found, 1 could not run.
+ * xfsdefrag check [--json] [-j N] [-n N] IMAGE: the consistency checker,
+ * read only.  Problems go to stderr, one line each ending in the
+ * problem's code name (the first N of them); the verdict goes to
+ * stdout.  With --json, stdout is one JSON object with every problem's
+ * code, structure and message.  Exit 0 consistent, 3 problems found, 1
+ * could not run.
  */
 #include "cmd/cmd.h"
+#include "cmd/json.h"
 #include "core/check/check.h"
 
 #include <getopt.h>
@@ -12,27 +16,54 @@
 
 struct cctx {
 	uint64_t printed, max;	/* max 0: no limit */
+	struct json *j;		/* --json: the findings array is open */
 };
 
-static void problem(void *priv, const char *msg)
+static void problem(void *priv, const struct check_msg *m)
 {
 	struct cctx *c = priv;
 
 	if (c->max && c->printed >= c->max)
 		return;
 	c->printed++;
-	cmd_error("%s", msg);
+	if (!c->j) {
+		cmd_error("%s [%s]", m->text, m->name);
+		return;
+	}
+	json_obj_begin(c->j, NULL);
+	json_str(c->j, "code", m->name);
+	json_u64(c->j, "number", (uint64_t)m->code);
+	json_str(c->j, "structure", m->structure);
+	json_str(c->j, "message", m->text);
+	json_obj_end(c->j);
+}
+
+static void json_verdict(struct json *j, const struct cctx *c,
+			 const struct check_result *res)
+{
+	json_arr_end(j);
+	json_u64(j, "problems", res->problems);
+	json_u64(j, "problems_not_listed", res->problems - c->printed);
+	json_bool(j, "consistent", res->problems == 0);
+	json_u64(j, "inodes", res->inodes);
+	json_u64(j, "blocks_checked", res->blocks_checked);
+	json_str(j, "skipped", res->skipped);
+	json_obj_end(j);
+	json_end(j);
 }
 
 int cmd_check(int argc, char **argv)
 {
 	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'J' },
 		{ "threads", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct check_result res;
-	struct cctx c = { 0, 100 };
+	struct cctx c = { 0, 100, NULL };
+	struct json j;
+	bool json = false, max_set = false;
 	struct err e = { 0 };
 	struct fs *fs;
 	const char *image;
@@ -53,6 +84,10 @@ int cmd_check(int argc, char **argv)
 			if (*end || max < 0)
 				return cmd_usage("check");
 			c.max = (uint64_t)max;
+			max_set = true;
+			break;
+		case 'J':
+			json = true;
 			break;
 		case 'h':
 			cmd_usage("check");
@@ -64,18 +99,50 @@ int cmd_check(int argc, char **argv)
 	if (argc - optind != 1)
 		return cmd_usage("check");
 	image = argv[optind];
-	if (fs_open(image, 0, &fs, &e))
+	if (fs_open(image, 0, &fs, &e)) {
+		if (json) {
+			json_init(&j, stdout);
+			json_obj_begin(&j, NULL);
+			json_u64(&j, "schema_version", 1);
+			json_str(&j, "image", image);
+			json_str(&j, "error", e.msg);
+			json_obj_end(&j);
+			json_end(&j);
+		}
 		return cmd_fail(&e);
+	}
 	if (fs->mounted)
 		cmd_error("warning: %s is mounted%s%s; what is read may be "
 			  "stale", image, fs->mountpoint[0] ? " on " : "",
 			  fs->mountpoint);
+	if (json) {
+		/* every problem kept is listed unless -n says otherwise */
+		if (!max_set)
+			c.max = 0;
+		json_init(&j, stdout);
+		json_obj_begin(&j, NULL);
+		json_u64(&j, "schema_version", 1);
+		json_str(&j, "image", image);
+		json_arr_begin(&j, "findings");
+		c.j = &j;
+	}
 	if (check_fs(fs, (unsigned)threads, problem, &c, &res, &e)) {
 		fs_close(fs);
+		if (json) {
+			/* still one valid JSON object on stdout */
+			json_arr_end(&j);
+			json_str(&j, "error", e.msg);
+			json_obj_end(&j);
+			json_end(&j);
+		}
 		cmd_error("check: %s", e.msg);
 		return EXIT_ERROR;
 	}
 	fs_close(fs);
+	if (json) {
+		json_verdict(&j, &c, &res);
+		return res.problems ? EXIT_CORRUPT : EXIT_OK;
+	}
 	if (res.skipped)
 		cmd_error("note: %s", res.skipped);
 	if (res.problems > c.printed)

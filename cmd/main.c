@@ -18,7 +18,7 @@ static const struct cmd commands[] = {
 	{ "report", cmd_report,
 	  "report [--json] [--html FILE] [-a AGNO] [--top N] [-j THREADS] IMAGE",
 	  "fragmentation, free space, inode-to-data distance, locality" },
-	{ "check", cmd_check, "check [-j THREADS] [-n MAXPRINT] IMAGE",
+	{ "check", cmd_check, "check [--json] [-j THREADS] [-n MAXPRINT] IMAGE",
 	  "verify every structure and that every block is accounted for" },
 	{ "undo", cmd_undo, "undo [--check] [-v] FILE IMAGE",
 	  "roll a relocation run back from its undo file" },

@@ -63,10 +63,10 @@ static void progress(void *priv, const struct exec_progress *p)
 	}
 }
 
-static void print_problem(void *priv, const char *msg)
+static void print_problem(void *priv, const struct check_msg *m)
 {
 	(void)priv;
-	cmd_error("check: %s", msg);
+	cmd_error("check: %s [%s]", m->text, m->name);
 }
 
 /*

@@ -5,8 +5,6 @@
 
 #include <string.h>
 
-#define BAD(name)	do { *field = name; return OD_EFIELD; } while (0)
-
 /* The AG headers fit in one sector; v5 CRCs cover exactly that sector. */
 static enum od_err ag_sector_check(const uint8_t *buf, size_t len,
 				   const struct od_geo *g, uint32_t magic,
@@ -23,7 +21,7 @@ static enum od_err ag_sector_check(const uint8_t *buf, size_t len,
 		if (!od_cksum_ok(buf, g->sectsize, crc_off))
 			return OD_ECRC;
 		if (memcmp(buf + uuid_off, g->uuid, 16) != 0)
-			BAD("uuid");
+			return od_bad_field(field, "uuid");
 	}
 	*field = NULL;
 	return OD_OK;
@@ -65,11 +63,11 @@ enum od_err od_agf_decode(const uint8_t *buf, size_t len,
 	agf->crc = od_get_le32(buf + OD_AGF_CRC_OFF);
 
 	if (agf->versionnum != 1)
-		BAD("versionnum");
+		return od_bad_field(field, "versionnum");
 	if (agf->seqno != agno)
-		BAD("seqno");
+		return od_bad_field(field, "seqno");
 	if (agf->length != aglen)
-		BAD("length");
+		return od_bad_field(field, "length");
 	for (i = 0; i < 3; i++) {
 		static const char *const rn[] = { "bnoroot", "cntroot",
 						  "rmaproot" };
@@ -79,27 +77,27 @@ enum od_err od_agf_decode(const uint8_t *buf, size_t len,
 		if (i == OD_BTNUM_RMAP && !g->rmapbt)
 			continue;
 		if (agf->roots[i] == 0 || agf->roots[i] >= aglen)
-			BAD(rn[i]);
+			return od_bad_field(field, rn[i]);
 		if (agf->levels[i] < 1 || agf->levels[i] > OD_BTREE_MAXLEVELS)
-			BAD(ln[i]);
+			return od_bad_field(field, ln[i]);
 	}
 	if (g->reflink) {
 		if (agf->refcount_root == 0 || agf->refcount_root >= aglen)
-			BAD("refcntroot");
+			return od_bad_field(field, "refcntroot");
 		if (agf->refcount_level < 1 ||
 		    agf->refcount_level > OD_BTREE_MAXLEVELS)
-			BAD("refcntlevel");
+			return od_bad_field(field, "refcntlevel");
 	}
 	if (agf->flfirst >= flsize)
-		BAD("flfirst");
+		return od_bad_field(field, "flfirst");
 	if (agf->fllast >= flsize)
-		BAD("fllast");
+		return od_bad_field(field, "fllast");
 	if (agf->flcount > flsize)
-		BAD("flcount");
+		return od_bad_field(field, "flcount");
 	if (agf->freeblks > aglen)
-		BAD("freeblks");
+		return od_bad_field(field, "freeblks");
 	if (agf->longest > agf->freeblks)
-		BAD("longest");
+		return od_bad_field(field, "longest");
 	return OD_OK;
 }
 
@@ -137,23 +135,23 @@ enum od_err od_agi_decode(const uint8_t *buf, size_t len,
 	agi->fblocks = od_get_be32(buf + 340);
 
 	if (agi->versionnum != 1)
-		BAD("versionnum");
+		return od_bad_field(field, "versionnum");
 	if (agi->seqno != agno)
-		BAD("seqno");
+		return od_bad_field(field, "seqno");
 	if (agi->length != aglen)
-		BAD("length");
+		return od_bad_field(field, "length");
 	if (agi->root == 0 || agi->root >= aglen)
-		BAD("root");
+		return od_bad_field(field, "root");
 	if (agi->level < 1 || agi->level > OD_BTREE_MAXLEVELS)
-		BAD("level");
+		return od_bad_field(field, "level");
 	if (agi->freecount > agi->count)
-		BAD("freecount");
+		return od_bad_field(field, "freecount");
 	if (g->finobt) {
 		if (agi->free_root == 0 || agi->free_root >= aglen)
-			BAD("free_root");
+			return od_bad_field(field, "free_root");
 		if (agi->free_level < 1 ||
 		    agi->free_level > OD_BTREE_MAXLEVELS)
-			BAD("free_level");
+			return od_bad_field(field, "free_level");
 	}
 	return OD_OK;
 }
@@ -189,9 +187,9 @@ enum od_err od_agfl_slots(const uint8_t *buf, size_t len,
 		if (!od_cksum_ok(buf, g->sectsize, OD_AGFL_CRC_OFF))
 			return OD_ECRC;
 		if (od_get_be32(buf + 4) != agno)
-			BAD("seqno");
+			return od_bad_field(field, "seqno");
 		if (memcmp(buf + 8, g->uuid, 16) != 0)
-			BAD("uuid");
+			return od_bad_field(field, "uuid");
 		*field = NULL;
 		*slots = buf + OD_AGFL_V5_HDR;
 	} else {

@@ -39,6 +39,10 @@ enum od_err od_bmdr_decode(const uint8_t *fork, size_t len,
 			   struct od_bmdr *root, const char **field);
 /* Write the root's level and numrecs (keys and pointers: below). */
 void od_bmdr_encode(const struct od_bmdr *root, uint8_t *fork);
+
+/* The most slots a root can have (a 2 KiB inode's whole literal area). */
+#define OD_BMDR_MAXPTRS		128
+
 /* Key (startoff) and child pointer (fsbno) of slot i of the root. */
 uint64_t od_bmdr_key(const uint8_t *fork, uint32_t i);
 uint64_t od_bmdr_ptr(const uint8_t *fork, const struct od_bmdr *root,
@@ -49,5 +53,11 @@ void od_bmdr_set_ptr(uint8_t *fork, const struct od_bmdr *root, uint32_t i,
 /* A bmbt key (struct xfs_bmbt_key): the file offset, 8 bytes. */
 #define OD_BMBT_KEY_LEN		8
 void od_bmbt_key_encode(uint64_t startoff, uint8_t *p);
+
+/* The root's keys in place: 8-byte startoffs, as in bmbt node blocks. */
+static inline const uint8_t *od_bmdr_keys(const uint8_t *fork)
+{
+	return fork + OD_BMDR_HDR_LEN;
+}
 
 #endif

@@ -68,6 +68,7 @@ enum od_err od_btblock_decode(const uint8_t *buf, size_t len,
 			if (!od_cksum_ok(buf, len, OD_LBLOCK_CRC_OFF))
 				return OD_ECRC;
 			hdr->blkno = od_get_be64(buf + 24);
+			hdr->lsn = od_get_be64(buf + 32);
 			hdr->owner = od_get_be64(buf + 56);
 			*field = "uuid";
 			if (memcmp(buf + 40, g->uuid, 16) != 0)
@@ -83,6 +84,7 @@ enum od_err od_btblock_decode(const uint8_t *buf, size_t len,
 			if (!od_cksum_ok(buf, len, OD_SBLOCK_CRC_OFF))
 				return OD_ECRC;
 			hdr->blkno = od_get_be64(buf + 16);
+			hdr->lsn = od_get_be64(buf + 24);
 			hdr->owner = od_get_be32(buf + 48);
 			*field = "uuid";
 			if (memcmp(buf + 32, g->uuid, 16) != 0)

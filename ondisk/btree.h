@@ -58,6 +58,7 @@ struct od_btblock {
 	uint16_t numrecs;
 	uint64_t leftsib, rightsib;	/* NULLAGBLOCK/NULLFSBLOCK widened */
 	uint64_t blkno;			/* v5 self address, daddr */
+	uint64_t lsn;			/* v5: last write's log position */
 	uint64_t owner;			/* v5: agno or inode number */
 	uint32_t hdr_len;		/* where records/keys start */
 };

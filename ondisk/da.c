@@ -22,6 +22,7 @@ enum od_err od_da_blkinfo(const uint8_t *buf, size_t len,
 		if (!od_cksum_ok(buf, len, OD_DA3_CRC_OFF))
 			return OD_ECRC;
 		bi->blkno = od_get_be64(buf + 16);
+		bi->lsn = od_get_be64(buf + 24);
 		bi->owner = od_get_be64(buf + 48);
 		*field = "uuid";
 		if (memcmp(buf + 32, g->uuid, 16) != 0)

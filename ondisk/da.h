@@ -34,6 +34,7 @@ struct od_da_blkinfo {
 	uint32_t forw, back;
 	uint16_t magic;
 	uint64_t blkno;		/* v5 */
+	uint64_t lsn;		/* v5 */
 	uint64_t owner;		/* v5 */
 };
 

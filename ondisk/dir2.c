@@ -5,8 +5,6 @@
 
 #include <string.h>
 
-#define BAD(name)	do { *field = name; return OD_EFIELD; } while (0)
-
 enum od_err od_dir2_sf_hdr(const uint8_t *fork, size_t size,
 			   struct od_dir2_sf *hdr, const char **field)
 {
@@ -22,7 +20,7 @@ enum od_err od_dir2_sf_hdr(const uint8_t *fork, size_t size,
 	hdr->parent = hdr->i8count ? od_get_be64(fork + 2) :
 				     od_get_be32(fork + 2);
 	if (hdr->i8count > hdr->count)
-		BAD("i8count");
+		return od_bad_field(field, "i8count");
 	*field = NULL;
 	return OD_OK;
 }
@@ -43,7 +41,7 @@ enum od_err od_dir2_sf_entry(const uint8_t *fork, size_t size,
 	if (p + need > size)
 		return OD_ESHORT;
 	if (de->namelen == 0)
-		BAD("sf entry namelen");
+		return od_bad_field(field, "sf entry namelen");
 	de->name = fork + p + 3;
 	de->ftype = ftype ? fork[p + 3 + de->namelen] : OD_FT_UNKNOWN;
 	p += 3 + de->namelen + (ftype ? 1 : 0);
@@ -64,6 +62,8 @@ enum od_err od_dir2_data_hdr(const uint8_t *buf, size_t len,
 			     const struct od_geo *g,
 			     struct od_dir2_data_hdr *hdr, const char **field)
 {
+	unsigned i;
+
 	memset(hdr, 0, sizeof(*hdr));
 	*field = "magic";
 	hdr->hdr_len = g->v5 ? 64 : 16;
@@ -80,9 +80,16 @@ enum od_err od_dir2_data_hdr(const uint8_t *buf, size_t len,
 		if (!od_cksum_ok(buf, len, OD_DIR3_DATA_CRC_OFF))
 			return OD_ECRC;
 		hdr->blkno = od_get_be64(buf + 8);
+		hdr->lsn = od_get_be64(buf + 16);
 		hdr->owner = od_get_be64(buf + 40);
 		if (memcmp(buf + 24, g->uuid, 16) != 0)
-			BAD("uuid");
+			return od_bad_field(field, "uuid");
+	}
+	for (i = 0; i < 3; i++) {
+		const uint8_t *bf = buf + (g->v5 ? 48 : 4) + 4 * i;
+
+		hdr->best_off[i] = od_get_be16(bf);
+		hdr->best_len[i] = od_get_be16(bf + 2);
 	}
 	hdr->end = (uint32_t)len;
 	if (hdr->block) {
@@ -92,9 +99,9 @@ enum od_err od_dir2_data_hdr(const uint8_t *buf, size_t len,
 		hdr->leaf_stale = od_get_be32(buf + len - 4);
 		leafbytes = (uint64_t)hdr->leaf_count * 8 + 8;
 		if (leafbytes > len - hdr->hdr_len)
-			BAD("block tail count");
+			return od_bad_field(field, "block tail count");
 		if (hdr->leaf_stale > hdr->leaf_count)
-			BAD("block tail stale");
+			return od_bad_field(field, "block tail stale");
 		hdr->end = (uint32_t)(len - leafbytes);
 	}
 	*field = NULL;
@@ -111,14 +118,14 @@ enum od_err od_dir2_data_entry(const uint8_t *buf,
 	*field = "data entry";
 	memset(de, 0, sizeof(*de));
 	if (p % OD_DIR2_DATA_ALIGN || p + 8 > hdr->end)
-		BAD("data entry offset");
+		return od_bad_field(field, "data entry offset");
 	if (od_get_be16(buf + p) == OD_DIR2_DATA_FREE_TAG) {
 		size = od_get_be16(buf + p + 2);
 		if (size < 8 || size % OD_DIR2_DATA_ALIGN ||
 		    size > hdr->end - p)
-			BAD("unused entry length");
+			return od_bad_field(field, "unused entry length");
 		if (od_get_be16(buf + p + size - 2) != p)
-			BAD("unused entry tag");
+			return od_bad_field(field, "unused entry tag");
 		*unused = true;
 		*pos = p + size;
 		*field = NULL;
@@ -126,19 +133,19 @@ enum od_err od_dir2_data_entry(const uint8_t *buf,
 	}
 	*unused = false;
 	if (p + 11 > hdr->end)
-		BAD("data entry length");
+		return od_bad_field(field, "data entry length");
 	de->ino = od_get_be64(buf + p);
 	de->namelen = buf[p + 8];
 	de->name = buf + p + 9;
 	de->offset = p;
 	size = od_dir2_data_entsize(ftype, de->namelen);
 	if (de->namelen == 0)
-		BAD("data entry namelen");
+		return od_bad_field(field, "data entry namelen");
 	if (size > hdr->end - p)
-		BAD("data entry length");
+		return od_bad_field(field, "data entry length");
 	de->ftype = ftype ? buf[p + 9 + de->namelen] : OD_FT_UNKNOWN;
 	if (od_get_be16(buf + p + size - 2) != p)
-		BAD("data entry tag");
+		return od_bad_field(field, "data entry tag");
 	*pos = p + size;
 	*field = NULL;
 	return OD_OK;
@@ -177,17 +184,42 @@ enum od_err od_dir2_leaf_hdr(const uint8_t *buf, size_t len,
 	hdr->count = od_get_be16(buf + off);
 	hdr->stale = od_get_be16(buf + off + 2);
 	if ((size_t)hdr->count * 8 > len - hdr->hdr_len)
-		BAD("leaf count");
+		return od_bad_field(field, "leaf count");
 	if (hdr->stale > hdr->count)
-		BAD("leaf stale");
+		return od_bad_field(field, "leaf stale");
 	if (hdr->leaf1) {
 		/* leaf1 ends with bests[bestcount] and the bestcount word */
 		uint32_t bestcount = od_get_be32(buf + len - 4);
 
 		if ((uint64_t)bestcount * 2 + 4 + (uint64_t)hdr->count * 8 >
 		    len - hdr->hdr_len)
-			BAD("leaf bestcount");
+			return od_bad_field(field, "leaf bestcount");
 	}
 	*field = NULL;
 	return OD_OK;
+}
+
+void od_dir2_leaf_entry(const uint8_t *ents, uint32_t i, uint32_t *hash,
+			uint32_t *addr)
+{
+	const uint8_t *p = ents + 8 * (size_t)i;
+
+	*hash = od_get_be32(p);
+	*addr = od_get_be32(p + 4);
+}
+
+uint32_t od_dir2_leaf1_bestcount(const uint8_t *buf, size_t len)
+{
+	return od_get_be32(buf + len - 4);
+}
+
+size_t od_dir2_leaf1_bests_off(const uint8_t *buf, size_t len)
+{
+	return len - 4 - 2 * (size_t)od_dir2_leaf1_bestcount(buf, len);
+}
+
+uint16_t od_dir2_leaf1_best(const uint8_t *buf, size_t len, uint32_t i)
+{
+	return od_get_be16(buf + od_dir2_leaf1_bests_off(buf, len) +
+			   2 * (size_t)i);
 }

@@ -72,6 +72,9 @@ struct od_dir2_data_hdr {
 	uint32_t hdr_len;	/* entries start here */
 	uint32_t end;		/* entries end here (block: before leaf area) */
 	uint64_t blkno, owner;	/* v5 */
+	uint64_t lsn;		/* v5 */
+	/* the three largest free regions (offset, length), largest first */
+	uint16_t best_off[3], best_len[3];
 	uint32_t leaf_count, leaf_stale;	/* block format only */
 };
 
@@ -114,5 +117,21 @@ struct od_dir2_leaf_ent {
 
 void od_dir2_leaf_ent(const uint8_t *ents, uint32_t i,
 		      struct od_dir2_leaf_ent *le);
+
+/* The same, decoded: hash value and address (8-byte units, 0: stale). */
+void od_dir2_leaf_entry(const uint8_t *ents, uint32_t i, uint32_t *hash,
+			uint32_t *addr);
+
+/*
+ * A leaf1 block's tail: the bests table (the largest free region of each
+ * data block, 0xffff for a hole) and its length.  The table ends 4
+ * bytes before the block's end; od_dir2_leaf_hdr checked it fits.
+ */
+uint32_t od_dir2_leaf1_bestcount(const uint8_t *buf, size_t len);
+uint16_t od_dir2_leaf1_best(const uint8_t *buf, size_t len, uint32_t i);
+/* Where the leaf1 bests table starts (entries must end before it). */
+size_t od_dir2_leaf1_bests_off(const uint8_t *buf, size_t len);
+
+#define OD_DIR2_NULL_DATAOFF	0xffffu	/* a bests slot for a hole */
 
 #endif

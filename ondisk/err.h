@@ -13,4 +13,11 @@ enum od_err {
 
 const char *od_strerror(enum od_err e);
 
+/* A validation ladder's exit: name the bad field, say OD_EFIELD. */
+static inline enum od_err od_bad_field(const char **field, const char *name)
+{
+	*field = name;
+	return OD_EFIELD;
+}
+
 #endif

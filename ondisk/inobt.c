@@ -2,8 +2,6 @@
 #include "ondisk/inobt.h"
 #include "ondisk/be.h"
 
-#define BAD(name)	do { *field = name; return OD_EFIELD; } while (0)
-
 uint32_t od_inobt_rec_startino(const uint8_t *p)
 {
 	return od_get_be32(p);
@@ -33,7 +31,7 @@ enum od_err od_inobt_rec_decode(const uint8_t *p, const struct od_geo *g,
 	/* chunks need not be 64-aligned (v4 without inode alignment) */
 	if (r->startino >= aginos ||
 	    aginos - r->startino < OD_INODES_PER_CHUNK)
-		BAD("startino");
+		return od_bad_field(field, "startino");
 	for (i = 0; i < OD_INODES_PER_CHUNK; i++) {
 		if (od_inobt_present(r, i)) {
 			present++;
@@ -42,9 +40,9 @@ enum od_err od_inobt_rec_decode(const uint8_t *p, const struct od_geo *g,
 		}
 	}
 	if (present != r->count)
-		BAD("count");
+		return od_bad_field(field, "count");
 	if (freecnt != r->freecount)
-		BAD("freecount");
+		return od_bad_field(field, "freecount");
 	return OD_OK;
 }
 

@@ -35,9 +35,7 @@ bool od_inode_has_magic(const uint8_t *buf, size_t len)
 	return len >= 2 && od_get_be16(buf) == OD_DINODE_MAGIC;
 }
 
-#define BAD(name)	do { *field = name; return OD_EFIELD; } while (0)
-
-static bool fork_fmt_ok(uint16_t mode, uint8_t fmt, uint64_t size)
+static bool fork_fmt_ok(uint16_t mode, uint8_t fmt)
 {
 	switch (mode & 0170000) {
 	case 0020000: case 0060000: case 0010000: case 0140000:
@@ -47,13 +45,92 @@ static bool fork_fmt_ok(uint16_t mode, uint8_t fmt, uint64_t size)
 	case 0040000:
 	case 0120000:
 		/* a remote symlink or a non-inline directory is never local */
-		(void)size;
 		return fmt == OD_FMT_LOCAL || fmt == OD_FMT_EXTENTS ||
 		       fmt == OD_FMT_BTREE;
 	case 0:
 		return true;	/* free inode: nothing to check */
 	}
 	return false;
+}
+
+static bool is_zero(const uint8_t *p, size_t n)
+{
+	while (n--)
+		if (*p++)
+			return false;
+	return true;
+}
+
+void od_inode_core(const uint8_t *buf, const struct od_geo *g, uint64_t ino,
+		   struct od_inode *ip)
+{
+	memset(ip, 0, sizeof(*ip));
+	ip->ino = ino;
+	ip->magic = od_get_be16(buf);
+	ip->mode = od_get_be16(buf + 2);
+	ip->version = buf[4];
+	ip->format = buf[5];
+	ip->onlink = od_get_be16(buf + 6);
+	ip->uid = od_get_be32(buf + 8);
+	ip->gid = od_get_be32(buf + 12);
+	if (ip->version == 1) {
+		ip->nlink = ip->onlink;
+		ip->v1_nlink = od_get_be32(buf + 16);
+	} else {
+		ip->nlink = od_get_be32(buf + 16);
+		ip->projid = (uint32_t)od_get_be16(buf + 22) << 16 |
+			     od_get_be16(buf + 20);
+	}
+	ip->projid_hi = od_get_be16(buf + 22);
+	ip->flags2 = ip->version == 3 ? od_get_be64(buf + 120) : 0;
+	ip->time_raw[OD_ATIME] = od_get_be64(buf + 32);
+	ip->time_raw[OD_MTIME] = od_get_be64(buf + 40);
+	ip->time_raw[OD_CTIME] = od_get_be64(buf + 48);
+	ip->size = od_get_be64(buf + 56);
+	ip->nblocks = od_get_be64(buf + 64);
+	ip->extsize = od_get_be32(buf + 72);
+	if (ip->flags2 & OD_DIFLAG2_NREXT64) {
+		ip->nextents = od_get_be64(buf + 24);
+		ip->anextents = od_get_be32(buf + 76);
+		ip->nrext64_pad = od_get_be16(buf + 80);
+	} else {
+		ip->nextents = od_get_be32(buf + 76);
+		ip->anextents = od_get_be16(buf + 80);
+		/* v3: di_v3_pad; v2: di_v2_pad[6] and di_flushiter */
+		ip->v3_pad = od_get_be64(buf + 24);
+	}
+	ip->flushiter = od_get_be16(buf + 30);
+	ip->forkoff = buf[82];
+	ip->aformat = buf[83];
+	ip->dmevmask = od_get_be32(buf + 84);
+	ip->dmstate = od_get_be16(buf + 88);
+	ip->flags = od_get_be16(buf + 90);
+	ip->gen = od_get_be32(buf + 92);
+	ip->next_unlinked = od_get_be32(buf + 96);
+	if (ip->version == 3) {
+		ip->changecount = od_get_be64(buf + 104);
+		ip->lsn = od_get_be64(buf + 112);
+		ip->cowextsize = od_get_be32(buf + 128);
+		ip->pad2_zero = is_zero(buf + 132, 12);
+		ip->time_raw[OD_CRTIME] = od_get_be64(buf + 144);
+		ip->di_ino = od_get_be64(buf + 152);
+		ip->uuid_ok = memcmp(buf + 160, g->uuid, 16) == 0;
+	} else {
+		ip->pad2_zero = true;
+		ip->uuid_ok = true;
+	}
+	ip->v2_pad_zero = ip->version == 3 || is_zero(buf + 24, 6);
+	/* where the forks would be: the checker looks even when invalid */
+	ip->dfork_off = ip->version == 3 ? OD_DINODE_V3_CORE :
+					   OD_DINODE_V2_CORE;
+	ip->lit = g->inodesize - ip->dfork_off;
+	if (ip->forkoff && (uint32_t)ip->forkoff * 8 < ip->lit) {
+		ip->dfork_len = (uint32_t)ip->forkoff * 8;
+		ip->afork_off = ip->dfork_off + ip->dfork_len;
+		ip->afork_len = ip->lit - ip->dfork_len;
+	} else {
+		ip->dfork_len = ip->lit;
+	}
 }
 
 static enum od_err inode_decode(const uint8_t *buf, size_t len,
@@ -80,8 +157,6 @@ static enum od_err inode_decode(const uint8_t *buf, size_t len,
 				struct od_inode *ip, const char **field,
 				bool crc_checked)
 {
-	uint32_t lit;
-
 	memset(ip, 0, sizeof(*ip));
 	ip->ino = ino;
 	*field = "magic";
@@ -89,105 +164,56 @@ static enum od_err inode_decode(const uint8_t *buf, size_t len,
 		return OD_ESHORT;
 	if (od_get_be16(buf) != OD_DINODE_MAGIC)
 		return OD_EMAGIC;
-	ip->version = buf[4];
 	if (g->v5) {
 		*field = "crc";
-		if (ip->version != 3)
-			BAD("version");
+		if (buf[4] != 3)
+			return od_bad_field(field, "version");
 		if (!crc_checked &&
 		    !od_cksum_ok(buf, g->inodesize, OD_DINODE_CRC_OFF))
 			return OD_ECRC;
-		if (memcmp(buf + 160, g->uuid, 16) != 0)
-			BAD("uuid");
-		ip->di_ino = od_get_be64(buf + 152);
-		if (ip->di_ino != ino)
-			BAD("ino");
-	} else if (ip->version != 1 && ip->version != 2) {
-		BAD("version");
+	} else if (buf[4] != 1 && buf[4] != 2) {
+		return od_bad_field(field, "version");
 	}
-	ip->mode = od_get_be16(buf + 2);
-	ip->format = buf[5];
-	ip->uid = od_get_be32(buf + 8);
-	ip->gid = od_get_be32(buf + 12);
-	if (ip->version == 1) {
-		ip->nlink = od_get_be16(buf + 6);
-	} else {
-		ip->nlink = od_get_be32(buf + 16);
-		ip->projid = (uint32_t)od_get_be16(buf + 22) << 16 |
-			     od_get_be16(buf + 20);
-	}
-	ip->flags2 = ip->version == 3 ? od_get_be64(buf + 120) : 0;
-	ip->time_raw[OD_ATIME] = od_get_be64(buf + 32);
-	ip->time_raw[OD_MTIME] = od_get_be64(buf + 40);
-	ip->time_raw[OD_CTIME] = od_get_be64(buf + 48);
-	ip->size = od_get_be64(buf + 56);
-	ip->nblocks = od_get_be64(buf + 64);
-	ip->extsize = od_get_be32(buf + 72);
-	if (ip->flags2 & OD_DIFLAG2_NREXT64) {
-		ip->nextents = od_get_be64(buf + 24);
-		ip->anextents = od_get_be32(buf + 76);
-	} else {
-		ip->nextents = od_get_be32(buf + 76);
-		ip->anextents = od_get_be16(buf + 80);
-	}
-	ip->forkoff = buf[82];
-	ip->aformat = buf[83];
-	ip->flags = od_get_be16(buf + 90);
-	ip->gen = od_get_be32(buf + 92);
-	ip->next_unlinked = od_get_be32(buf + 96);
-	if (ip->version == 3) {
-		ip->changecount = od_get_be64(buf + 104);
-		ip->lsn = od_get_be64(buf + 112);
-		ip->cowextsize = od_get_be32(buf + 128);
-		ip->time_raw[OD_CRTIME] = od_get_be64(buf + 144);
-	}
+	od_inode_core(buf, g, ino, ip);
+	if (g->v5 && !ip->uuid_ok)
+		return od_bad_field(field, "uuid");
+	if (g->v5 && ip->di_ino != ino)
+		return od_bad_field(field, "ino");
 
 	if ((ip->flags2 & OD_DIFLAG2_NREXT64) && !g->nrext64)
-		BAD("flags2");
+		return od_bad_field(field, "flags2");
 	if ((ip->flags2 & OD_DIFLAG2_BIGTIME) && !g->bigtime)
-		BAD("flags2");
+		return od_bad_field(field, "flags2");
 	if ((int64_t)ip->size < 0)
-		BAD("size");
+		return od_bad_field(field, "size");
 	if (ip->mode == 0)
 		return OD_OK;	/* a free slot in an allocated chunk */
-	if (!fork_fmt_ok(ip->mode, ip->format, ip->size))
-		BAD("format");
-
-	lit = g->inodesize - (ip->version == 3 ? OD_DINODE_V3_CORE :
-						 OD_DINODE_V2_CORE);
-	ip->dfork_off = ip->version == 3 ? OD_DINODE_V3_CORE :
-					   OD_DINODE_V2_CORE;
+	if (!fork_fmt_ok(ip->mode, ip->format))
+		return od_bad_field(field, "format");
 	if (ip->forkoff) {
-		if ((uint32_t)ip->forkoff * 8 >= lit)
-			BAD("forkoff");
-		ip->dfork_len = (uint32_t)ip->forkoff * 8;
-		ip->afork_off = ip->dfork_off + ip->dfork_len;
-		ip->afork_len = lit - ip->dfork_len;
+		if ((uint32_t)ip->forkoff * 8 >= ip->lit)
+			return od_bad_field(field, "forkoff");
 		if (ip->aformat != OD_FMT_LOCAL &&
 		    ip->aformat != OD_FMT_EXTENTS &&
 		    ip->aformat != OD_FMT_BTREE)
-			BAD("aformat");
-	} else {
-		ip->dfork_len = lit;
+			return od_bad_field(field, "aformat");
+	} else if (ip->anextents != 0) {
 		/* without a fork, only "extents, 0 records" is valid */
-		if (ip->anextents != 0)
-			BAD("anextents");
+		return od_bad_field(field, "anextents");
 	}
 	/* nextents is 64 bits with nrext64: divide, a product can wrap */
 	if (ip->format == OD_FMT_EXTENTS &&
 	    ip->nextents > ip->dfork_len / 16)
-		BAD("nextents");
+		return od_bad_field(field, "nextents");
 	if (ip->format == OD_FMT_LOCAL && ip->size > ip->dfork_len)
-		BAD("size");
+		return od_bad_field(field, "size");
 	if (ip->forkoff && ip->aformat == OD_FMT_EXTENTS &&
 	    (uint64_t)ip->anextents * 16 > ip->afork_len)
-		BAD("anextents");
+		return od_bad_field(field, "anextents");
 	if (ip->nblocks > g->dblocks)
-		BAD("nblocks");
+		return od_bad_field(field, "nblocks");
 	return OD_OK;
 }
-
-#undef BAD
 
 const uint8_t *od_inode_fork(const struct od_inode *ip, const uint8_t *buf,
 			     int whichfork, uint32_t *len)

@@ -41,6 +41,7 @@ struct od_time {
 
 struct od_inode {
 	uint64_t ino;		/* the number we read it as */
+	uint16_t magic;
 	uint16_t mode;
 	uint8_t version;
 	uint8_t format;		/* data fork format */
@@ -61,7 +62,21 @@ struct od_inode {
 	uint64_t changecount;
 	uint64_t lsn;
 	uint64_t di_ino;	/* v3: stored inode number */
+	/* fields no reader needs, all of which have fixed values (the
+	 * checker's concern): */
+	uint16_t onlink;	/* di_onlink: v1 link count, else 0 */
+	uint32_t v1_nlink;	/* v1: di_nlink, which must be 0 */
+	uint16_t projid_hi;
+	uint16_t flushiter;	/* v2 */
+	uint64_t v3_pad;	/* v3 without nrext64: zero */
+	uint16_t nrext64_pad;	/* nrext64: zero */
+	uint32_t dmevmask;
+	uint16_t dmstate;
+	bool v2_pad_zero;	/* v1/v2 di_v2_pad[6] */
+	bool pad2_zero;		/* v3 di_pad2[12] */
+	bool uuid_ok;		/* v3 di_uuid is the filesystem's */
 	/* where the forks live inside the inode buffer */
+	uint32_t lit;		/* literal area: both forks */
 	uint32_t dfork_off, dfork_len;
 	uint32_t afork_off, afork_len;	/* len 0: no attr fork */
 };
@@ -74,6 +89,14 @@ struct od_inode {
 enum od_err od_inode_decode(const uint8_t *buf, size_t len,
 			    const struct od_geo *g, uint64_t ino,
 			    struct od_inode *ip, const char **field);
+/*
+ * Decode every field of the g->inodesize bytes at buf, validating
+ * nothing (not even the magic): for the checker, which judges each field
+ * itself.  The fork offsets are set as if forkoff were valid (the data
+ * fork takes the whole literal area when it is not).
+ */
+void od_inode_core(const uint8_t *buf, const struct od_geo *g, uint64_t ino,
+		   struct od_inode *ip);
 /* The same, for a caller that found the CRC good already (od_cksum3). */
 enum od_err od_inode_decode_crc_ok(const uint8_t *buf, size_t len,
 				   const struct od_geo *g, uint64_t ino,

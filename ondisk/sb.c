@@ -130,8 +130,6 @@ static unsigned highbit32(uint32_t v)
 	return n;
 }
 
-#define BAD(name)	do { *field = name; return OD_EFIELD; } while (0)
-
 enum od_err od_sb_validate(const struct od_sb *sb, const char **field)
 {
 	unsigned vnum = sb->versionnum & OD_SB_VERSION_NUMBITS;
@@ -139,72 +137,71 @@ enum od_err od_sb_validate(const struct od_sb *sb, const char **field)
 
 	*field = NULL;
 	if (sb->magicnum != OD_SB_MAGIC)
-		BAD("magicnum");
+		return od_bad_field(field, "magicnum");
 	if (vnum != 4 && vnum != 5)
-		BAD("versionnum");
+		return od_bad_field(field, "versionnum");
 	if (vnum == 4 && !(sb->versionnum & OD_SB_VERSION_DIRV2))
-		BAD("versionnum");
+		return od_bad_field(field, "versionnum");
 	if (sb->sectlog < 9 || sb->sectlog > 15 ||
 	    sb->sectsize != (1u << sb->sectlog))
-		BAD("sectsize");
+		return od_bad_field(field, "sectsize");
 	if (sb->blocklog < 9 || sb->blocklog > 16 ||
 	    sb->blocksize != (1u << sb->blocklog))
-		BAD("blocksize");
+		return od_bad_field(field, "blocksize");
 	if (vnum == 5 && sb->blocksize < 1024)
-		BAD("blocksize");
+		return od_bad_field(field, "blocksize");
 	if (sb->blocksize < sb->sectsize)
-		BAD("blocksize");
+		return od_bad_field(field, "blocksize");
 	if (sb->inodelog < 8 || sb->inodelog > 11 ||
 	    sb->inodesize != (1u << sb->inodelog) ||
 	    sb->inodesize > sb->blocksize)
-		BAD("inodesize");
+		return od_bad_field(field, "inodesize");
 	if (vnum == 5 && sb->inodesize < 512)
-		BAD("inodesize");
+		return od_bad_field(field, "inodesize");
 	if (sb->inopblock != sb->blocksize / sb->inodesize)
-		BAD("inopblock");
+		return od_bad_field(field, "inopblock");
 	if (sb->inopblog != sb->blocklog - sb->inodelog)
-		BAD("inopblog");
+		return od_bad_field(field, "inopblog");
 	if (sb->dirblklog + sb->blocklog > 16)
-		BAD("dirblklog");
+		return od_bad_field(field, "dirblklog");
 	if (sb->agblocks < 16 || sb->agblklog > 31 ||
 	    sb->agblklog != highbit32(sb->agblocks - 1) + 1)
-		BAD("agblocks");
+		return od_bad_field(field, "agblocks");
 	if ((uint64_t)sb->agblocks << sb->blocklog < (16u << 20) &&
 	    sb->agblocks < 64)
-		BAD("agblocks");
+		return od_bad_field(field, "agblocks");
 	/* zero, or more bytes than a file offset (loff_t) can address */
 	if (sb->dblocks == 0 ||
 	    sb->dblocks > (uint64_t)INT64_MAX >> sb->blocklog)
-		BAD("dblocks");
+		return od_bad_field(field, "dblocks");
 	agcount = sb->dblocks / sb->agblocks;
 	rem = sb->dblocks % sb->agblocks;
 	if (rem)
 		agcount++;
 	if (sb->agcount == 0 || agcount != sb->agcount)
-		BAD("agcount");
+		return od_bad_field(field, "agcount");
 	/* packed block numbers: agno above agblklog bits, 52 bits in all */
 	maxblocks = (uint64_t)sb->agcount << sb->agblklog;
 	if (maxblocks >> 52)
-		BAD("agcount");
+		return od_bad_field(field, "agcount");
 	if (sb->imax_pct > 100)
-		BAD("imax_pct");
+		return od_bad_field(field, "imax_pct");
 	if (sb->shared_vn != 0)
-		BAD("shared_vn");
+		return od_bad_field(field, "shared_vn");
 	if (sb->logblocks == 0 && sb->logstart != 0)
-		BAD("logblocks");
+		return od_bad_field(field, "logblocks");
 	if (sb->logstart != 0 &&
 	    (sb->logstart >> sb->agblklog >= sb->agcount ||
 	     (sb->logstart & ((1ull << sb->agblklog) - 1)) +
 	     sb->logblocks > sb->agblocks))
-		BAD("logstart");
+		return od_bad_field(field, "logstart");
 	if (sb->unit && sb->width % sb->unit)
-		BAD("width");
+		return od_bad_field(field, "width");
 	if (sb->inoalignmt > sb->agblocks)
-		BAD("inoalignmt");
+		return od_bad_field(field, "inoalignmt");
 	return OD_OK;
 }
 
-#undef BAD
 
 /* v5 superblocks imply the "always on" v4 features (xfs_sb.c). */
 bool od_sb_has_ftype(const struct od_sb *sb)

@@ -18,6 +18,8 @@ enum od_err od_dir_free_hdr(const uint8_t *buf, size_t len,
 	*field = "magic";
 	if (len < hl)
 		return OD_ESHORT;
+	h->hdr_len = (uint32_t)hl;
+	h->max_bests = (uint32_t)((len - hl) / 2);
 	h->magic = od_get_be32(buf);
 	if (h->magic != (g->v5 ? OD_DIR3_FREE_MAGIC : OD_DIR2_FREE_MAGIC))
 		return OD_EMAGIC;
@@ -26,6 +28,7 @@ enum od_err od_dir_free_hdr(const uint8_t *buf, size_t len,
 		if (!od_cksum_ok(buf, len, OD_DIR3_FREE_CRC_OFF))
 			return OD_ECRC;
 		h->blkno = od_get_be64(buf + 8);
+		h->lsn = od_get_be64(buf + 16);
 		*field = "uuid";
 		if (memcmp(buf + 24, g->uuid, 16) != 0)
 			return OD_EFIELD;
@@ -69,6 +72,7 @@ enum od_err od_attr_rmt_hdr(const uint8_t *buf, size_t len,
 		return OD_EFIELD;
 	h->owner = od_get_be64(buf + 32);
 	h->blkno = od_get_be64(buf + 40);
+	h->lsn = od_get_be64(buf + 48);
 	*field = "bytes";
 	if (h->bytes > len - OD_ATTR3_RMT_HDR_LEN)
 		return OD_EFIELD;
@@ -120,4 +124,10 @@ void od_selfaddr_set(uint8_t *b, size_t len, const struct od_selfaddr *a,
 {
 	od_put_be64(b + a->blkno_off, daddr);
 	od_cksum_set(b, len, a->crc_off);
+}
+
+uint16_t od_dir_free_best(const uint8_t *buf, const struct od_dir_free_hdr *h,
+			  uint32_t i)
+{
+	return od_get_be16(buf + h->hdr_len + 2 * (size_t)i);
 }

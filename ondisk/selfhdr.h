@@ -25,7 +25,14 @@ struct od_dir_free_hdr {
 	uint32_t magic;
 	uint32_t firstdb, nvalid, nused;
 	uint64_t blkno, owner;		/* v5 */
+	uint64_t lsn;			/* v5 */
+	uint32_t hdr_len;		/* bests[] start here */
+	uint32_t max_bests;		/* slots a block holds */
 };
+
+/* Slot i of a free-index block's bests (i < nvalid, checked at decode). */
+uint16_t od_dir_free_best(const uint8_t *buf, const struct od_dir_free_hdr *h,
+			  uint32_t i);
 
 /*
  * Decode a free-index block of len (directory block size) bytes: magic
@@ -38,6 +45,7 @@ enum od_err od_dir_free_hdr(const uint8_t *buf, size_t len,
 struct od_attr_rmt_hdr {
 	uint32_t offset, bytes;
 	uint64_t owner, blkno;
+	uint64_t lsn;
 };
 
 /* Does buf start with a remote attribute value block's magic? */

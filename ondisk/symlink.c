@@ -22,6 +22,7 @@ enum od_err od_symlink_hdr(const uint8_t *buf, size_t len,
 	h->bytes = od_get_be32(buf + 8);
 	h->owner = od_get_be64(buf + 32);
 	h->blkno = od_get_be64(buf + 40);
+	h->lsn = od_get_be64(buf + 48);
 	*field = "uuid";
 	if (memcmp(buf + 16, g->uuid, 16) != 0)
 		return OD_EFIELD;

@@ -21,6 +21,7 @@
 struct od_symlink_hdr {
 	uint32_t offset, bytes;
 	uint64_t owner, blkno;
+	uint64_t lsn;
 };
 
 /* Verify magic, CRC over len bytes, uuid and bounds of a v5 header. */

@@ -87,6 +87,57 @@ clean() {
 	fi
 }
 
+# warns NAME REGEX IMG ARGS...: a run that must succeed (exit 0, its
+# output printed) with exactly one warning on stderr matching REGEX, the
+# image unchanged
+warns() {
+	local name=$1 re=$2 img=$3 rc n
+	shift 3
+	if [ "$img" != "$H_IMG" ]; then
+		hash_end
+		hash_start "$img" "$name"
+	fi
+	H_NAME=$name
+	timeout 60 "$bin" "$@" >"$T/out" 2>"$T/err" </dev/null
+	rc=$?
+	n=$(wc -l <"$T/err")
+	if [ $rc -eq 0 ] && [ "$n" -eq 1 ] && [ -s "$T/out" ] &&
+	   grep -Eiq -- "$re" "$T/err"; then
+		t_ok "$name: $(cat -v "$T/err")"
+	else
+		t_fail "$name: exit $rc (want 0), $n stderr lines (want 1 matching /$re/)"
+		head -n 5 "$T/err" | cat -v | sed 's/^/    /'
+	fi
+}
+
+# refuses NAME CODE IMG: check finds problem CODE (exit 3), and run
+# refuses (exit 4) leaving the image as it was
+refuses() {
+	local name=$1 code=$2 img=$3 rc
+	hash_end
+	hash_start "$img" "$name"
+	timeout 120 "$bin" check "$img" >"$T/out" 2>"$T/err" </dev/null
+	rc=$?
+	if [ $rc -eq 3 ] && grep -q " \[$code\]\$" "$T/err"; then
+		t_ok "$name: check finds [$code]"
+	else
+		t_fail "$name: check exit $rc (want 3), no [$code]"
+		head -n 5 "$T/err" | cat -v | sed 's/^/    /'
+	fi
+	rm -f "$T/r.undo"
+	timeout 120 "$bin" run --undo "$T/r.undo" "$img" >"$T/out" \
+		2>"$T/err" </dev/null
+	rc=$?
+	if [ $rc -eq 4 ] && [ ! -e "$T/r.undo" ] &&
+	   grep -q "refusing to write" "$T/err"; then
+		t_ok "$name: run refuses"
+	else
+		t_fail "$name: run exit $rc (want 4)"
+		tail -n 3 "$T/err" | cat -v | sed 's/^/    /'
+	fi
+	hash_end
+}
+
 # copy: a fresh scratch copy of the pristine image of this version
 copy() {
 	hash_end
@@ -345,6 +396,43 @@ cases() {
 	ed poke $(($(inooff "$SFDIR") + 56)) be64 4000 \; inode-crc "$SFDIR"
 	run "$v shortform dir larger than its fork" 3 "inode $SFDIR.*size" "$C" \
 		bmap -v "$C" sf/e1
+
+	# a stripe unit without a width: the FLAGS column cannot be
+	# computed (it divided by zero); named, and refused
+	copy
+	xdb -c "sb 0" -c "write -d unit 16" -c "write -d width 0" "$C"
+	run "$v stripe unit without a width: bmap -v" 3 \
+		"^xfsdefrag: superblock 0: stripe unit 16 and width 0 .*bad stripe geometry" \
+		"$C" bmap -v "$C" files/small
+	clean "$v stripe unit without a width: bmap (no -v)" "$C" \
+		bmap "$C" files/small
+	refuses "$v stripe unit without a width" sb-stripe "$C"
+
+	# a hash index that leads nowhere (every hash zeroed, still in
+	# order): lookups find the names by a linear scan and say the index
+	# is damaged; check and run name it
+	for d in BLOCKDIR:block:bleaf:btail.count:entry5 \
+		 LEAFDIR:leaf:lents:lhdr.count:leaf-entry-with-a-longer-name-7; do
+		IFS=: read -r dv dn fld cnt f <<<"$d"
+		copy
+		if [ "$dn" = block ]; then
+			nav=(-c "inode ${!dv}" -c "dblock 0")
+		else
+			nav=(-c "inode ${!dv}" -c "dblock $LEAFBLK")
+		fi
+		n=$(xfs_db -r "${nav[@]}" -c "print $cnt" "$C" | sed 's/.* = //')
+		cmds=()
+		for ((i = 0; i < n; i++)); do
+			cmds+=(-c "write -d $fld[$i].hashval 0")
+		done
+		xfs_db -x "${nav[@]}" "${cmds[@]}" "$C" >/dev/null 2>&1
+		warns "$v $dn dir hash index zeroed: bmap" \
+			"warning: directory ${!dv}: its $dn hash index .*does not lead to \"$f\", found by a linear scan" \
+			"$C" bmap -v "$C" "$dn/$f"
+		grep -q "^$dn/$f:" "$T/out" ||
+			t_fail "$v $dn dir hash index zeroed: no map printed"
+		refuses "$v $dn dir hash index zeroed" dir-entry-hash "$C"
+	done
 }
 
 # ---- run them for v5 and v4 ----------------------------------------------

@@ -43,6 +43,16 @@ for f in "${fixtures[@]}"; do
 	# -j 1 finds the same
 	"$bin" check -j 1 "$T/$f.img" >"$T/out1" 2>&1
 	cmp -s "$T/out" "$T/out1" || t_fail "$f: check -j 1 differs"
+	# --json says the same, as one valid JSON object
+	"$bin" check --json "$T/$f.img" >"$T/json" 2>"$T/err"
+	rc=$?
+	python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(0 if d["consistent"] and d["findings"] == [] and d["problems"] == 0
+         and d["inodes"] > 0 and d["schema_version"] == 1 else 1)' "$T/json" &&
+		[ $rc -eq 0 ] && [ ! -s "$T/err" ] ||
+		t_fail "$f: check --json (exit $rc) does not say consistent"
 	[ "$(stat -c '%s %y %z' "$T/$f.img")" = "$st" ] ||
 		t_fail "$f: check modified the image"
 	# kept: the damaged copies start from these, and from any AG
@@ -116,21 +126,43 @@ recs() {
 C=$T/c.img
 copy() { rm -f "$C"; cp --sparse=always "${1:-$BASE}" "$C"; }
 
-# expect NAME REGEX REPAIR_REGEX: check the damaged copy $C.  check must
-# exit 3 with a line matching REGEX; xfs_repair -n must exit 1 with a line
-# matching REPAIR_REGEX ("-": xfs_repair is not asked).
+# findings CODE LOCATORS < JSON: the messages of the findings of `check
+# --json` with code CODE whose message names every locator ('|'-separated,
+# each matched as whole words: "ag 0|block 120"), one a line; exit 1 when
+# there is none.  Problems are matched on their stable codes, and on the
+# numbers that say where, not on the wording around them.
+findings() {
+	python3 -c '
+import json, re, sys
+code, locs = sys.argv[1], [l for l in sys.argv[2].split("|") if l]
+doc = json.load(sys.stdin)
+hits = [f["message"] for f in doc["findings"] if f["code"] == code and
+        all(re.search(r"(?<![\w+.-])" + re.escape(l) + r"(?![\w+])",
+                      f["message"]) for l in locs)]
+print("\n".join(hits))
+sys.exit(0 if hits else 1)' "$1" "$2"
+}
+
+# expect NAME CODE LOCATORS REPAIR_REGEX: check the damaged copy $C.
+# check must exit 3 with a finding of code CODE naming LOCATORS (see
+# findings); xfs_repair -n must exit 1 with a line matching REPAIR_REGEX
+# ("-": xfs_repair is not asked).
 expect() {
-	local name=$1 re=$2 rre=$3 rc st
+	local name=$1 code=$2 locs=$3 rre=$4 rc st
 	st=$(stat -c '%s %y %z' "$C")
-	timeout 120 "$bin" check "$C" >"$T/out" 2>"$T/err"
+	timeout 120 "$bin" check --json "$C" >"$T/json" 2>"$T/err"
 	rc=$?
-	if [ $rc -eq 3 ] && grep -Eq -- "$re" "$T/err" &&
-	   grep -q "^check: [0-9]* problems* found$" "$T/out"; then
-		t_ok "$name: $(grep -E -- "$re" "$T/err" | head -n 1)"
+	if [ $rc -eq 3 ] && findings "$code" "$locs" <"$T/json" >"$T/hit"; then
+		t_ok "$name: [$code] $(head -n 1 "$T/hit")"
 	else
-		t_fail "$name: exit $rc (want 3), no line matching /$re/"
+		t_fail "$name: exit $rc (want 3), no finding [$code] naming '$locs'"
 		head -n 8 "$T/err" | sed 's/^/    /'
 	fi
+	# the text output names the same code
+	timeout 120 "$bin" check "$C" >"$T/out" 2>"$T/err"
+	grep -q " \[$code\]\$" "$T/err" &&
+		grep -q "^check: [0-9]* problems* found$" "$T/out" ||
+		t_fail "$name: check's text output has no line ending in [$code]"
 	[ "$(stat -c '%s %y %z' "$C")" = "$st" ] ||
 		t_fail "$name: check modified the image"
 	[ -n "$have_repair" ] && [ "$rre" != - ] || return 0
@@ -147,14 +179,14 @@ expect() {
 copy
 v=$(get "$C" freeblks "agf 0")
 db "$C" "agf 0" "write freeblks $((v + 1))"
-expect "agf freeblks + 1" "^xfsdefrag: agf 0: freeblks $((v + 1)), but the bnobt holds $v free blocks$" \
+expect "agf freeblks + 1" agf-freeblks "agf 0|freeblks $((v + 1))|$v" \
 	"agf_freeblks $((v + 1)), counted $v in ag 0"
 
 # superblock free blocks off by one
 copy
 v=$(get "$C" fdblocks "sb 0")
 db "$C" "sb 0" "write fdblocks $((v - 1))"
-expect "sb fdblocks - 1" "^xfsdefrag: sb: fdblocks $((v - 1)), but $v blocks are free" \
+expect "sb fdblocks - 1" sb-fdblocks "fdblocks $((v - 1))|$v" \
 	"sb_fdblocks $((v - 1)), counted $v"
 
 # an inode's block count off by one: the first regular file with blocks
@@ -164,7 +196,7 @@ ino=$(t_cat "$here/fixtures/aged/xfsdb-core.out" | awk '
 copy
 v=$(get "$C" core.nblocks "inode $ino")
 db "$C" "inode $ino" "write core.nblocks $((v + 1))"
-expect "inode nblocks + 1" "^xfsdefrag: inode $ino: nblocks $((v + 1)), but its forks map $v blocks" \
+expect "inode nblocks + 1" inode-nblocks "inode $ino|nblocks $((v + 1))|$v" \
 	"bad nblocks $((v + 1)) for inode $ino"
 
 # a free extent grown over the file block that follows it (AG 0 bnobt,
@@ -179,7 +211,7 @@ read -r n s l < <(awk -v b="$blk" '$2 + $3 == b' "$T/bno")
 if [ -n "$blk" ] && [ -n "$n" ]; then
 	db "$C" "agf 0" "addr bnoroot" "write recs[$n].blockcount $((l + 1))"
 	expect "free extent over a file block" \
-		"^xfsdefrag: ag 0: block $blk is free in the bnobt \(extent $s\+$((l + 1))\) and mapped by inode [0-9]+ data fork offset [0-9]+$" \
+		free-block-in-use "ag 0|block $blk|extent $s+$((l + 1))|inode" \
 		"claims free block $blk"
 else
 	t_fail "free extent over a file block: no bnobt record followed by data"
@@ -191,7 +223,7 @@ v=$(get "$C" numrecs "agf 0" "addr bnoroot")
 read -r n s l < <(tail -n 1 "$T/bno")
 db "$C" "agf 0" "addr bnoroot" "write numrecs $((v - 1))"
 expect "bnobt record removed" \
-	"^xfsdefrag: ag 0: blocks $s-$((s + l - 1)) \($l\) are not accounted for: neither free nor in use \(lost\)$" \
+	block-lost "ag 0|blocks $s-$((s + l - 1))|$l" \
 	"free space \(0,$s-$((s + l - 1))\) only seen by one free space btree"
 
 # a leak that every counter agrees with: the longest free extent one block
@@ -206,7 +238,7 @@ db "$C" "agf 0" "addr cntroot" "write recs[$n].blockcount $((l - 1))" \
 	"agf 0" "addr bnoroot" "write recs[$m].blockcount $((l - 1))" \
 	"agf 0" "write freeblks $((fb - 1))" "write longest $((l - 1))" \
 	"sb 0" "write fdblocks $((fd - 1))"
-expect "silent leak" "^xfsdefrag: ag 0: block $((s + l - 1)) \(1\) is not accounted for" -
+expect "silent leak" block-lost "ag 0|block $((s + l - 1))|1" -
 if [ "$(wc -l <"$T/err")" -ne 1 ]; then
 	t_fail "silent leak: more than the one problem"
 	sed 's/^/    /' "$T/err"
@@ -218,7 +250,7 @@ v=$(get "$C" numrecs "agf 0" "addr cntroot")
 read -r n s l < <(recs "$C" "agf 0" "addr cntroot" | tail -n 1)
 db "$C" "agf 0" "addr cntroot" "write numrecs $((v - 1))"
 expect "cntbt record removed" \
-	"^xfsdefrag: ag 0: free extent $s\+$l is in the bnobt but not in the cntbt$" \
+	bnobt-not-in-cntbt "ag 0|extent $s+$l" \
 	"only seen by one free space btree"
 
 # a refcount off by one: the first refcount record of some AG
@@ -231,7 +263,7 @@ done
 if [ -n "${n:-}" ]; then
 	db "$C" "agf $a" "addr refcntroot" "write recs[$n].refcount $((rc - 1))"
 	expect "refcount - 1" \
-		"^xfsdefrag: ag $a: blocks? $s(-$((s + l - 1)))? (is|are) mapped $rc times by file forks, but the refcount btree says $((rc - 1))$" \
+		refcount-wrong "ag $a|$s|$rc|$((rc - 1))" \
 		"Incorrect reference count: saw \($a/$s\) len $l nlinks $((rc - 1)); should be \($a/$s\) len $l nlinks $rc"
 else
 	t_fail "refcount - 1: no refcount record in aged"
@@ -256,7 +288,7 @@ if [ -n "$ino" ]; then
 	db "$C" "fsblock $leaf" "type bmapbtd" "write numrecs 2" \
 		"inode $ino" "write core.nextents 2"
 	expect "btree fork that fits in the inode" \
-		"^xfsdefrag: inode $ino: data fork is in btree format but its 2 extents fit in the inode" \
+		bmbt-fits-inode "inode $ino|data|2" \
 		"extent count for ino $ino data fork too low \(2\) for file format"
 else
 	t_fail "btree fork that fits: no single-leaf bmbt file in aged"
@@ -267,7 +299,7 @@ copy
 root=$(get "$C" rootino "sb 0")
 db "$C" "agi 0" "write unlinked[5] $root"
 expect "unlinked bucket" \
-	"^xfsdefrag: agi 0: unlinked inodes pending: bucket 5 starts at inode $root" \
+	agi-unlinked "agi 0|bucket 5|inode $root" \
 	"agi unlinked bucket 5 is $root in ag 0"
 
 # a directory entry renumbered to an inode that does not exist (inside the
@@ -282,9 +314,9 @@ if [ "$(get "$C" "u3.sfdir3.hdr.count" "inode $root")" -gt 0 ] 2>/dev/null; then
 	old=$(get "$C" "u3.sfdir3.list[0].inumber.i4" "inode $root")
 	db "$C" "inode $root" "write u3.sfdir3.list[0].inumber.i4 $bad"
 	expect "directory entry to a missing inode" \
-		"^xfsdefrag: directory $root: entry \".*\" names inode $bad, which is not in use$" \
+		dir-entry-free-inode "directory $root|inode $bad" \
 		"references non-existent inode $bad"
-	grep -q "^xfsdefrag: inode $old: link count" "$T/err" ||
+	findings nlink "inode $old" <"$T/json" >/dev/null ||
 		t_fail "directory entry to a missing inode: no link count problem for inode $old"
 else
 	t_skip "directory entry: the root of aged is not shortform"
@@ -308,7 +340,7 @@ if [ -n "$ino" ]; then
 	k=$(get "$C" "u3.bmbt.keys[2].startoff" "inode $ino")
 	db "$C" "inode $ino" "write u3.bmbt.keys[2].startoff $((k - 1))"
 	expect "bmbt root key" \
-		"^xfsdefrag: inode $ino data fork bmbt: root key 1 is $((k - 1)), but its child starts at $k$" \
+		btree-root-key "inode $ino|key 1|$((k - 1))|$k" \
 		"bad key in bmbt root \(is $((k - 1)), would reset to $k\) in inode $ino data fork"
 	copy
 	p1=$(get "$C" "u3.bmbt.ptrs[1]" "inode $ino")
@@ -316,7 +348,7 @@ if [ -n "$ino" ]; then
 	p3=$(get "$C" "u3.bmbt.ptrs[3]" "inode $ino")
 	db "$C" "fsblock $p1" "type bmapbtd" "write rightsib $p3"
 	expect "bmbt sibling chain" \
-		"^xfsdefrag: inode $ino data fork bmbt block $(printf 0x%x "$p1"): right sibling $(printf 0x%x "$p3"), expected $(printf 0x%x "$p2")$" \
+		btree-rightsib "inode $ino|block $(printf 0x%x "$p1")|$(printf 0x%x "$p3")|$(printf 0x%x "$p2")" \
 		"bad fwd \(right\) sibling pointer \(saw $p3 parent block says $p2\)"
 else
 	t_fail "btree shape: no regular file in aged with a bmbt of several leaves"
@@ -369,11 +401,11 @@ if [ -n "$found" ]; then
 	    sed -n 's/^2:\[\([0-9]*\),.*/\1/p')
 	db "$C" "agf $a" "addr bnoroot" "write keys[2].startblock $((k - 1))"
 	expect "bnobt node key" \
-		"^xfsdefrag: ag $a bnobt block 0x[0-9a-f]+: key 1 is $((k - 1)), but its child 0x[0-9a-f]+ starts at $s$" -
+		btree-key "ag $a|key 1|$((k - 1))|$s" -
 	copy "$found"
 	db "$C" "agf $a" "addr bnoroot" "addr ptrs[1]" "write rightsib 4294967295"
 	expect "bnobt sibling chain" \
-		"^xfsdefrag: ag $a bnobt block 0x[0-9a-f]+: right sibling none, expected 0x[0-9a-f]+$" -
+		btree-rightsib "ag $a|none" -
 else
 	t_skip "AG btree keys and siblings: no AG with a 2-level bnobt (no fixture has one, and none could be made: needs root and a loop device)"
 fi
@@ -399,7 +431,7 @@ if [ -f "$RBASE" ] && [ "$(get "$RBASE" rmaplevel "agf 0")" = 1 ]; then
 				head -n 1)
 	db "$C" "agf 0" "addr rmaproot" "write recs[$n].blockcount $((l - 1))"
 	expect "rmapbt record one block short" \
-		"^xfsdefrag: ag 0: rmapbt record for blocks $s-$((s + l - 2)) \(inode $own data fork offset 0\) should cover blocks $s-$((s + l - 1))$" \
+		rmap-length "ag 0|blocks $s-$((s + l - 2))|inode $own|blocks $s-$((s + l - 1))" \
 		"(Incorrect|Missing) reverse-mapping.*\(0/$s\)"
 else
 	t_fail "rmapbt damage: fixture rmap-nrext64 not present"

@@ -48,11 +48,9 @@ static void scan_damage(struct check_ctx *c)
 		if (!ag->err)
 			continue;
 		c->incomplete = true;
-		check_problem(&ca->log, "%s", ag->errmsg);
+		check_problem(&ca->log, SCAN_DAMAGE, ag->errmsg);
 		if (ag->ndamaged > 1) {
-			check_problem(&ca->log, "ag %u: %u more damaged "
-				      "structures (inodes or btrees) could not "
-				      "be read", a, ag->ndamaged - 1);
+			check_problem(&ca->log, SCAN_MORE, a, ag->ndamaged - 1);
 			/* each of them is a problem */
 			ca->log.count += ag->ndamaged - 2;
 		}
@@ -108,20 +106,6 @@ static void teardown(struct check_ctx *c)
 	model_free(c->m);
 }
 
-static void deliver(const struct check_log *l, check_report_fn fn,
-		    void *priv, struct check_result *res)
-{
-	size_t off = 0;
-
-	while (off < l->len) {
-		const char *msg = l->buf + off;
-
-		fn(priv, msg);
-		off += strlen(msg) + 1;
-	}
-	res->problems += l->count;
-}
-
 int check_fs(struct fs *fs, unsigned threads, check_report_fn fn, void *priv,
 	     struct check_result *res, struct err *e)
 {
@@ -139,8 +123,7 @@ int check_fs(struct fs *fs, unsigned threads, check_report_fn fn, void *priv,
 		return err_set(e, -EOPNOTSUPP, "%u AGs: too many to check",
 			       fs->geo.agcount);
 	if (fs->log_state == FS_LOG_DIRTY)
-		check_problem(&c.glog, "log: dirty (%s): the filesystem was "
-			      "not cleanly unmounted", fs->log_detail);
+		check_problem(&c.glog, LOG_DIRTY, fs->log_detail);
 	ret = scan_fs(fs, &so, &c.m, e);
 	if (ret && ret != -EFSCORRUPTED && ret != -EFSBADCRC)
 		goto out;
@@ -151,6 +134,7 @@ int check_fs(struct fs *fs, unsigned threads, check_report_fn fn, void *priv,
 		goto out;
 	}
 	n = c.m->agcount;
+	check_superblocks(&c);
 	scan_damage(&c);
 	par_for(n, threads, phase_trees, &c);
 	if (!c.fatal)
@@ -164,18 +148,20 @@ int check_fs(struct fs *fs, unsigned threads, check_report_fn fn, void *priv,
 		par_for(n, threads, phase_space, &c);
 	if (!c.fatal && !c.incomplete && !c.links_unknown)
 		par_for(n, threads, phase_links, &c);
-	if (!c.fatal)
+	if (!c.fatal) {
 		check_sb_counters(&c);
+		check_lsn_verdict(&c);
+	}
 	if (c.fatal) {
 		ret = err_set(e, c.fatal, "%s", c.fatal == -ENOMEM ?
 			      "out of memory" : "the checks could not run");
 		goto out;
 	}
 	for (a = 0; a < n; a++) {
-		deliver(&c.cag[a].log, fn, priv, res);
+		check_log_deliver(&c.cag[a].log, fn, priv, res);
 		res->blocks_checked += c.cag[a].claimed;
 	}
-	deliver(&c.glog, fn, priv, res);
+	check_log_deliver(&c.glog, fn, priv, res);
 	if (c.incomplete)
 		res->skipped = "the scan could not read everything: lost "
 			       "blocks, refcounts, reverse mappings and link "

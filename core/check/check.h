@@ -18,6 +18,7 @@
 
 #include <stdint.h>
 
+#include "core/check/problems.h"
 #include "core/fs/fs.h"
 
 struct check_result {
@@ -29,15 +30,24 @@ struct check_result {
 	const char *skipped;
 };
 
+/* One problem found: its stable code (problems.h) and its message. */
+struct check_msg {
+	enum check_code code;
+	const char *name;	/* the code's short name: "agf-freeblks" */
+	const char *structure;	/* what it is about: "agf" */
+	/* one line naming the structure and where, e.g. "ag 2: block 123
+	 * is free in the bnobt (extent 120+10) and mapped by inode 4567
+	 * data fork offset 10" */
+	const char *text;
+};
+
 /*
  * Called once per problem, from the calling thread, in a fixed order (AG
  * by AG, then the whole-filesystem problems) whatever the number of
- * threads: one line naming the structure and where, e.g. "ag 2: block
- * 123 is free in the bnobt (extent 120+10) and mapped by inode 4567 data
- * fork offset 10".  Past a few thousand messages in one AG the rest
- * are only counted in res->problems.
+ * threads.  Past a few thousand messages in one AG the rest are only
+ * counted in res->problems.
  */
-typedef void (*check_report_fn)(void *priv, const char *msg);
+typedef void (*check_report_fn)(void *priv, const struct check_msg *m);
 
 /*
  * Check fs with up to threads threads (0: one per CPU).  0 when the

@@ -61,8 +61,7 @@ static int cnt_rec(void *priv, const uint8_t *rec, struct err *e)
 	t->nrec++;
 	if (r.blockcount == 0 ||
 	    (uint64_t)r.startblock + r.blockcount > ca->blocks) {
-		check_problem(&ca->log, "ag %u cntbt: record %u (%u+%u) is "
-			      "outside the AG", ca->agno, t->nrec - 1,
+		check_problem(&ca->log, CNT_RANGE, ca->agno, t->nrec - 1,
 			      r.startblock, r.blockcount);
 		return 0;
 	}
@@ -86,7 +85,7 @@ static int fino_rec(void *priv, const uint8_t *rec, struct err *e)
 	t->nrec++;
 	oe = od_inobt_rec_decode(rec, t->c->g, ca->agno, &r, &field);
 	if (oe) {
-		check_problem(&ca->log, "ag %u finobt: record %u: bad %s",
+		check_problem(&ca->log, FINO_REC,
 			      ca->agno, t->nrec - 1, field ? field : "record");
 		return 0;
 	}
@@ -113,14 +112,12 @@ static int rmap_rec(void *priv, const uint8_t *rec, struct err *e)
 	r.offset = d.offset;
 	check_rmap_owner_str(&r, own, sizeof(own));
 	if (r.len == 0 || (uint64_t)r.start + r.len > ca->blocks) {
-		check_problem(&ca->log, "ag %u rmapbt: record %u (%u+%u, %s) "
-			      "is outside the AG", ca->agno, t->nrec - 1,
+		check_problem(&ca->log, RMAP_RANGE, ca->agno, t->nrec - 1,
 			      r.start, r.len, own);
 		return 0;
 	}
 	if (!od_rmap_rec_plausible(t->c->g, &d))
-		check_problem(&ca->log, "ag %u rmapbt: record %u (%u+%u) has "
-			      "an impossible owner/offset (%s, offset 0x%llx)",
+		check_problem(&ca->log, RMAP_OWNER,
 			      ca->agno, t->nrec - 1, r.start, r.len, own,
 			      (unsigned long long)r.offset);
 	if (bigmem_grow((void **)&ca->rmap, &ca->cap_rmap, ca->nrmap,
@@ -143,8 +140,7 @@ static int refc_rec(void *priv, const uint8_t *rec, struct err *e)
 	r.len = d.blockcount;
 	r.refcount = d.refcount;
 	if (r.len == 0 || (uint64_t)r.start + r.len > ca->blocks) {
-		check_problem(&ca->log, "ag %u refcountbt: record %u (%u+%u) "
-			      "is outside the AG", ca->agno, t->nrec - 1,
+		check_problem(&ca->log, REFC_RANGE, ca->agno, t->nrec - 1,
 			      r.start, r.len);
 		return 0;
 	}
@@ -154,28 +150,22 @@ static int refc_rec(void *priv, const uint8_t *rec, struct err *e)
 		 * written: the kernel frees them at unmount and recovers
 		 * leftovers at mount; xfs_repair reports them.
 		 */
-		check_problem(&ca->log, "ag %u: leftover CoW staging extent, "
-			      "blocks %u-%u (refcountbt record %u, refcount "
-			      "%u)", ca->agno, r.start, r.start + r.len - 1,
+		check_problem(&ca->log, REFC_COW, ca->agno, r.start, r.start + r.len - 1,
 			      t->nrec - 1, r.refcount);
 		return 0;
 	}
 	if (r.refcount < 2) {
-		check_problem(&ca->log, "ag %u refcountbt: record %u (blocks "
-			      "%u-%u) has refcount %u", ca->agno, t->nrec - 1,
+		check_problem(&ca->log, REFC_COUNT, ca->agno, t->nrec - 1,
 			      r.start, r.start + r.len - 1, r.refcount);
 		return 0;
 	}
 	if (t->have_prev && t->prev.start + t->prev.len > r.start) {
-		check_problem(&ca->log, "ag %u refcountbt: records overlap at "
-			      "block %u", ca->agno, r.start);
+		check_problem(&ca->log, REFC_OVERLAP, ca->agno, r.start);
 		return 0;
 	}
 	if (t->have_prev && t->prev.start + t->prev.len == r.start &&
 	    t->prev.refcount == r.refcount)
-		check_problem(&ca->log, "ag %u refcountbt: record %u (blocks "
-			      "%u-%u) should be merged with the one before it "
-			      "(same refcount %u)", ca->agno, t->nrec - 1,
+		check_problem(&ca->log, REFC_MERGE, ca->agno, t->nrec - 1,
 			      r.start, r.start + r.len - 1, r.refcount);
 	t->prev = r;
 	t->have_prev = true;
@@ -206,6 +196,7 @@ static void walk_tree(struct check_ctx *c, struct check_ag *ca, int tree,
 	w.owner = ca->agno;
 	w.what = what;
 	w.log = &ca->log;
+	w.lsn = &ca->lsn;
 	w.rec = rec;
 	w.block = tree_block;
 	w.priv = &t;
@@ -220,7 +211,7 @@ static void walk_tree(struct check_ctx *c, struct check_ag *ca, int tree,
 		/* the scan met it first when it names the same tree */
 		if (!ca->ag->err || strncmp(ca->ag->errmsg, what,
 					    strlen(what)) != 0)
-			check_problem(&ca->log, "%s", e.msg);
+			check_problem(&ca->log, BT_DAMAGED, e.msg);
 		return;
 	}
 	/* the scan stopped early in a tree whose blocks all read well */
@@ -246,8 +237,7 @@ static void note_fixed(struct check_ctx *c, struct check_ag *ca)
 		uint32_t b = od_fsb_agbno(g, log0);
 
 		if ((uint64_t)b + c->fs->sb.logblocks > ca->blocks)
-			check_problem(&ca->log, "ag %u: the log (blocks %u+%u) "
-				      "runs past the end of the AG", ca->agno,
+			check_problem(&ca->log, AG_LOG_PAST_END, ca->agno,
 				      b, c->fs->sb.logblocks);
 		else
 			ret |= check_spans_add(&ca->meta, b,
@@ -268,8 +258,7 @@ static void note_fixed(struct check_ctx *c, struct check_ag *ca)
 	else
 		active = 0;
 	if (active != agf->flcount)
-		check_problem(&ca->log, "agf %u: flcount %u does not match "
-			      "flfirst %u and fllast %u (%u slots)", ca->agno,
+		check_problem(&ca->log, AGF_FLCOUNT, ca->agno,
 			      agf->flcount, agf->flfirst, agf->fllast, active);
 	for (i = 0; i < ca->ag->nagfl; i++)
 		ret |= check_spans_add(&ca->meta, ca->ag->agfl[i], 1, i,
@@ -300,16 +289,14 @@ static void check_chunks(struct check_ctx *c, struct check_ag *ca)
 		    (g->inopblock > OD_INODES_PER_CHUNK &&
 		     off % OD_INODES_PER_CHUNK != 0) ||
 		    (align && agbno % c->fs->sb.inoalignmt != 0)) {
-			check_problem(&ca->log, "ag %u inobt: chunk at inode "
-				      "%llu is badly aligned", ca->agno,
+			check_problem(&ca->log, CHUNK_ALIGN, ca->agno,
 				      (unsigned long long)od_agino_ino(g,
 					ca->agno, r->startino));
 			ca->chunks_ok = false;
 		}
 		if (i && r->startino < ag->chunk[i - 1].startino +
 		    OD_INODES_PER_CHUNK) {
-			check_problem(&ca->log, "ag %u inobt: chunks at inodes "
-				      "%llu and %llu overlap", ca->agno,
+			check_problem(&ca->log, CHUNK_OVERLAP, ca->agno,
 				      (unsigned long long)od_agino_ino(g,
 					ca->agno, ag->chunk[i - 1].startino),
 				      (unsigned long long)od_agino_ino(g,
@@ -320,9 +307,7 @@ static void check_chunks(struct check_ctx *c, struct check_ag *ca)
 			if (!od_inobt_present(r, j))
 				holes |= 1ull << j;
 		if ((r->free & holes) != holes)
-			check_problem(&ca->log, "ag %u inobt: chunk at inode "
-				      "%llu: holemask 0x%x but free 0x%llx "
-				      "(holes must be free)", ca->agno,
+			check_problem(&ca->log, CHUNK_HOLES, ca->agno,
 				      (unsigned long long)od_agino_ino(g,
 					ca->agno, r->startino), r->holemask,
 				      (unsigned long long)r->free);
@@ -364,14 +349,12 @@ static void compare_bno_cnt(struct check_ctx *c, struct check_ag *ca)
 			i++;
 			j++;
 		} else if (d < 0) {
-			check_problem(&ca->log, "ag %u: free extent %u+%u is "
-				      "in the bnobt but not in the cntbt",
+			check_problem(&ca->log, BNO_CNT_MISSING,
 				      ca->agno, ag->freesp[i].agbno,
 				      ag->freesp[i].len);
 			i++;
 		} else {
-			check_problem(&ca->log, "ag %u: free extent %u+%u is "
-				      "in the cntbt but not in the bnobt",
+			check_problem(&ca->log, CNT_BNO_MISSING,
 				      ca->agno, (uint32_t)(x >> 32),
 				      (uint32_t)x);
 			j++;
@@ -398,19 +381,13 @@ static void compare_ino_fino(struct check_ctx *c, struct check_ag *ca)
 
 		if (a && b && a->startino == b->startino) {
 			if (a->freecount == 0)
-				check_problem(&ca->log, "ag %u: the finobt "
-					      "holds the chunk at inode %llu, "
-					      "which has no free inodes",
+				check_problem(&ca->log, FINO_NOFREE,
 					      ca->agno, ino);
 			else if (a->holemask != b->holemask ||
 				 a->count != b->count ||
 				 a->freecount != b->freecount ||
 				 a->free != b->free)
-				check_problem(&ca->log, "ag %u: the finobt "
-					      "record of the chunk at inode "
-					      "%llu (free 0x%llx, %u free) "
-					      "differs from the inobt's (free "
-					      "0x%llx, %u free)", ca->agno, ino,
+				check_problem(&ca->log, FINO_DIFFERS, ca->agno, ino,
 					      (unsigned long long)b->free,
 					      b->freecount,
 					      (unsigned long long)a->free,
@@ -419,16 +396,12 @@ static void compare_ino_fino(struct check_ctx *c, struct check_ag *ca)
 			j++;
 		} else if (a && a->startino == start) {
 			if (a->freecount)
-				check_problem(&ca->log, "ag %u: the chunk at "
-					      "inode %llu has %u free inode%s "
-					      "but is not in the finobt",
+				check_problem(&ca->log, FINO_MISSING,
 					      ca->agno, ino, a->freecount,
 					      a->freecount == 1 ? "" : "s");
 			i++;
 		} else {
-			check_problem(&ca->log, "ag %u: the finobt holds a "
-				      "chunk at inode %llu, which the inobt "
-				      "does not", ca->agno, ino);
+			check_problem(&ca->log, FINO_EXTRA, ca->agno, ino);
 			j++;
 		}
 	}

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The checker's btree checks, as hooks on the generic walker (check_bt.h). */
 #include "core/check/check_bt.h"
+#include "core/fs/btwalk.h"
+#include "ondisk/be.h"
 #include "ondisk/bmbt.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* The key a leaf record sorts by, as the kernel compares keys. */
@@ -50,26 +52,6 @@ static void key_str(enum od_bt_type t, const struct od_btkey *k, char *buf,
 		snprintf(buf, len, "%llu", (unsigned long long)k->a);
 }
 
-static bool long_ptrs(const struct check_bt *w)
-{
-	return od_bt_ops(w->type)->long_ptrs;
-}
-
-static uint64_t ptr_fsb(const struct check_bt *w, uint64_t ptr)
-{
-	return long_ptrs(w) ? ptr : od_agb_fsb(&w->fs->geo, w->agno,
-					       (uint32_t)ptr);
-}
-
-static bool ptr_ok(const struct check_bt *w, uint64_t ptr)
-{
-	const struct od_geo *g = &w->fs->geo;
-
-	if (long_ptrs(w))
-		return od_fsb_valid(g, ptr, 1);
-	return ptr != 0 && ptr < od_ag_blocks(g, w->agno);
-}
-
 static const char *sib_str(uint64_t ptr, char *buf, size_t len)
 {
 	if (ptr == OD_NULLFSBLOCK)
@@ -79,182 +61,140 @@ static const char *sib_str(uint64_t ptr, char *buf, size_t len)
 }
 
 /* The sibling chain of one level, checked one block at a time. */
-static void check_siblings(struct check_bt *w, unsigned level, uint64_t ptr,
-			   const struct od_btblock *h, const char *what)
+static void check_siblings(struct check_bt *w, const struct btwalk_block *b)
 {
-	char a[24], b[24];
+	const struct od_btblock *h = b->hdr;
+	unsigned level = b->level;
+	char x[24], y[24];
 
 	if (!w->have_prev[level]) {
 		if (h->leftsib != OD_NULLFSBLOCK)
-			check_problem(w->log, "%s: left sibling %s, but it is "
-				      "the first block of level %u", what,
-				      sib_str(h->leftsib, a, sizeof(a)), level);
+			check_problem(w->log, BT_LEFTSIB_FIRST, b->what,
+				      sib_str(h->leftsib, x, sizeof(x)), level);
 	} else {
 		if (h->leftsib != w->prev_ptr[level])
-			check_problem(w->log, "%s: left sibling %s, expected "
-				      "0x%llx", what,
-				      sib_str(h->leftsib, a, sizeof(a)),
+			check_problem(w->log, BT_LEFTSIB, b->what,
+				      sib_str(h->leftsib, x, sizeof(x)),
 				      (unsigned long long)w->prev_ptr[level]);
-		if (w->prev_right[level] != ptr)
-			check_problem(w->log, "%s block 0x%llx: right sibling "
-				      "%s, expected %s", w->what,
+		if (w->prev_right[level] != b->ptr)
+			check_problem(w->log, BT_RIGHTSIB, w->what,
 				      (unsigned long long)w->prev_ptr[level],
-				      sib_str(w->prev_right[level], a,
-					      sizeof(a)),
-				      sib_str(ptr, b, sizeof(b)));
+				      sib_str(w->prev_right[level], x,
+					      sizeof(x)),
+				      sib_str(b->ptr, y, sizeof(y)));
 	}
 	w->have_prev[level] = true;
-	w->prev_ptr[level] = ptr;
+	w->prev_ptr[level] = b->ptr;
 	w->prev_right[level] = h->rightsib;
 }
 
-static int walk(struct check_bt *w, uint64_t ptr, unsigned level, bool top,
-		struct od_btkey *lo, struct od_btkey *hi, struct err *e);
-
-static int walk_leaf(struct check_bt *w, const uint8_t *buf,
-		     const struct od_btblock *h, const char *what,
-		     struct od_btkey *lo, struct od_btkey *hi, struct err *e)
+/* The lowest key of a block, and for the rmapbt its highest key. */
+static void block_keys(const struct check_bt *w, const struct btwalk_block *b,
+		       struct od_btkey *lo, struct od_btkey *hi)
 {
 	const struct od_bt_ops *ops = od_bt_ops(w->type);
+	const struct od_btblock *h = b->hdr;
 	uint32_t i;
-	int ret;
 
+	memset(hi, 0, sizeof(*hi));
+	if (b->level == 0)
+		rec_low(w->type, b->buf + od_bt_rec_off(ops, h->hdr_len, 0), lo);
+	else
+		node_key(w->type, b->buf + od_bt_key_off(ops, h->hdr_len, 0),
+			 lo);
+	if (w->type != OD_BT_RMAP)
+		return;
 	for (i = 0; i < h->numrecs; i++) {
-		const uint8_t *rec = buf + od_bt_rec_off(ops, h->hdr_len, i);
 		struct od_btkey k;
 
-		rec_low(w->type, rec, &k);
-		if (w->have_last && od_btkey_cmp(&w->last, &k) >= 0)
-			return err_set(e, -EFSCORRUPTED, "%s: record %u is out "
-				       "of order", what, i);
-		w->last = k;
-		w->have_last = true;
-		if (i == 0)
-			*lo = k;
-		if (w->type == OD_BT_RMAP) {
-			struct od_btkey kh;
-
-			rec_high(rec, &kh);
-			if (i == 0 || od_btkey_cmp(&kh, hi) > 0)
-				*hi = kh;
-		}
-		w->nrecs++;
-		ret = w->rec ? w->rec(w->priv, rec, e) : 0;
-		if (ret)
-			return ret;
+		if (b->level == 0)
+			rec_high(b->buf + od_bt_rec_off(ops, h->hdr_len, i), &k);
+		else
+			node_key(w->type, b->buf + od_bt_key_off(ops,
+				 h->hdr_len, i) + 20, &k);
+		if (i == 0 || od_btkey_cmp(&k, hi) > 0)
+			*hi = k;
 	}
-	return 0;
 }
 
-static int walk_node(struct check_bt *w, unsigned level, const char *what,
-		     const struct od_btblock *h, struct od_btkey *lo,
-		     struct od_btkey *hi, struct err *e)
+/* The parent's key (and rmapbt high key) against this block's keys. */
+static void check_parent_keys(struct check_bt *w, const struct btwalk_block *b)
 {
-	const struct od_bt_ops *ops = od_bt_ops(w->type);
-	uint32_t maxrecs = od_bt_maxrecs(ops, h->hdr_len, w->fs->geo.blocksize,
-					 false), i;
-	char a[64], b[64];
-	int ret;
+	struct od_btkey lo, hi, klo, khi;
+	char pwhat[96], x[64], y[64];
 
-	for (i = 0; i < h->numrecs; i++) {
-		/* levels below use their own buffers: this one stays */
-		const uint8_t *buf = w->buf[level];
-		size_t koff = od_bt_key_off(ops, h->hdr_len, i);
-		size_t poff = od_bt_ptr_off(ops, h->hdr_len, maxrecs, i);
-		uint64_t child = od_bt_ptr_get(ops, buf, poff);
-		struct od_btkey klo, khi, clo, chi;
-
-		node_key(w->type, buf + koff, &klo);
-		if (w->type == OD_BT_RMAP)
-			node_key(w->type, buf + koff + OD_RMAP_KEY_LEN, &khi);
-		ret = walk(w, child, level - 1, false, &clo, &chi, e);
-		if (ret)
-			return ret;
-		if (od_btkey_cmp(&klo, &clo) != 0) {
-			key_str(w->type, &klo, a, sizeof(a));
-			key_str(w->type, &clo, b, sizeof(b));
-			check_problem(w->log, "%s: key %u is %s, but its child "
-				      "0x%llx starts at %s", what, i, a,
-				      (unsigned long long)child, b);
-		}
-		if (w->type == OD_BT_RMAP && od_btkey_cmp(&khi, &chi) != 0) {
-			key_str(w->type, &khi, a, sizeof(a));
-			key_str(w->type, &chi, b, sizeof(b));
-			check_problem(w->log, "%s: high key %u is %s, but its "
-				      "child 0x%llx reaches %s", what, i, a,
-				      (unsigned long long)child, b);
-		}
-		if (i == 0)
-			*lo = klo;
-		if (w->type == OD_BT_RMAP &&
-		    (i == 0 || od_btkey_cmp(&khi, hi) > 0))
-			*hi = khi;
+	if (!b->pkey || b->hdr->numrecs == 0)
+		return;
+	block_keys(w, b, &lo, &hi);
+	node_key(w->type, b->pkey, &klo);
+	if (b->pptr == UINT64_MAX) {
+		/* the in-inode bmbt root */
+		if (klo.a != lo.a)
+			check_problem(w->log, BT_ROOTKEY, w->what, b->pidx,
+				      (unsigned long long)klo.a,
+				      (unsigned long long)lo.a);
+		return;
 	}
-	return 0;
+	snprintf(pwhat, sizeof(pwhat), "%s block 0x%llx", w->what,
+		 (unsigned long long)b->pptr);
+	if (od_btkey_cmp(&klo, &lo) != 0) {
+		key_str(w->type, &klo, x, sizeof(x));
+		key_str(w->type, &lo, y, sizeof(y));
+		check_problem(w->log, BT_KEY, pwhat, b->pidx, x,
+			      (unsigned long long)b->ptr, y);
+	}
+	if (w->type != OD_BT_RMAP)
+		return;
+	node_key(w->type, b->pkey + 20, &khi);
+	if (od_btkey_cmp(&khi, &hi) != 0) {
+		key_str(w->type, &khi, x, sizeof(x));
+		key_str(w->type, &hi, y, sizeof(y));
+		check_problem(w->log, BT_HIGHKEY, pwhat, b->pidx, x,
+			      (unsigned long long)b->ptr, y);
+	}
 }
 
-static int walk(struct check_bt *w, uint64_t ptr, unsigned level, bool top,
-		struct od_btkey *lo, struct od_btkey *hi, struct err *e)
+static int visit(void *priv, const struct btwalk_block *b, struct err *e)
 {
+	struct check_bt *w = priv;
 	const struct od_bt_ops *ops = od_bt_ops(w->type);
-	const struct od_geo *g = &w->fs->geo;
-	uint64_t fsb = ptr_fsb(w, ptr);
-	struct od_btblock h;
-	const char *field;
-	enum od_err oe;
 	uint32_t minrecs;
-	char what[128];
-	int ret;
 
-	memset(lo, 0, sizeof(*lo));
-	memset(hi, 0, sizeof(*hi));
-	if (level >= OD_BTREE_MAXLEVELS_ANY)
-		return err_set(e, -EFSCORRUPTED, "%s: tree too deep", w->what);
-	if (!ptr_ok(w, ptr))
-		return err_set(e, -EFSCORRUPTED, "%s: block pointer 0x%llx is "
-			       "out of range", w->what,
-			       (unsigned long long)ptr);
-	if (!w->buf[level]) {
-		w->buf[level] = malloc(g->blocksize);
-		if (!w->buf[level])
-			return err_set(e, -ENOMEM, "out of memory");
-	}
-	snprintf(what, sizeof(what), "%s block 0x%llx", w->what,
-		 (unsigned long long)ptr);
-	ret = fs_read_fsb(w->fs, fsb, 1, w->buf[level], e, what);
-	if (ret)
-		return ret;
-	w->nblocks++;
-	oe = od_btblock_decode(w->buf[level], g->blocksize, g, w->type, &h,
-			       &field);
-	if (oe)
-		return err_od(e, oe, field, what);
-	if (h.level != level)
-		return err_set(e, -EFSCORRUPTED, "%s: level %u, expected %u",
-			       what, h.level, level);
-	if (g->v5 && h.blkno != od_fsb_daddr(g, fsb))
-		return err_set(e, -EFSCORRUPTED, "%s: blkno 0x%llx does not "
-			       "match its address", what,
-			       (unsigned long long)h.blkno);
-	if (g->v5 && h.owner != w->owner)
-		return err_set(e, -EFSCORRUPTED, "%s: owner %llu, expected "
-			       "%llu", what, (unsigned long long)h.owner,
-			       (unsigned long long)w->owner);
-	if (h.numrecs == 0 && !(top && !long_ptrs(w)))
-		return err_set(e, -EFSCORRUPTED, "%s: empty block", what);
-	check_siblings(w, level, ptr, &h, what);
-	minrecs = od_bt_maxrecs(ops, h.hdr_len, g->blocksize, level == 0) / 2;
-	if (!top && h.numrecs < minrecs)
-		check_problem(w->log, "%s: %u records, fewer than the minimum "
-			      "%u", what, h.numrecs, minrecs);
-	if (w->block) {
-		ret = w->block(w->priv, fsb, level, e);
-		if (ret)
-			return ret;
-	}
-	if (level == 0)
-		return walk_leaf(w, w->buf[level], &h, what, lo, hi, e);
-	return walk_node(w, level, what, &h, lo, hi, e);
+	(void)e;
+	if (w->lsn && w->fs->geo.v5)
+		check_note_lsn(w->lsn, b->hdr->lsn, "%s", b->what);
+	check_siblings(w, b);
+	minrecs = od_bt_maxrecs(ops, b->hdr->hdr_len, w->fs->geo.blocksize,
+				b->level == 0) / 2;
+	if (!b->top && b->hdr->numrecs < minrecs)
+		check_problem(w->log, BT_MINRECS, b->what, b->hdr->numrecs,
+			      minrecs);
+	check_parent_keys(w, b);
+	return 0;
+}
+
+/* Records in strictly increasing key order, the rmapbt's without the
+ * unwritten flag (a status, not part of the key); then the caller's. */
+static int rec(void *priv, const uint8_t *r, struct err *e)
+{
+	struct check_bt *w = priv;
+	struct od_btkey k;
+
+	rec_low(w->type, r, &k);
+	if (w->have_last && od_btkey_cmp(&w->last, &k) >= 0)
+		return err_set(e, -EFSCORRUPTED, "%s: record %llu is out of "
+			       "order", w->what, (unsigned long long)w->nrecs);
+	w->last = k;
+	w->have_last = true;
+	w->nrecs++;
+	return w->rec ? w->rec(w->priv, r, e) : 0;
+}
+
+static int block(void *priv, uint64_t fsbno, unsigned level, struct err *e)
+{
+	struct check_bt *w = priv;
+
+	return w->block ? w->block(w->priv, fsbno, level, e) : 0;
 }
 
 /* Every level's chain must end with a NULL right sibling. */
@@ -265,64 +205,69 @@ static void check_chain_ends(struct check_bt *w)
 
 	for (l = 0; l < OD_BTREE_MAXLEVELS_ANY; l++)
 		if (w->have_prev[l] && w->prev_right[l] != OD_NULLFSBLOCK)
-			check_problem(w->log, "%s block 0x%llx: right sibling "
-				      "%s, but it is the last block of level "
-				      "%u", w->what,
+			check_problem(w->log, BT_RIGHTSIB_LAST, w->what,
 				      (unsigned long long)w->prev_ptr[l],
 				      sib_str(w->prev_right[l], a, sizeof(a)),
 				      l);
 }
 
-static void walk_done(struct check_bt *w, int ret)
+static void setup(struct check_bt *w, struct btwalk *bw)
 {
-	unsigned l;
-
-	if (!ret)
-		check_chain_ends(w);
-	for (l = 0; l < OD_BTREE_MAXLEVELS_ANY; l++) {
-		free(w->buf[l]);
-		w->buf[l] = NULL;
-	}
+	memset(bw, 0, sizeof(*bw));
+	bw->fs = w->fs;
+	bw->type = w->type;
+	bw->agno = w->agno;
+	bw->owner = w->owner;
+	bw->what = w->what;
+	bw->rec = rec;
+	bw->block = block;
+	bw->visit = visit;
+	bw->priv = w;
+	w->nrecs = 0;
+	w->have_last = false;
+	memset(w->have_prev, 0, sizeof(w->have_prev));
 }
 
 int check_bt_ag(struct check_bt *w, uint32_t root, uint32_t levels,
 		struct err *e)
 {
-	struct od_btkey lo, hi;
+	struct btwalk bw;
 	int ret;
 
 	if (levels == 0 || levels > OD_BTREE_MAXLEVELS_ANY)
 		return err_set(e, -EFSCORRUPTED, "%s: %u levels", w->what,
 			       levels);
-	ret = walk(w, root, levels - 1, true, &lo, &hi, e);
-	walk_done(w, ret);
+	setup(w, &bw);
+	ret = btwalk_from_block(&bw, root, levels - 1, e);
+	w->nblocks = bw.nblocks;
+	if (!ret)
+		check_chain_ends(w);
 	return ret;
 }
 
 int check_bt_bmbt(struct check_bt *w, const uint8_t *fork, uint32_t forklen,
 		  struct err *e)
 {
+	uint64_t ptrs[OD_BMDR_MAXPTRS];
 	struct od_bmdr root;
+	struct btwalk bw;
 	const char *field;
 	enum od_err oe;
 	uint32_t i;
-	int ret = 0;
+	int ret;
 
 	oe = od_bmdr_decode(fork, forklen, &root, &field);
 	if (oe)
 		return err_od(e, oe, field, w->what);
-	for (i = 0; i < root.numrecs && !ret; i++) {
-		uint64_t key = od_bmdr_key(fork, i);
-		struct od_btkey lo, hi;
-
-		ret = walk(w, od_bmdr_ptr(fork, &root, i), root.level - 1u,
-			   true, &lo, &hi, e);
-		if (!ret && lo.a != key)
-			check_problem(w->log, "%s: root key %u is %llu, but "
-				      "its child starts at %llu", w->what, i,
-				      (unsigned long long)key,
-				      (unsigned long long)lo.a);
-	}
-	walk_done(w, ret);
+	if (root.numrecs > OD_BMDR_MAXPTRS)
+		return err_set(e, -EFSCORRUPTED, "%s: root too large", w->what);
+	for (i = 0; i < root.numrecs; i++)
+		ptrs[i] = od_bmdr_ptr(fork, &root, i);
+	setup(w, &bw);
+	bw.root_keys = od_bmdr_keys(fork);
+	ret = btwalk_from_ptrs(&bw, ptrs, root.numrecs, root.level - 1u, e);
+	w->nblocks = bw.nblocks;
+	if (!ret)
+		check_chain_ends(w);
 	return ret;
 }

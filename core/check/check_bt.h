@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The checker's btree walker: stricter than btwalk (which the read path
- * uses and which accepts whatever the kernel can read).  On top of what
- * btwalk verifies per block (magic, CRC, uuid, blkno, owner, level,
- * record order) it checks what a tree rebuilt by a rewriter can get
- * wrong while staying readable:
+ * The checker's btree walk: the generic walker (core/fs/btwalk.c, which
+ * the read path uses and which accepts whatever the kernel can read:
+ * magic, CRC, uuid, blkno, owner, level, record order) with hooks that
+ * add what a tree rebuilt by a rewriter can get wrong while staying
+ * readable, as xfs_scrub layers its checks on the kernel's btree cursor:
  *   - sibling pointers: each level is one left-to-right chain, NULL at
  *     both ends (the kernel stops iterating at a NULL right sibling);
  *   - every node key equals the first key of its child, and for the
@@ -12,7 +12,8 @@
  *     below it (what xfs_scrub requires);
  *   - every non-root block holds at least half of what it can
  *     (xfs_repair's "bad btree nrecs").  As in xfs_repair the blocks
- *     right below an in-inode bmbt root are exempt.
+ *     right below an in-inode bmbt root are exempt;
+ *   - every block's LSN is noted for the log head comparison.
  * Structural damage stops the walk (an error with a message); the soft
  * problems above go to the log and the walk goes on.
  */
@@ -28,6 +29,7 @@ struct check_bt {
 	uint64_t owner;		/* v5 owner field expected in every block */
 	const char *what;	/* "ag 3 cntbt", "inode 131 data fork bmbt" */
 	struct check_log *log;	/* soft problems */
+	struct check_lsn *lsn;	/* where block LSNs are noted; may be NULL */
 	/* each leaf record in key order; nonzero stops the walk */
 	int (*rec)(void *priv, const uint8_t *rec, struct err *e);
 	/* each block visited (packed fsbno, level); may be NULL */
@@ -39,7 +41,6 @@ struct check_bt {
 	/* private */
 	struct od_btkey last;
 	bool have_last;
-	uint8_t *buf[OD_BTREE_MAXLEVELS_ANY];
 	bool have_prev[OD_BTREE_MAXLEVELS_ANY];
 	uint64_t prev_ptr[OD_BTREE_MAXLEVELS_ANY];
 	uint64_t prev_right[OD_BTREE_MAXLEVELS_ANY];

@@ -48,34 +48,28 @@ static void check_agf(struct check_ctx *c, struct check_ag *ca)
 				longest = ca->ag->freesp[i].len;
 		}
 		if (agf->freeblks != free)
-			check_problem(&ca->log, "agf %u: freeblks %u, but the "
-				      "bnobt holds %llu free blocks", ca->agno,
+			check_problem(&ca->log, AGF_FREEBLKS, ca->agno,
 				      agf->freeblks, (unsigned long long)free);
 		if (agf->longest != longest)
-			check_problem(&ca->log, "agf %u: longest %u, but the "
-				      "longest free extent is %llu blocks",
+			check_problem(&ca->log, AGF_LONGEST,
 				      ca->agno, agf->longest,
 				      (unsigned long long)longest);
 	}
 	if (od_sb_has_lazysbcount(&c->fs->sb) && space_trees_ok(g, ca)) {
 		bt = counted_btreeblks(g, ca);
 		if (agf->btreeblks != bt)
-			check_problem(&ca->log, "agf %u: btreeblks %u, but the "
-				      "free space%s btrees have %llu blocks "
-				      "besides their roots", ca->agno,
+			check_problem(&ca->log, AGF_BTREEBLKS, ca->agno,
 				      agf->btreeblks,
 				      g->rmapbt ? " and rmap" : "",
 				      (unsigned long long)bt);
 	}
 	if (g->rmapbt && ca->tree_ok[CT_RMAP] &&
 	    agf->rmap_blocks != ca->tree_blocks[CT_RMAP])
-		check_problem(&ca->log, "agf %u: rmap_blocks %u, but the "
-			      "rmapbt has %u blocks", ca->agno,
+		check_problem(&ca->log, AGF_RMAPBLOCKS, ca->agno,
 			      agf->rmap_blocks, ca->tree_blocks[CT_RMAP]);
 	if (g->reflink && ca->tree_ok[CT_REFC] &&
 	    agf->refcount_blocks != ca->tree_blocks[CT_REFC])
-		check_problem(&ca->log, "agf %u: refcount_blocks %u, but the "
-			      "refcountbt has %u blocks", ca->agno,
+		check_problem(&ca->log, AGF_REFCBLOCKS, ca->agno,
 			      agf->refcount_blocks, ca->tree_blocks[CT_REFC]);
 }
 
@@ -100,12 +94,10 @@ static void check_agi(struct check_ctx *c, struct check_ag *ca)
 			freecount += ca->ag->chunk[i].freecount;
 		}
 		if (agi->count != count)
-			check_problem(&ca->log, "agi %u: count %u, but the "
-				      "inobt holds %llu inodes", ca->agno,
+			check_problem(&ca->log, AGI_COUNT, ca->agno,
 				      agi->count, (unsigned long long)count);
 		if (agi->freecount != freecount)
-			check_problem(&ca->log, "agi %u: freecount %u, but the "
-				      "inobt holds %llu free inodes", ca->agno,
+			check_problem(&ca->log, AGI_FREECOUNT, ca->agno,
 				      agi->freecount,
 				      (unsigned long long)freecount);
 	}
@@ -113,34 +105,27 @@ static void check_agi(struct check_ctx *c, struct check_ag *ca)
 		for (i = 0; i < ca->nfino; i++)
 			ffree += ca->fino[i].freecount;
 		if (agi->freecount != ffree)
-			check_problem(&ca->log, "agi %u: freecount %u, but the "
-				      "finobt holds %llu free inodes", ca->agno,
+			check_problem(&ca->log, AGI_FINO_FREECOUNT, ca->agno,
 				      agi->freecount,
 				      (unsigned long long)ffree);
 	}
 	if (g->inobtcnt) {
 		if (ca->tree_ok[CT_INO] &&
 		    agi->iblocks != ca->tree_blocks[CT_INO])
-			check_problem(&ca->log, "agi %u: iblocks %u, but the "
-				      "inobt has %u blocks", ca->agno,
+			check_problem(&ca->log, AGI_IBLOCKS, ca->agno,
 				      agi->iblocks, ca->tree_blocks[CT_INO]);
 		if (ca->tree_ok[CT_FINO] &&
 		    agi->fblocks != ca->tree_blocks[CT_FINO])
-			check_problem(&ca->log, "agi %u: fblocks %u, but the "
-				      "finobt has %u blocks", ca->agno,
+			check_problem(&ca->log, AGI_FBLOCKS, ca->agno,
 				      agi->fblocks, ca->tree_blocks[CT_FINO]);
 	}
 	if (!agino_ok(g, ca, agi->newino))
-		check_problem(&ca->log, "agi %u: newino %u is not an inode of "
-			      "the AG", ca->agno, agi->newino);
+		check_problem(&ca->log, AGI_NEWINO, ca->agno, agi->newino);
 	if (!agino_ok(g, ca, agi->dirino))
-		check_problem(&ca->log, "agi %u: dirino %u is not an inode of "
-			      "the AG", ca->agno, agi->dirino);
+		check_problem(&ca->log, AGI_DIRINO, ca->agno, agi->dirino);
 	for (i = 0; i < OD_AGI_UNLINKED; i++)
 		if (agi->unlinked[i] != OD_NULLAGINO)
-			check_problem(&ca->log, "agi %u: unlinked inodes "
-				      "pending: bucket %zu starts at inode "
-				      "%llu (not cleanly unmounted)", ca->agno,
+			check_problem(&ca->log, AGI_UNLINKED, ca->agno,
 				      i, (unsigned long long)od_agino_ino(g,
 					ca->agno, agi->unlinked[i]));
 }
@@ -184,17 +169,13 @@ void check_sb_counters(struct check_ctx *c)
 		}
 	}
 	if (inodes_ok && sb->icount != icount)
-		check_problem(&c->glog, "sb: icount %llu, but the inobts hold "
-			      "%llu inodes", (unsigned long long)sb->icount,
+		check_problem(&c->glog, SB_ICOUNT, (unsigned long long)sb->icount,
 			      (unsigned long long)icount);
 	if (inodes_ok && sb->ifree != ifree)
-		check_problem(&c->glog, "sb: ifree %llu, but the inobts hold "
-			      "%llu free inodes", (unsigned long long)sb->ifree,
+		check_problem(&c->glog, SB_IFREE, (unsigned long long)sb->ifree,
 			      (unsigned long long)ifree);
 	if (space_ok && sb->fdblocks != fdblocks)
-		check_problem(&c->glog, "sb: fdblocks %llu, but %llu blocks "
-			      "are free (free extents, AGFL blocks and "
-			      "non-root free space%s btree blocks)",
+		check_problem(&c->glog, SB_FDBLOCKS,
 			      (unsigned long long)sb->fdblocks,
 			      (unsigned long long)fdblocks,
 			      g->rmapbt ? " and rmap" : "");
@@ -225,13 +206,11 @@ void check_ag_links(struct check_ctx *c, uint32_t agno)
 		if (ca->nlink[i] == refs)
 			continue;
 		if (refs == 0)
-			check_problem(&ca->log, "inode %llu: link count %u, "
-				      "but no directory entry names it",
+			check_problem(&ca->log, NLINK_ORPHAN,
 				      (unsigned long long)mi->ino,
 				      ca->nlink[i]);
 		else
-			check_problem(&ca->log, "inode %llu: link count %u, "
-				      "but %u directory entr%s name it%s",
+			check_problem(&ca->log, NLINK,
 				      (unsigned long long)mi->ino,
 				      ca->nlink[i], refs,
 				      refs == 1 ? "y" : "ies",

@@ -7,11 +7,10 @@
  * directory itself, ".." is a directory (the root's is the root).  Each
  * entry adds one to the link count found for the inode it names.
  */
-#include "core/check/check_int.h"
-#include "core/fs/dir.h"
-#include "ondisk/selfhdr.h"
+#include "core/check/check_dir.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct dctx {
@@ -75,93 +74,65 @@ static int entry(void *priv, const uint8_t *name, size_t namelen,
 		if (od_ino_valid(c->g, ino) &&
 		    c->m->ag[od_ino_agno(c->g, ino)].err)
 			return 0;
-		check_problem(log, "directory %llu: entry \"%.*s\" names inode "
-			      "%llu, which is not in use", dir, nl,
+		check_problem(log, DIR_ENT_FREE_INODE, dir, nl,
 			      (const char *)name, (unsigned long long)ino);
 		return 0;
 	}
 	__atomic_add_fetch(&c->cag[agp->agno].refs[mi - agp->ino], 1,
 			   __ATOMIC_RELAXED);
 	if (c->g->ftype && ftype != mode_ftype(mi->mode))
-		check_problem(log, "directory %llu: entry \"%.*s\" has file "
-			      "type %u, but inode %llu has mode 0%o", dir, nl,
+		check_problem(log, DIR_ENT_FTYPE, dir, nl,
 			      (const char *)name, ftype,
 			      (unsigned long long)ino, mi->mode);
 	if (dot && ino != d->dir)
-		check_problem(log, "directory %llu: \".\" names inode %llu",
+		check_problem(log, DIR_DOT,
 			      dir, (unsigned long long)ino);
 	if (dotdot && !od_mode_isdir(mi->mode))
-		check_problem(log, "directory %llu: \"..\" names inode %llu, "
-			      "which is not a directory", dir,
+		check_problem(log, DIR_DOTDOT_NOTDIR, dir,
 			      (unsigned long long)ino);
 	if (dotdot && d->dir == c->fs->sb.rootino && ino != d->dir)
-		check_problem(log, "directory %llu (the root): \"..\" names "
-			      "inode %llu", dir, (unsigned long long)ino);
+		check_problem(log, DIR_ROOT_DOTDOT, dir, (unsigned long long)ino);
 	if (!dot && !dotdot && ino == c->fs->sb.rootino)
-		check_problem(log, "directory %llu: entry \"%.*s\" names the "
-			      "root directory", dir, nl, (const char *)name);
+		check_problem(log, DIR_ENT_ROOT, dir, nl, (const char *)name);
 	return 0;
 }
 
-/* Hash index (leaf, node) and free-index blocks: their headers. */
-static int check_index(struct dir *d, struct err *e)
+/*
+ * The blocks and names of a directory that read well (check_dir.h):
+ * what the kernel's verifiers and xfs_repair hold against them.
+ */
+static void check_deep(struct check_ctx *c, struct check_ag *ca,
+		       struct dir *d)
 {
-	const struct od_geo *g = &d->fs->geo;
-	uint64_t leafblk = OD_DIR2_LEAF_OFFSET >> g->blocklog;
-	uint64_t freeblk = OD_DIR2_FREE_OFFSET >> g->blocklog;
-	char what[96];
-	size_t i;
-	int ret;
+	struct dirck k;
 
-	for (i = 0; i < d->map.n; i++) {
-		const struct od_irec *r = &d->map.v[i];
-		uint64_t off = r->startoff, end = r->startoff + r->blockcount;
-
-		off = (off + g->dirblkfsbs - 1) &
-		      ~(uint64_t)(g->dirblkfsbs - 1);
-		if (off < leafblk)
-			off = leafblk;
-		for (; off < end; off += g->dirblkfsbs) {
-			const char *field;
-			enum od_err oe;
-			uint64_t blkno, owner;
-
-			snprintf(what, sizeof(what), "directory %llu block "
-				 "%llu", (unsigned long long)d->ip.di.ino,
-				 (unsigned long long)off);
-			ret = dir_read_block(d, off, d->buf, e);
-			if (ret)
-				return ret;
-			if (off < freeblk) {
-				struct od_da_blkinfo bi;
-				uint16_t m1 = g->v5 ? OD_DIR3_LEAF1_MAGIC :
-					      OD_DIR2_LEAF1_MAGIC;
-				uint16_t mn = g->v5 ? OD_DIR3_LEAFN_MAGIC :
-					      OD_DIR2_LEAFN_MAGIC;
-
-				oe = od_da_blkinfo(d->buf, g->dirblksize, g,
-						   &bi, &field);
-				if (!oe && bi.magic != m1 && bi.magic != mn &&
-				    !od_da_is_node(g, bi.magic))
-					oe = OD_EMAGIC;
-				blkno = bi.blkno;
-				owner = bi.owner;
-			} else {
-				struct od_dir_free_hdr fh;
-
-				oe = od_dir_free_hdr(d->buf, g->dirblksize, g,
-						     &fh, &field);
-				blkno = fh.blkno;
-				owner = fh.owner;
-			}
-			if (oe)
-				return err_od(e, oe, field, what);
-			ret = dir_check_self(d, off, blkno, owner, e);
-			if (ret)
-				return ret;
-		}
+	memset(&k, 0, sizeof(k));
+	k.c = c;
+	k.ca = ca;
+	k.d = d;
+	k.g = c->g;
+	k.ino = (unsigned long long)d->ip.di.ino;
+	k.ci = od_sb_has_asciici(&c->fs->sb);
+	if (d->fmt == DIR_SHORTFORM) {
+		dirck_shortform(&k);
+		dirck_names(&k, false);
+		goto out;
 	}
-	return 0;
+	k.buf = malloc(c->g->dirblksize);
+	if (!k.buf) {
+		check_fatal(c, -ENOMEM);
+		goto out;
+	}
+	if (dirck_data(&k) == 0) {
+		dirck_index(&k);
+		dirck_names(&k, true);
+	}
+out:
+	free(k.buf);
+	free(k.ent);
+	free(k.names);
+	free(k.best);
+	free(k.lv);
 }
 
 void check_dir(struct check_ctx *c, struct check_ag *ca,
@@ -176,8 +147,8 @@ void check_dir(struct check_ctx *c, struct check_ag *ca,
 	if (ret)
 		goto bad;
 	ret = dir_iterate(&d, entry, &dc, e);
-	if (!ret && d.fmt != DIR_SHORTFORM)
-		ret = check_index(&d, e);
+	if (!ret)
+		check_deep(c, ca, &d);
 	dir_close(&d);
 	if (!ret)
 		return;
@@ -186,6 +157,6 @@ bad:
 		check_fatal(c, ret);
 		return;
 	}
-	check_problem(&ca->log, "%s", e->msg);
+	check_problem(&ca->log, DIR_DAMAGED, e->msg);
 	__atomic_store_n(&c->links_unknown, true, __ATOMIC_RELAXED);
 }

@@ -10,12 +10,14 @@
  * and have mode 0.
  */
 #include "core/check/check_bt.h"
+#include "core/check/check_dir.h"
 #include "core/base/sort.h"
 #include "core/base/bigmem.h"
 #include "core/model/inorun.h"
 #include "core/fs/fork.h"
 #include "core/fs/symlink.h"
 #include "ondisk/da.h"
+#include "ondisk/inode.h"
 #include "ondisk/selfhdr.h"
 
 #include <stdio.h>
@@ -23,7 +25,6 @@
 #include <string.h>
 
 #define RUN_BUF		(1u << 20)	/* one sequential read, at most */
-#define ATTR_READ	16u		/* attr blocks read at once, at most */
 
 struct ipass {
 	struct check_ctx *c;
@@ -31,7 +32,6 @@ struct ipass {
 	const struct od_geo *g;
 	struct err e;
 	uint8_t *buf;		/* RUN_BUF: inode runs */
-	uint8_t *abuf;		/* ATTR_READ blocks */
 	struct inode *ip;
 	size_t cur;		/* cursor in ag->ino */
 	size_t idx;		/* m_ag.ino index of the inode being checked */
@@ -109,9 +109,7 @@ static int check_bmbt_fork(struct ipass *p, int whichfork)
 	int ret;
 
 	if (nrecs <= len / OD_BMBT_REC_LEN)
-		check_problem(&p->ca->log, "inode %llu: %s fork is in btree "
-			      "format but its %llu extents fit in the inode "
-			      "(extent count too low for btree format)",
+		check_problem(&p->ca->log, BMBT_FITS,
 			      (unsigned long long)di->ino,
 			      fork_name(whichfork), (unsigned long long)nrecs);
 	memset(&w, 0, sizeof(w));
@@ -122,6 +120,7 @@ static int check_bmbt_fork(struct ipass *p, int whichfork)
 	w.owner = di->ino;
 	w.what = what;
 	w.log = &p->ca->log;
+	w.lsn = &p->ca->lsn;
 	w.block = bmbt_block;
 	w.priv = p;
 	p->bmbt_flags = whichfork == FORK_ATTR ? CHECK_SPAN_ATTRFORK : 0;
@@ -133,138 +132,17 @@ static int check_bmbt_fork(struct ipass *p, int whichfork)
 		return ret;
 	}
 	if (ret) {
-		check_problem(&p->ca->log, "%s", p->e.msg);
+		check_problem(&p->ca->log, BMBT_DAMAGED, p->e.msg);
 		p->ca->nbmbt = p->bmbt_first;
 		return ret;
 	}
 	if (w.nrecs != nrecs)
-		check_problem(&p->ca->log, "inode %llu: %s fork bmbt holds "
-			      "%llu records, the inode says %llu",
+		check_problem(&p->ca->log, BMBT_NRECS,
 			      (unsigned long long)di->ino, fork_name(whichfork),
 			      (unsigned long long)w.nrecs,
 			      (unsigned long long)nrecs);
 	merge_bmbt(p);
 	return 0;
-}
-
-/* One attribute fork block (v5): a dabtree block or a remote value. */
-static void check_attr_block(struct ipass *p, const uint8_t *buf,
-			     uint64_t fsb, uint64_t off)
-{
-	const struct od_geo *g = p->g;
-	uint64_t ino = p->ip->di.ino, daddr = od_fsb_daddr(g, fsb);
-	const char *field;
-	enum od_err oe;
-
-	if (od_attr_rmt_has_magic(buf, g->blocksize)) {
-		struct od_attr_rmt_hdr h;
-
-		oe = od_attr_rmt_hdr(buf, g->blocksize, g, &h, &field);
-		if (oe)
-			check_problem(&p->ca->log, "inode %llu attr fork block "
-				      "%llu (remote value): bad %s",
-				      (unsigned long long)ino,
-				      (unsigned long long)off,
-				      oe == OD_ECRC ? "crc" : field);
-		else if (h.owner != ino || h.blkno != daddr)
-			check_problem(&p->ca->log, "inode %llu attr fork block "
-				      "%llu (remote value): owner %llu, blkno "
-				      "0x%llx, expected %llu, 0x%llx",
-				      (unsigned long long)ino,
-				      (unsigned long long)off,
-				      (unsigned long long)h.owner,
-				      (unsigned long long)h.blkno,
-				      (unsigned long long)ino,
-				      (unsigned long long)daddr);
-	} else {
-		struct od_da_blkinfo bi;
-
-		oe = od_da_blkinfo(buf, g->blocksize, g, &bi, &field);
-		if (!oe && bi.magic != OD_ATTR3_LEAF_MAGIC &&
-		    bi.magic != OD_DA3_NODE_MAGIC)
-			oe = OD_EMAGIC;
-		if (oe)
-			check_problem(&p->ca->log, "inode %llu attr fork block "
-				      "%llu: %s", (unsigned long long)ino,
-				      (unsigned long long)off,
-				      oe == OD_EMAGIC ? "bad magic number" :
-				      oe == OD_ECRC ? "bad crc" : field);
-		else if (bi.owner != ino || bi.blkno != daddr)
-			check_problem(&p->ca->log, "inode %llu attr fork block "
-				      "%llu: owner %llu, blkno 0x%llx, "
-				      "expected %llu, 0x%llx",
-				      (unsigned long long)ino,
-				      (unsigned long long)off,
-				      (unsigned long long)bi.owner,
-				      (unsigned long long)bi.blkno,
-				      (unsigned long long)ino,
-				      (unsigned long long)daddr);
-	}
-}
-
-/*
- * Attribute fork blocks.  v5: every block is self-describing.  v4: only
- * the dabtree root (offset 0) is recognisable (remote values have no
- * header).
- */
-static void check_attr(struct ipass *p, const struct m_ino *mi)
-{
-	const struct od_geo *g = p->g;
-	const struct m_ext *x = p->ca->ag->ext + mi->ext + mi->nde;
-	uint32_t i, b, n;
-	char what[64];
-
-	snprintf(what, sizeof(what), "inode %llu attr fork",
-		 (unsigned long long)mi->ino);
-	if (!p->abuf) {
-		p->abuf = malloc((size_t)ATTR_READ << g->blocklog);
-		if (!p->abuf) {
-			check_fatal(p->c, -ENOMEM);
-			return;
-		}
-	}
-	for (i = 0; i < mi->nae; i++) {
-		struct od_irec r;
-
-		m_ext_get(&x[i], &r);
-		for (b = 0; b < r.blockcount; b += n) {
-			uint32_t k;
-
-			n = r.blockcount - b < ATTR_READ ? r.blockcount - b :
-			    ATTR_READ;
-			if (!g->v5 && r.startoff + b != 0)
-				break;
-			err_clear(&p->e);
-			if (fs_read_fsb(p->c->fs, r.startblock + b, n, p->abuf,
-					&p->e, what)) {
-				check_problem(&p->ca->log, "%s", p->e.msg);
-				return;
-			}
-			for (k = 0; k < n; k++) {
-				const uint8_t *blk = p->abuf +
-					((size_t)k << g->blocklog);
-				struct od_da_blkinfo bi;
-				const char *field;
-
-				if (g->v5) {
-					check_attr_block(p, blk,
-							 r.startblock + b + k,
-							 r.startoff + b + k);
-					continue;
-				}
-				if (od_da_blkinfo(blk, g->blocksize, g, &bi,
-						  &field) ||
-				    (bi.magic != OD_ATTR_LEAF_MAGIC &&
-				     bi.magic != OD_DA_NODE_MAGIC))
-					check_problem(&p->ca->log, "inode %llu "
-						      "attr fork block 0: bad "
-						      "magic number",
-						      (unsigned long long)
-						      mi->ino);
-				break;
-			}
-		}
-	}
 }
 
 /*
@@ -275,7 +153,7 @@ static bool simple_inode(const struct m_ino *mi)
 {
 	return !od_mode_isdir(mi->mode) && !od_mode_islnk(mi->mode) &&
 	       m_dfmt(mi) != OD_FMT_BTREE && m_afmt(mi) != OD_FMT_BTREE &&
-	       mi->nae == 0;
+	       mi->nae == 0 && (!mi->forkoff || m_afmt(mi) != OD_FMT_LOCAL);
 }
 
 /* di_nblocks: every block the forks map, plus the bmbt blocks. */
@@ -283,7 +161,10 @@ static void check_nblocks(struct ipass *p, const struct m_ino *mi,
 			  uint64_t nblocks, uint64_t bmbt_blocks)
 {
 	const struct m_ext *x = p->ca->ag->ext + mi->ext;
+	/* xfs_repair: no block past what a byte offset (loff_t) reaches */
+	uint64_t maxoff = (uint64_t)INT64_MAX >> p->g->blocklog;
 	uint64_t blocks = bmbt_blocks;
+	bool reported = false;
 	uint32_t i;
 
 	for (i = 0; i < mi->nde + mi->nae; i++) {
@@ -291,13 +172,48 @@ static void check_nblocks(struct ipass *p, const struct m_ino *mi,
 
 		m_ext_get(&x[i], &r);
 		blocks += r.blockcount;
+		if (r.startoff + r.blockcount - 1 <= maxoff || reported)
+			continue;
+		reported = true;
+		check_problem(&p->ca->log, EXTENT_BAD,
+			      (unsigned long long)mi->ino,
+			      i < mi->nde ? "data" : "attr",
+			      i < mi->nde ? i : i - mi->nde,
+			      (unsigned long long)r.startoff,
+			      (unsigned long long)r.startblock,
+			      (unsigned long long)r.blockcount,
+			      "ends past the largest file offset");
 	}
 	if (nblocks != blocks)
-		check_problem(&p->ca->log, "inode %llu: nblocks %llu, but its "
-			      "forks map %llu blocks (extents and bmbt blocks)",
+		check_problem(&p->ca->log, NBLOCKS,
 			      (unsigned long long)mi->ino,
 			      (unsigned long long)nblocks,
 			      (unsigned long long)blocks);
+}
+
+/* Unwritten extents belong in regular files' data forks only. */
+static void check_unwritten(struct ipass *p, const struct m_ino *mi)
+{
+	const struct m_ext *x = p->ca->ag->ext + mi->ext;
+	uint32_t i;
+
+	for (i = 0; i < mi->nde + mi->nae; i++) {
+		struct od_irec r;
+		bool attr = i >= mi->nde;
+
+		m_ext_get(&x[i], &r);
+		if (!r.unwritten || (!attr && od_mode_isreg(mi->mode)))
+			continue;
+		check_problem(&p->ca->log, EXTENT_BAD,
+			      (unsigned long long)mi->ino, attr ? "attr" :
+			      "data", attr ? i - mi->nde : i,
+			      (unsigned long long)r.startoff,
+			      (unsigned long long)r.startblock,
+			      (unsigned long long)r.blockcount,
+			      attr ? "unwritten in an attr fork" :
+			      "unwritten in a file that is not regular");
+		return;
+	}
 }
 
 static void check_inode(struct ipass *p, const struct m_ino *mi)
@@ -307,6 +223,7 @@ static void check_inode(struct ipass *p, const struct m_ino *mi)
 	char target[OD_SYMLINK_MAXLEN + 1];
 
 	p->bmbt_blocks = 0;
+	check_unwritten(p, mi);
 	if (di->format == OD_FMT_BTREE && check_bmbt_fork(p, FORK_DATA))
 		counted = false;
 	if (di->forkoff && di->aformat == OD_FMT_BTREE &&
@@ -319,11 +236,9 @@ static void check_inode(struct ipass *p, const struct m_ino *mi)
 	} else if (od_mode_islnk(di->mode)) {
 		err_clear(&p->e);
 		if (symlink_read(p->c->fs, p->ip, target, &p->e))
-			check_problem(&p->ca->log, "%s", p->e.msg);
+			check_problem(&p->ca->log, SYMLINK_DAMAGED, p->e.msg);
 	}
-	if (mi->nae && (m_afmt(mi) == OD_FMT_EXTENTS ||
-			m_afmt(mi) == OD_FMT_BTREE))
-		check_attr(p, mi);
+	check_attr_fork(p->c, p->ca, p->ip, mi);
 }
 
 /* An inode the inobt says is free: it must decode and have mode 0. */
@@ -332,11 +247,12 @@ static void check_free_inode(struct ipass *p, uint64_t ino,
 {
 	err_clear(&p->e);
 	if (inode_decode(p->c->fs, ino, raw, p->ip, &p->e))
-		check_problem(&p->ca->log, "free %s", p->e.msg);
+		check_problem(&p->ca->log, INODE_FREE_DAMAGED, p->e.msg);
 	else if (p->ip->di.mode != 0)
-		check_problem(&p->ca->log, "inode %llu is in use on disk (mode "
-			      "0%o) but free in the inobt",
+		check_problem(&p->ca->log, INODE_FREE_INUSE,
 			      (unsigned long long)ino, p->ip->di.mode);
+	else
+		check_dinode(p->c, p->ca, &p->ip->di, false);
 }
 
 static void one_inode(struct ipass *p, const struct od_inobt_rec *r,
@@ -365,18 +281,23 @@ static void one_inode(struct ipass *p, const struct od_inobt_rec *r,
 		return;
 	}
 	if (simple_inode(mi)) {
-		/* the scan verified this inode: two fields are enough */
-		ca->nlink[p->cur] = od_inode_nlink_raw(raw);
-		check_nblocks(p, mi, od_inode_nblocks_raw(raw), 0);
+		/* the scan verified this inode: the core's rules remain */
+		struct od_inode di;
+
+		od_inode_core(raw, p->g, ino, &di);
+		ca->nlink[p->cur] = di.nlink;
+		check_nblocks(p, mi, di.nblocks, 0);
+		check_dinode(p->c, ca, &di, true);
 		return;
 	}
 	err_clear(&p->e);
 	if (inode_decode(p->c->fs, ino, raw, p->ip, &p->e)) {
-		check_problem(&ca->log, "%s", p->e.msg);
+		check_problem(&ca->log, INODE_DAMAGED, p->e.msg);
 		ca->skip_nlink[p->cur] = true;
 		return;
 	}
 	ca->nlink[p->cur] = p->ip->di.nlink;
+	check_dinode(p->c, ca, &p->ip->di, true);
 	check_inode(p, mi);
 }
 
@@ -431,6 +352,5 @@ void check_ag_inodes(struct check_ctx *c, uint32_t agno)
 	read_chunks(&p);
 out:
 	free(p.buf);
-	free(p.abuf);
 	free(p.ip);
 }

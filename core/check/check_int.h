@@ -34,14 +34,37 @@
 #define CHECK_LOG_KEEP	2000
 
 struct check_log {
-	char *buf;		/* kept messages, each NUL-terminated */
+	char *buf;		/* kept messages: a 2-byte code, the text, NUL */
 	size_t len, cap;
 	uint64_t count;		/* problems found, kept or not */
 };
 
-void check_problem(struct check_log *l, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+/*
+ * Log problem CODE (problems.h) with its message's arguments; the
+ * format is the code's PRF_ macro, so the compiler checks the call.
+ */
+#define check_problem(l, code, ...) \
+	check_log_add((l), PR_##code, PRF_##code, __VA_ARGS__)
+void check_log_add(struct check_log *l, enum check_code code,
+		   const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void check_log_free(struct check_log *l);
+/* Every message kept in l, in order, then l's count added to res. */
+void check_log_deliver(const struct check_log *l, check_report_fn fn,
+		       void *priv, struct check_result *res);
+
+/*
+ * The newest metadata LSN seen, and where.  v5 blocks carry the LSN of
+ * their last write; none may be at or past the log head (xfs_repair's
+ * "metadata LSN is ahead of log"), or log recovery would skip them.
+ */
+struct check_lsn {
+	uint64_t lsn;
+	char what[96];
+};
+
+/* Note lsn; what is formatted only when lsn is the newest so far. */
+void check_note_lsn(struct check_lsn *m, uint64_t lsn, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* ---- the block ownership map ---- */
 
@@ -165,6 +188,8 @@ struct check_ag {
 	/* spans phase */
 	struct check_spans spans;	/* every claim on this AG's blocks */
 	uint64_t claimed;		/* blocks some span covers */
+
+	struct check_lsn lsn;		/* the newest LSN met in this AG */
 };
 
 struct check_ctx {
@@ -177,6 +202,7 @@ struct check_ctx {
 	bool incomplete;	/* the scan could not read everything */
 	bool links_unknown;	/* a directory could not be read fully */
 	int fatal;		/* -ENOMEM and the like: give up */
+	struct check_lsn lsn;	/* the newest LSN of the global phases */
 };
 
 /* Record a fatal error (first one wins); the phases stop early. */
@@ -191,6 +217,10 @@ void check_ag_rmap(struct check_ctx *c, uint32_t agno);
 void check_ag_counters(struct check_ctx *c, uint32_t agno);
 void check_ag_links(struct check_ctx *c, uint32_t agno);
 void check_sb_counters(struct check_ctx *c);
+/* Every superblock copy (check_sb.c), before the AG phases. */
+void check_superblocks(struct check_ctx *c);
+/* The newest LSN of all against the log head (at the end). */
+void check_lsn_verdict(struct check_ctx *c);
 
 /* The inode (and its AG) owning extent record idx of AG src; NULL if none. */
 const struct m_ino *check_ext_owner(const struct check_ctx *c, uint32_t src,
@@ -205,6 +235,12 @@ int check_ag_refcounts(struct check_ctx *c, struct check_ag *ca);
 void check_span_str(const struct check_ctx *c, const struct check_ag *ca,
 		    const struct check_span *s, uint32_t b, char *buf,
 		    size_t len);
+
+/* One inode core against the verifier's and xfs_repair's rules
+ * (check_dinode.c); inuse: the inobt says it is allocated. */
+struct od_inode;
+void check_dinode(struct check_ctx *c, struct check_ag *ca,
+		  const struct od_inode *di, bool inuse);
 
 /* Directory verification (check_dirs.c). */
 struct inode;

@@ -8,19 +8,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-void check_problem(struct check_log *l, const char *fmt, ...)
+void check_log_add(struct check_log *l, enum check_code code,
+		   const char *fmt, ...)
 {
-	char msg[512];
+	char msg[514];
 	size_t n;
 	va_list ap;
 
 	l->count++;
 	if (l->count > CHECK_LOG_KEEP)
 		return;
+	msg[0] = (char)((unsigned)code >> 8);
+	msg[1] = (char)((unsigned)code & 0xff);
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	vsnprintf(msg + 2, sizeof(msg) - 2, fmt, ap);
 	va_end(ap);
-	n = strlen(msg) + 1;
+	n = 2 + strlen(msg + 2) + 1;
 	if (l->len + n > l->cap) {
 		size_t cap = l->cap ? l->cap * 2 : 4096;
 		char *b;
@@ -35,6 +38,61 @@ void check_problem(struct check_log *l, const char *fmt, ...)
 	}
 	memcpy(l->buf + l->len, msg, n);
 	l->len += n;
+}
+
+void check_log_deliver(const struct check_log *l, check_report_fn fn,
+		       void *priv, struct check_result *res)
+{
+	size_t off = 0;
+
+	while (off + 2 < l->len) {
+		const uint8_t *p = (const uint8_t *)l->buf + off;
+		enum check_code code = (enum check_code)(p[0] << 8 | p[1]);
+		const struct check_problem_info *pi = check_problem_lookup(code);
+		struct check_msg m;
+
+		m.code = code;
+		m.name = pi ? pi->name : "unknown";
+		m.structure = pi ? pi->structure : "unknown";
+		m.text = (const char *)p + 2;
+		fn(priv, &m);
+		off += 2 + strlen(m.text) + 1;
+	}
+	res->problems += l->count;
+}
+
+void check_note_lsn(struct check_lsn *m, uint64_t lsn, const char *fmt, ...)
+{
+	va_list ap;
+
+	/* NULLCOMMITLSN (all ones) stands for "no LSN" */
+	if (lsn == UINT64_MAX || lsn <= m->lsn)
+		return;
+	m->lsn = lsn;
+	va_start(ap, fmt);
+	vsnprintf(m->what, sizeof(m->what), fmt, ap);
+	va_end(ap);
+}
+
+void check_lsn_verdict(struct check_ctx *c)
+{
+	const struct fs *fs = c->fs;
+	const struct check_lsn *max = &c->lsn;
+	uint32_t a, cyc, blk;
+
+	if (!c->g->v5 || !fs->log_head_known)
+		return;
+	for (a = 0; a < c->m->agcount; a++)
+		if (c->cag[a].lsn.lsn > max->lsn)
+			max = &c->cag[a].lsn;
+	cyc = (uint32_t)(max->lsn >> 32);
+	blk = (uint32_t)max->lsn;
+	/* xfs_repair: safe only when strictly behind the head */
+	if (max->lsn && (cyc > fs->log_head_cycle ||
+			 (cyc == fs->log_head_cycle &&
+			  blk >= fs->log_head_block)))
+		check_problem(&c->glog, SB_LSN, max->what, cyc, blk,
+			      fs->log_head_cycle, fs->log_head_block);
 }
 
 void check_log_free(struct check_log *l)

@@ -78,19 +78,15 @@ static void flush_mismatch(struct refcmp *rc)
 	rc->have = false;
 	check_range_str(rc->ms, rc->me, r, sizeof(r));
 	if (rc->md == 0)
-		check_problem(&ca->log, "ag %u: %s %s mapped %u times by file "
-			      "forks, but the refcount btree has no record for "
-			      "them", ca->agno, r,
+		check_problem(&ca->log, REFC_NORECORD, ca->agno, r,
 			      rc->me - rc->ms == 1 ? "is" : "are", rc->mk);
 	else if (rc->mk <= 1)
-		check_problem(&ca->log, "ag %u: %s %s refcount %u in the "
-			      "refcount btree, but %s mapped %s", ca->agno, r,
+		check_problem(&ca->log, REFC_UNSHARED, ca->agno, r,
 			      rc->me - rc->ms == 1 ? "has" : "have", rc->md,
 			      rc->me - rc->ms == 1 ? "is" : "are",
 			      rc->mk ? "once" : "by no file");
 	else
-		check_problem(&ca->log, "ag %u: %s %s mapped %u times by file "
-			      "forks, but the refcount btree says %u", ca->agno,
+		check_problem(&ca->log, REFC_WRONG, ca->agno,
 			      r, rc->me - rc->ms == 1 ? "is" : "are", rc->mk,
 			      rc->md);
 }
@@ -147,9 +143,7 @@ static void check_flags(struct refcmp *rc, const struct heap *h, uint32_t s,
 							 sp->idx);
 
 		if (mi && !(mi->flags & MI_REFLINK))
-			check_problem(&ca->log, "inode %llu shares ag %u "
-				      "blocks %u-%u with other files but has "
-				      "no reflink flag",
+			check_problem(&ca->log, REFLINK_FLAG,
 				      (unsigned long long)mi->ino, ca->agno, s,
 				      e - 1);
 	}

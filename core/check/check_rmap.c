@@ -174,7 +174,7 @@ static void report(struct check_ag *ca, const char *what,
 	char own[96];
 
 	check_rmap_owner_str(r, own, sizeof(own));
-	check_problem(&ca->log, "ag %u: %s blocks %u-%u, %s", ca->agno, what,
+	check_problem(&ca->log, RMAP_MISMATCH, ca->agno, what,
 		      r->start, r->start + r->len - 1, own);
 }
 
@@ -203,9 +203,7 @@ void check_ag_rmap(struct check_ctx *c, uint32_t agno)
 			char own[96];
 
 			check_rmap_owner_str(x, own, sizeof(own));
-			check_problem(&ca->log, "ag %u: rmapbt record for "
-				      "blocks %u-%u (%s%s) should cover blocks "
-				      "%u-%u",
+			check_problem(&ca->log, RMAP_SHORT,
 				      ca->agno, y->start,
 				      y->start + y->len - 1, own,
 				      (x->offset ^ y->offset) &

@@ -93,14 +93,13 @@ static void report_conflict(struct check_ctx *c, struct check_ag *ca,
 	}
 	if (fr && check_kind_is_file(check_span_kind(other))) {
 		check_span_str(c, ca, other, s, y, sizeof(y));
-		check_problem(&ca->log, "ag %u: %s %s free in the bnobt "
-			      "(extent %u+%u) and mapped by %s", ca->agno, r,
+		check_problem(&ca->log, SPACE_FREE_MAPPED, ca->agno, r,
 			      e - s == 1 ? "is" : "are", fr->start, fr->len, y);
 		return;
 	}
 	check_span_str(c, ca, a, s, x, sizeof(x));
 	check_span_str(c, ca, b, s, y, sizeof(y));
-	check_problem(&ca->log, "ag %u: %s %s claimed twice: by %s and by %s",
+	check_problem(&ca->log, SPACE_TWICE,
 		      ca->agno, r, e - s == 1 ? "is" : "are", x, y);
 }
 
@@ -109,8 +108,7 @@ static void report_gap(struct check_ag *ca, uint32_t s, uint32_t e)
 	char r[48];
 
 	check_range_str(s, e, r, sizeof(r));
-	check_problem(&ca->log, "ag %u: %s (%u) %s not accounted for: neither "
-		      "free nor in use (lost)", ca->agno, r, e - s,
+	check_problem(&ca->log, SPACE_LOST, ca->agno, r, e - s,
 		      e - s == 1 ? "is" : "are");
 }
 
@@ -131,8 +129,7 @@ static void sweep(struct check_ctx *c, struct check_ag *ca, bool gaps)
 			char x[128];
 
 			check_span_str(c, ca, s, s->start, x, sizeof(x));
-			check_problem(&ca->log, "ag %u: blocks %u-%llu (%s) "
-				      "run past the end of the AG", ca->agno,
+			check_problem(&ca->log, SPACE_PAST_END, ca->agno,
 				      s->start, (unsigned long long)end - 1, x);
 			end = ca->blocks;
 			if (s->start >= end)

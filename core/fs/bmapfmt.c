@@ -80,6 +80,24 @@ static void fmt_plain(struct lbuf *l, const struct getbmap_row *v, size_t n,
 	}
 }
 
+int bmapfmt_check(const struct fs *fs, struct err *e)
+{
+	const struct od_sb *sb = &fs->sb;
+	const char *why = NULL;
+
+	if (sb->unit && !sb->width)
+		why = "a stripe unit needs a stripe width";
+	else if (!sb->unit && sb->width)
+		why = "a stripe width needs a stripe unit";
+	else if (sb->unit && sb->width % sb->unit)
+		why = "the width is not a multiple of the unit";
+	if (!why)
+		return 0;
+	return err_set(e, -EFSCORRUPTED, "superblock 0: stripe unit %u and "
+		       "width %u blocks: bad stripe geometry (%s)", sb->unit,
+		       sb->width, why);
+}
+
 static void fmt_verbose(struct lbuf *l, const struct fs *fs,
 			const struct inode *ip, const struct getbmap_row *v,
 			size_t n, const struct bmapfmt_opts *o)
@@ -97,6 +115,9 @@ static void fmt_verbose(struct lbuf *l, const struct fs *fs,
 		bbperag = (int64_t)fs->sb.agblocks * fs->sb.blocksize / 512;
 		sunit = (int64_t)fs->sb.unit * fs->sb.blocksize / 512;
 		swidth = (int64_t)fs->sb.width * fs->sb.blocksize / 512;
+		/* a unit without a width cannot flag anything (nor divide) */
+		if (!sunit || !swidth)
+			sunit = swidth = 0;
 	}
 	flg = (int)(sunit | o->pflag);
 	/* first pass: column widths */

@@ -20,7 +20,15 @@ struct bmapfmt_opts {
 /* Receives each output line, without its newline. */
 typedef void (*bmapfmt_line_fn)(void *priv, const char *line);
 
-/* The lines after "NAME:" for rows v[0..n) of inode ip. */
+/*
+ * The stripe geometry the FLAGS column needs (xfs_validate_stripe_geometry:
+ * a unit and a width, or neither, the width a multiple of the unit): 0,
+ * or -EFSCORRUPTED with a message naming the superblock's fields.
+ */
+int bmapfmt_check(const struct fs *fs, struct err *e);
+
+/* The lines after "NAME:" for rows v[0..n) of inode ip.  Bad stripe
+ * geometry (see bmapfmt_check) leaves the stripe flags out. */
 void bmapfmt(const struct fs *fs, const struct inode *ip,
 	     const struct getbmap_row *v, size_t n,
 	     const struct bmapfmt_opts *o, bmapfmt_line_fn fn, void *priv);

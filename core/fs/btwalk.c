@@ -5,8 +5,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+struct parent {
+	const uint8_t *key;	/* NULL: none (a root) */
+	uint64_t ptr;
+	uint32_t idx;
+	bool top;		/* the child hangs from an in-inode root */
+};
+
 static int walk_block(struct btwalk *w, uint64_t ptr, unsigned level,
-		      bool is_root, struct err *e);
+		      bool is_root, const struct parent *par, struct err *e);
 
 static uint64_t ptr_to_fsb(struct btwalk *w, uint64_t ptr)
 {
@@ -60,7 +67,7 @@ static int walk_leaf(struct btwalk *w, const uint8_t *buf,
 }
 
 static int walk_block(struct btwalk *w, uint64_t ptr, unsigned level,
-		      bool is_root, struct err *e)
+		      bool is_root, const struct parent *par, struct err *e)
 {
 	const struct od_bt_ops *ops = od_bt_ops(w->type);
 	struct fs *fs = w->fs;
@@ -109,6 +116,24 @@ static int walk_block(struct btwalk *w, uint64_t ptr, unsigned level,
 	/* only a root may be empty; refusing the rest bounds the walk */
 	if (hdr.numrecs == 0 && !is_root)
 		return err_set(e, -EFSCORRUPTED, "%s: empty block", what);
+	if (w->visit) {
+		struct btwalk_block b;
+
+		b.ptr = ptr;
+		b.fsb = fsb;
+		b.level = level;
+		b.root = is_root;
+		b.top = is_root || par->top;
+		b.hdr = &hdr;
+		b.buf = buf;
+		b.pkey = par->key;
+		b.pptr = par->ptr;
+		b.pidx = par->idx;
+		b.what = what;
+		ret = w->visit(w->priv, &b, e);
+		if (ret)
+			return ret;
+	}
 	if (w->block) {
 		ret = w->block(w->priv, fsb, level, e);
 		if (ret)
@@ -129,7 +154,14 @@ static int walk_block(struct btwalk *w, uint64_t ptr, unsigned level,
 					       0, e);
 			w->nblocks++;
 		} else {
-			ret = walk_block(w, child, level - 1, false, e);
+			struct parent cp;
+
+			cp.key = w->buf[level] + od_bt_key_off(ops, hdr.hdr_len,
+							       i);
+			cp.ptr = ptr;
+			cp.idx = i;
+			cp.top = false;
+			ret = walk_block(w, child, level - 1, false, &cp, e);
 		}
 		if (ret)
 			return ret;
@@ -150,7 +182,8 @@ static void walk_free(struct btwalk *w)
 int btwalk_from_block(struct btwalk *w, uint64_t root, unsigned level,
 		      struct err *e)
 {
-	int ret = walk_block(w, root, level, true, e);
+	static const struct parent none = { NULL, UINT64_MAX, 0, false };
+	int ret = walk_block(w, root, level, true, &none, e);
 
 	walk_free(w);
 	return ret;
@@ -162,8 +195,16 @@ int btwalk_from_ptrs(struct btwalk *w, const uint64_t *ptrs, uint32_t n,
 	uint32_t i;
 	int ret = 0;
 
-	for (i = 0; i < n && !ret; i++)
-		ret = walk_block(w, ptrs[i], child_level, false, e);
+	for (i = 0; i < n && !ret; i++) {
+		struct parent p;
+
+		p.key = w->root_keys ? w->root_keys +
+			(size_t)i * od_bt_ops(w->type)->key_len : NULL;
+		p.ptr = UINT64_MAX;
+		p.idx = i;
+		p.top = true;
+		ret = walk_block(w, ptrs[i], child_level, false, &p, e);
+	}
 	walk_free(w);
 	return ret;
 }

@@ -10,6 +10,29 @@
 #include "core/fs/fs.h"
 #include "ondisk/btree.h"
 
+/*
+ * What a visit hook sees of each block (after it was read and passed the
+ * checks above, before its records or children are walked): the hooks
+ * are how a stricter walker (the checker's, core/check/check_bt.c) layers
+ * its checks on this one, as xfs_scrub layers on the btree cursor.
+ */
+struct btwalk_block {
+	uint64_t ptr;		/* as the parent stores it (agbno or fsbno) */
+	uint64_t fsb;		/* packed fsbno */
+	unsigned level;
+	bool root;		/* the tree's root block */
+	bool top;		/* a root, or a child of an in-inode root */
+	const struct od_btblock *hdr;
+	const uint8_t *buf;	/* the whole block */
+	/* the parent's key for this block (raw, NULL for a root block) and
+	 * where it is: the parent's pointer (UINT64_MAX: the inode root)
+	 * and slot */
+	const uint8_t *pkey;
+	uint64_t pptr;
+	uint32_t pidx;
+	const char *what;	/* "ag 3 cntbt block 0x12 (daddr 0x90)" */
+};
+
 struct btwalk {
 	struct fs *fs;
 	enum od_bt_type type;
@@ -24,6 +47,12 @@ struct btwalk {
 	void *priv;
 	/* only note leaf addresses (block callback), do not read leaves */
 	bool skip_leaves;
+	/* optional: each block, before its records or children; nonzero
+	 * stops the walk */
+	int (*visit)(void *priv, const struct btwalk_block *b, struct err *e);
+	/* btwalk_from_ptrs: the in-inode root's keys, parallel to its
+	 * pointers (raw, ops->key_len apart), for visit's pkey; may be NULL */
+	const uint8_t *root_keys;
 	/* private */
 	struct od_btkey last;
 	bool have_last;

@@ -25,6 +25,10 @@ struct dir {
 	uint64_t last_daddr;		/* where the last block read starts */
 	uint8_t *buf;			/* one directory block */
 	uint8_t *buf2;			/* a second one (leaf + data) */
+	/* set by dir_lookup when the hash index missed a name that a
+	 * linear scan found: the index is damaged (warn names it) */
+	bool index_damaged;
+	char index_warn[320];
 };
 
 int dir_open(struct fs *fs, uint64_t ino, struct dir *d, struct err *e);
@@ -35,7 +39,10 @@ void dir_close(struct dir *d);
 
 /*
  * Find name; 0 and *ino on success, -ENOENT when absent (no message), or
- * another error with a message naming the damaged block.
+ * another error with a message naming the damaged block.  When the hash
+ * index does not lead to the name, the data blocks are scanned: a name
+ * found that way is returned with d->index_damaged set and
+ * d->index_warn saying which index is damaged.
  */
 int dir_lookup(struct dir *d, const uint8_t *name, size_t namelen,
 	       uint64_t *ino, struct err *e);

@@ -369,6 +369,74 @@ static int lookup_node(struct lookup *l, struct err *e)
 		       (unsigned long long)d->ip.di.ino);
 }
 
+struct scan {
+	struct lookup *l;
+	bool found;
+};
+
+static int scan_entry(void *priv, const uint8_t *name, size_t namelen,
+		      uint64_t ino, uint8_t ftype, struct err *e)
+{
+	struct scan *s = priv;
+
+	(void)ftype;
+	(void)e;
+	if (!name_eq(s->l, name, namelen))
+		return 0;
+	s->l->ino = ino;
+	s->found = true;
+	return 1;	/* stop */
+}
+
+/* Shown in warnings: the name, control characters as '?'. */
+static void safe_name(const uint8_t *name, size_t len, char *buf, size_t n)
+{
+	size_t i;
+
+	if (len > n - 1)
+		len = n - 1;
+	for (i = 0; i < len; i++)
+		buf[i] = name[i] < 0x20 || name[i] == 0x7f ? '?' :
+			 (char)name[i];
+	buf[len] = '\0';
+}
+
+/*
+ * The hash index did not lead to the name (ret -ENOENT): look through
+ * every data block.  Found: 0, with the index reported damaged.
+ */
+static int lookup_scan(struct lookup *l, int ret, struct err *e)
+{
+	struct dir *d = l->d;
+	struct scan s = { l, false };
+	struct err se = { 0 };
+	char name[64];
+	int sret;
+
+	/* an unreadable index block is an error, as it is to the kernel */
+	if (d->fmt == DIR_SHORTFORM || ret != -ENOENT)
+		return ret;
+	sret = dir_iterate(d, scan_entry, &s, &se);
+	if (!s.found) {
+		/* a data block the index never led to may be damaged too */
+		if (sret < 0) {
+			*e = se;
+			return sret;
+		}
+		return ret;
+	}
+	safe_name(l->name, l->namelen, name, sizeof(name));
+	d->index_damaged = true;
+	snprintf(d->index_warn, sizeof(d->index_warn), "directory %llu: its "
+		 "%s hash index (from block %llu) does not lead to \"%s\", "
+		 "found by a linear scan (the index is damaged)",
+		 (unsigned long long)d->ip.di.ino, dir_format_name(d->fmt),
+		 d->fmt == DIR_BLOCK ? 0ull :
+		 (unsigned long long)(OD_DIR2_LEAF_OFFSET >>
+				      d->fs->geo.blocklog), name);
+	return 0;
+}
+
 int dir_lookup(struct dir *d, const uint8_t *name, size_t namelen,
 	       uint64_t *ino, struct err *e)
 {
@@ -397,6 +465,8 @@ int dir_lookup(struct dir *d, const uint8_t *name, size_t namelen,
 		ret = lookup_node(&l, e);
 		break;
 	}
+	if (ret)
+		ret = lookup_scan(&l, ret, e);
 	if (ret == 0)
 		*ino = l.ino;
 	return ret;

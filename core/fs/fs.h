@@ -37,6 +37,10 @@ struct fs {
 	char mountpoint[256];
 	enum fs_log_state log_state;
 	char log_detail[160];
+	/* the log head, where the next record would be written: metadata
+	 * LSNs must be below it (log_head_known: a record was found) */
+	bool log_head_known;
+	uint32_t log_head_cycle, log_head_block;
 };
 
 int fs_open(const char *path, unsigned flags, struct fs **out, struct err *e);

@@ -108,6 +108,10 @@ int log_check(struct fs *fs, struct err *e)
 		set_state(fs, FS_LOG_UNKNOWN, "no log record header found");
 		return 0;
 	}
+	/* where the next record goes (xlog_find_tail: l_curr_cycle/block) */
+	fs->log_head_known = true;
+	fs->log_head_block = head;
+	fs->log_head_cycle = h.cycle + (blk >= head ? 1 : 0);
 	end = (uint32_t)(((uint64_t)blk + h.hblks + (h.len + 511) / 512) %
 			 lc.nbb);
 	if (end != head) {

@@ -38,6 +38,11 @@ static int step(struct walk *w, uint64_t dir, const char *name, size_t len,
 	if (w->st) {
 		w->st->dirblocks_read += d.dirblocks_read;
 		w->st->lookups++;
+		if (!ret && d.index_damaged) {
+			w->st->index_damaged++;
+			snprintf(w->st->warning, sizeof(w->st->warning), "%s",
+				 d.index_warn);
+		}
 	}
 	dir_close(&d);
 	return ret;

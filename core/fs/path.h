@@ -11,6 +11,10 @@
 struct path_stats {
 	uint64_t dirblocks_read;	/* directory blocks read by lookups */
 	unsigned lookups;
+	/* lookups that found their name only by a linear scan, past a
+	 * damaged hash index; the last one's warning (dir.h) */
+	unsigned index_damaged;
+	char warning[320];
 };
 
 /*

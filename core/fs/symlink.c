@@ -67,16 +67,20 @@ int symlink_read(struct fs *fs, const struct inode *ip,
 				ret = err_od(e, oe, field, bwhat);
 				goto out;
 			}
+			/* xfs_symlink_hdr_ok: each block holds exactly its
+			 * share of the target, no more, no less */
+			avail = len - OD_SYMLINK_HDR_LEN;
+			if (avail > size - done)
+				avail = (size_t)(size - done);
 			if (h.owner != ip->di.ino ||
 			    h.blkno != od_fsb_daddr(g, r->startblock) ||
-			    h.offset != done) {
+			    h.offset != done || h.bytes != avail) {
 				ret = err_set(e, -EFSCORRUPTED, "%s: remote "
 					      "block header does not match",
 					      bwhat);
 				goto out;
 			}
 			data = buf + OD_SYMLINK_HDR_LEN;
-			avail = h.bytes;
 		} else {
 			data = buf;
 			avail = len;

@@ -152,9 +152,10 @@ static int scan(struct fs *fs, struct model **m)
 	return 0;
 }
 
-static void print_problem(void *priv, const char *msg)
+static void print_problem(void *priv, const struct check_msg *m)
 {
-	fprintf(stderr, "  %s: check: %s\n", (const char *)priv, msg);
+	fprintf(stderr, "  %s: check: %s [%s]\n", (const char *)priv, m->text,
+		m->name);
 }
 
 static uint64_t problems(struct fs *fs)
