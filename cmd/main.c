@@ -16,7 +16,7 @@ static const struct cmd commands[] = {
 	  "bmap [-a] [-l] [-p] [-v[v]] [-n N] IMAGE PATH... | -i INO...",
 	  "list a file's extents exactly as xfs_bmap does" },
 	{ "report", cmd_report,
-	  "report [--json] [-a AGNO] [--top N] [-j THREADS] IMAGE",
+	  "report [--json] [-a AGNO] [--top N] [-j THREADS] [--order walk|name|inode] IMAGE",
 	  "fragmentation, free space, inode-to-data distance, locality" },
 	{ "check", cmd_check, "check [-j THREADS] [-n MAXPRINT] IMAGE",
 	  "verify every structure and that every block is accounted for" },
@@ -29,9 +29,9 @@ static const struct cmd commands[] = {
 	  NULL },
 	{ "tui", cmd_tui, "tui [--no-color] [--path PATH] IMAGE",
 	  "browse directories, extents and AG block maps (ncurses)" },
-	{ "plan", cmd_plan, "plan [--json] IMAGE",
+	{ "plan", cmd_plan, "plan [--json] [--order walk|name|inode] IMAGE",
 	  "what a relocation run would move, and the figures after it" },
-	{ "run", cmd_run, "run [--undo FILE] IMAGE",
+	{ "run", cmd_run, "run [--undo FILE] [--order walk|name|inode] IMAGE",
 	  "relocate in place: contiguous files packed front to back" },
 };
 

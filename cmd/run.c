@@ -7,6 +7,7 @@
  * before and after.  A failed verification restores from the journal.
  */
 #include "cmd/cmd.h"
+#include "cmd/rbfmt.h"
 #include "core/check/check.h"
 #include "core/relocate/exec.h"
 #include "core/relocate/plan.h"
@@ -82,7 +83,8 @@ static int measure(struct fs *fs, struct model **m, struct report *r,
 }
 
 static void print_figures(const struct report *b, const struct report *a,
-			  const struct model *mb, const struct model *ma)
+			  const struct rb_fig *rb, const struct rb_fig *ra,
+			  enum walk_order o)
 {
 	uint32_t g;
 
@@ -103,6 +105,7 @@ static void print_figures(const struct report *b, const struct report *a,
 	printf("%-34s %14llu %14llu\n", "inode-to-data distance, p90",
 	       (unsigned long long)b->dist_first.p90,
 	       (unsigned long long)a->dist_first.p90);
+	rbfmt_rows(rb, ra, o);
 	for (g = 0; g < b->nag && g < a->nag; g++)
 		printf("AG %-3u longest free extent %7s %13.1f%% %13.1f%%\n", g,
 		       "(share)",
@@ -110,8 +113,6 @@ static void print_figures(const struct report *b, const struct report *a,
 		       (double)b->ag[g].free_blocks : 0.0,
 		       a->ag[g].free_blocks ? (double)a->ag[g].longest * 100.0 /
 		       (double)a->ag[g].free_blocks : 0.0);
-	(void)mb;
-	(void)ma;
 }
 
 int cmd_run(int argc, char **argv)
@@ -119,12 +120,15 @@ int cmd_run(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "undo", required_argument, NULL, 'u' },
 		{ "fault-after", required_argument, NULL, 'F' },
+		{ "order", required_argument, NULL, 'O' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct exec_opts xo = { 0 };
 	struct exec_stats st;
 	struct scan_opts so = { 0 };
+	struct plan_opts po = { 0 };
+	struct rb_fig rb_after;
 	struct check_result cr;
 	struct report before = { 0 }, after = { 0 };
 	struct model *m = NULL, *m2 = NULL;
@@ -145,6 +149,10 @@ int cmd_run(int argc, char **argv)
 		case 'F':
 			fault = strtol(optarg, &end, 10);
 			if (*end || fault < 0)
+				return cmd_usage("run");
+			break;
+		case 'O':
+			if (walk_order_parse(optarg, &po.order))
 				return cmd_usage("run");
 			break;
 		case 'h':
@@ -194,7 +202,7 @@ int cmd_run(int argc, char **argv)
 	}
 	so.dirs = true;
 	if (scan_fs(fs, &so, &m, &e) ||
-	    report_build(m, -1, 0, &before, &e) || plan_build(m, &p, &e)) {
+	    report_build(m, -1, 0, &before, &e) || plan_build(m, &po, &p, &e)) {
 		status = cmd_fail(&e);
 		goto out;
 	}
@@ -226,7 +234,8 @@ int cmd_run(int argc, char **argv)
 	/* verify the result with a fresh look at the disk */
 	if (fs_open(image, 0, &fs2, &e) ||
 	    check_fs(fs2, 0, print_problem, NULL, &cr, &e) ||
-	    measure(fs2, &m2, &after, &e)) {
+	    measure(fs2, &m2, &after, &e) ||
+	    rbfmt_measure(m2, po.order, &rb_after, &e)) {
 		status = cmd_fail(&e);
 		cr.problems = cr.problems ? cr.problems : 1;
 	}
@@ -255,7 +264,7 @@ int cmd_run(int argc, char **argv)
 	       (double)st.journal_bytes / 1048576.0, undo_path);
 	printf("%llu image writes; verified: consistent (own checker)\n\n",
 	       (unsigned long long)st.writes);
-	print_figures(&before, &after, m, m2);
+	print_figures(&before, &after, &p.rb_now, &rb_after, po.order);
 out:
 	report_free(&before);
 	report_free(&after);

@@ -1,0 +1,127 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Read-back after aging: how much reading the whole tree back costs on an
+# aged image, after `run`, after xfs_fsr, and on a fresh copy of the same
+# tree (tar onto a new mkfs of the same geometry), per geometry:
+#   - the read-back model's figures (report --json "readback": jumps, far
+#     jumps, modelled 7200 rpm seconds, SSD requests), and the modelled
+#     time as a multiple of the fresh copy's;
+#   - a cold read, `find . -type f | xargs cat` through a read-only loop
+#     device with direct I/O (no host page cache), caches dropped and the
+#     filesystem mounted afresh before each of 3 reads: the median.
+# The aging is bench/readback_age.py (churn rounds of small files in deep
+# trees).  Needs root, 2 loop devices, xfsprogs (xfs_fsr), python3, tar.
+# Usage: bench/readback.sh [WORKDIR] [NAME...]
+#   NAME from GEOMETRIES below; SIZE, SEED, ROUNDS, FILL, READS override.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+bin=$here/../xfsdefrag
+work=${1:-/tmp/xfsdefrag-bench-readback}
+shift || true
+SIZE=${SIZE:-768m} SEED=${SEED:-7} ROUNDS=${ROUNDS:-8} FILL=${FILL:-0.55}
+READS=${READS:-3}
+GEOMETRIES=(
+	"bs4k-ag4|-b size=4096 -d agcount=4"
+	"bs1k-ag16-rmap|-b size=1024 -d agcount=16 -m rmapbt=1"
+	"bs4k-ag16-rmap|-b size=4096 -d agcount=16 -m rmapbt=1"
+)
+want=("$@")
+mkdir -p "$work"
+m1=$work/mnt1 m2=$work/mnt2
+mkdir -p "$m1" "$m2"
+loops=()
+cleanup() {
+	mountpoint -q "$m1" && umount "$m1"
+	mountpoint -q "$m2" && umount "$m2"
+	local d
+	for d in "${loops[@]}"; do losetup -d "$d" 2>/dev/null || true; done
+	return 0
+}
+trap cleanup EXIT
+
+age() {	# IMAGE OPTS
+	rm -f "$1"
+	truncate -s "$SIZE" "$1"
+	# shellcheck disable=SC2086
+	mkfs.xfs -q -f $2 "$1"
+	mount -o loop "$1" "$m1"
+	python3 "$here/readback_age.py" "$m1" "$SEED" "$ROUNDS" "$FILL"
+	umount "$m1"
+}
+
+fresh_copy() {	# AGED FRESH OPTS
+	rm -f "$2"
+	truncate -s "$SIZE" "$2"
+	# shellcheck disable=SC2086
+	mkfs.xfs -q -f $3 "$2"
+	mount -o loop,ro,nouuid "$1" "$m1"
+	mount -o loop "$2" "$m2"
+	(cd "$m1" && tar -cf - .) | (cd "$m2" && tar -xpf -)
+	umount "$m2"
+	umount "$m1"
+}
+
+fig() {	# IMAGE -> "jumps far hdd_s ssd"
+	"$bin" report --json "$1" 2>/dev/null | python3 -c '
+import json, sys
+r = json.load(sys.stdin)["readback"]
+print(r["jumps"], r["far_jumps"], "%.3f" % (r["hdd_ms"] / 1e3), r["ssd_requests"])'
+}
+
+cold() {	# IMAGE -> median seconds of READS cold reads
+	local dev t i ts=()
+	dev=$(losetup -r --direct-io=on -f --show "$1")
+	loops+=("$dev")
+	for ((i = 0; i < READS; i++)); do
+		sync
+		echo 3 > /proc/sys/vm/drop_caches
+		mount -o ro,nouuid "$dev" "$m1"
+		t=$( { /usr/bin/time -f %e sh -c \
+			"cd '$m1' && find . -type f -print0 | xargs -0 -r cat > /dev/null"; } 2>&1 )
+		umount "$m1"
+		ts+=("$t")
+	done
+	losetup -d "$dev"
+	loops=("${loops[@]/$dev}")
+	printf '%s\n' "${ts[@]}" | sort -n | sed -n "$(( (READS + 1) / 2 ))p"
+}
+
+printf '%-16s %-6s %9s %8s %10s %9s %7s %9s %7s\n' geometry image jumps far \
+	"model-s" ssd-req "x-fresh" "cold-s" "x-fresh"
+for g in "${GEOMETRIES[@]}"; do
+	name=${g%%|*} opts=${g#*|}
+	if [ ${#want[@]} -gt 0 ] && [[ " ${want[*]} " != *" $name "* ]]; then
+		continue
+	fi
+	d=$work/$name
+	mkdir -p "$d"
+	if [ ! -f "$d/aged.img" ]; then
+		age "$d/aged.img.tmp" "$opts" > "$d/age.out"
+		mv "$d/aged.img.tmp" "$d/aged.img"
+	fi
+	[ -f "$d/fresh.img" ] || fresh_copy "$d/aged.img" "$d/fresh.img" "$opts"
+	cp --sparse=always "$d/aged.img" "$d/run.img"
+	rm -f "$d/run.undo"
+	"$bin" run --undo "$d/run.undo" "$d/run.img" > "$d/run.out" 2>&1 ||
+		{ echo "$name: run failed: $(head -n 3 "$d/run.out")"; continue; }
+	xfs_repair -n "$d/run.img" > "$d/repair.out" 2>&1 ||
+		echo "$name: xfs_repair -n REJECTS run's result"
+	if [ ! -f "$d/fsr.img" ]; then
+		cp --sparse=always "$d/aged.img" "$d/fsr.img.tmp"
+		mount -o loop "$d/fsr.img.tmp" "$m1"
+		xfs_fsr "$m1" > /dev/null 2>&1 || true
+		umount "$m1"
+		mv "$d/fsr.img.tmp" "$d/fsr.img"
+	fi
+	read -r fj ff fh fs <<< "$(fig "$d/fresh.img")"
+	fc=$(cold "$d/fresh.img")
+	for img in aged run fsr fresh; do
+		read -r j f h s <<< "$(fig "$d/$img.img")"
+		if [ "$img" = fresh ]; then c=$fc; else c=$(cold "$d/$img.img"); fi
+		printf '%-16s %-6s %9s %8s %10s %9s %7s %9s %7s\n' "$name" "$img" \
+			"$j" "$f" "$h" "$s" \
+			"$(python3 -c "print('%.2f' % ($h / $fh))")" "$c" \
+			"$(python3 -c "print('%.2f' % ($c / $fc if $fc else 0))")"
+	done
+	echo "$name: $(cat "$d/age.out"); run: $(sed -n 's/^moved \([0-9.]* MiB\).* in \([0-9.]* s\).*/moved \1 in \2/p' "$d/run.out")"
+done
