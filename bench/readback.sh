@@ -12,18 +12,20 @@
 # The aging is bench/readback_age.py (churn rounds of small files in deep
 # trees).  Needs root, 2 loop devices, xfsprogs (xfs_fsr), python3, tar.
 # Usage: bench/readback.sh [WORKDIR] [NAME...]
-#   NAME from GEOMETRIES below; SIZE, SEED, ROUNDS, FILL, READS override.
+#   NAME from GEOMETRIES below (name|image size|mkfs options); SEED,
+#   ROUNDS, FILL, READS override the workload and the number of reads.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 bin=$here/../xfsdefrag
 work=${1:-/tmp/xfsdefrag-bench-readback}
 shift || true
-SIZE=${SIZE:-768m} SEED=${SEED:-7} ROUNDS=${ROUNDS:-8} FILL=${FILL:-0.55}
+SEED=${SEED:-7} ROUNDS=${ROUNDS:-8} FILL=${FILL:-0.55}
 READS=${READS:-3}
+# (16 AGs of 1 KiB blocks need AGs larger than the 64 MiB minimum log)
 GEOMETRIES=(
-	"bs4k-ag4|-b size=4096 -d agcount=4"
-	"bs1k-ag16-rmap|-b size=1024 -d agcount=16 -m rmapbt=1"
-	"bs4k-ag16-rmap|-b size=4096 -d agcount=16 -m rmapbt=1"
+	"bs4k-ag4|768m|-b size=4096 -d agcount=4"
+	"bs1k-ag16-rmap|1200m|-b size=1024 -d agcount=16 -m rmapbt=1"
+	"bs4k-ag16-rmap|1200m|-b size=4096 -d agcount=16 -m rmapbt=1"
 )
 want=("$@")
 mkdir -p "$work"
@@ -89,7 +91,7 @@ cold() {	# IMAGE -> median seconds of READS cold reads
 printf '%-16s %-6s %9s %8s %10s %9s %7s %9s %7s\n' geometry image jumps far \
 	"model-s" ssd-req "x-fresh" "cold-s" "x-fresh"
 for g in "${GEOMETRIES[@]}"; do
-	name=${g%%|*} opts=${g#*|}
+	IFS='|' read -r name SIZE opts <<< "$g"
 	if [ ${#want[@]} -gt 0 ] && [[ " ${want[*]} " != *" $name "* ]]; then
 		continue
 	fi
