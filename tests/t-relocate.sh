@@ -290,11 +290,12 @@ sys.exit(not any(a["data_blocks"] > 0 for a in d["ags"][1:]))' 2>/dev/null; then
 	fi
 }
 
-# The other orders on one fixture: by name (the walk sorted by name must
-# read front to back) and by inode (the chunk-near layout); both leave a
-# filesystem xfs_repair accepts with the same contents.
+# The other orders on the aged fixture, whose readdir order is not its
+# name order: by name (the walk sorted by name must read front to back)
+# and by inode (the chunk-near layout); both leave a filesystem
+# xfs_repair accepts with the same contents.
 orders() {
-	local fx=$here/fixtures/${ORDER_FIXTURE:-dirs} orig=$T_TMP/o.orig w=$T_TMP/o.w o
+	local fx=$here/fixtures/${ORDER_FIXTURE:-aged} orig=$T_TMP/o.orig w=$T_TMP/o.w o
 	[ -f "$fx/image.zst" ] || return
 	t_unpack "$fx" "$orig" || { t_fail "orders: cannot unpack"; return; }
 	manifest "$orig" "$T_TMP/man.o" || { t_fail "orders: cannot mount"; return; }
