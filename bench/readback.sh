@@ -8,7 +8,8 @@
 #     time as a multiple of the fresh copy's;
 #   - a cold read, `find . -type f | xargs cat` through a read-only loop
 #     device with direct I/O (no host page cache), caches dropped and the
-#     filesystem mounted afresh before each of 3 reads: the median.
+#     filesystem mounted afresh before each read: the median of 3, taken
+#     in rounds over the four images so a busy spell hits them alike.
 # The aging is bench/readback_age.py (churn rounds of small files in deep
 # trees).  Needs root, 2 loop devices, xfsprogs (xfs_fsr), python3, tar.
 # Usage: bench/readback.sh [WORKDIR] [NAME...]
@@ -70,22 +71,34 @@ r = json.load(sys.stdin)["readback"]
 print(r["jumps"], r["far_jumps"], "%.3f" % (r["hdd_ms"] / 1e3), r["ssd_requests"])'
 }
 
-cold() {	# IMAGE -> median seconds of READS cold reads
-	local dev t i ts=()
+cold1() {	# IMAGE -> seconds of one cold read
+	local dev t
 	dev=$(losetup -r --direct-io=on -f --show "$1")
 	loops+=("$dev")
-	for ((i = 0; i < READS; i++)); do
-		sync
-		echo 3 > /proc/sys/vm/drop_caches
-		mount -o ro,nouuid "$dev" "$m1"
-		t=$( { /usr/bin/time -f %e sh -c \
-			"cd '$m1' && find . -type f -print0 | xargs -0 -r cat > /dev/null"; } 2>&1 )
-		umount "$m1"
-		ts+=("$t")
-	done
+	sync
+	echo 3 > /proc/sys/vm/drop_caches
+	mount -o ro,nouuid "$dev" "$m1"
+	t=$( { /usr/bin/time -f %e sh -c \
+		"cd '$m1' && find . -type f -print0 | xargs -0 -r cat > /dev/null"; } 2>&1 )
+	umount "$m1"
 	losetup -d "$dev"
 	loops=("${loops[@]/$dev}")
-	printf '%s\n' "${ts[@]}" | sort -n | sed -n "$(( (READS + 1) / 2 ))p"
+	echo "$t"
+}
+
+# READS rounds over all four images (so a busy spell hits them alike),
+# then each image's median.
+cold_all() {	# DIR -> "aged run fsr fresh" medians
+	local r img
+	declare -A ts
+	for ((r = 0; r < READS; r++)); do
+		for img in aged run fsr fresh; do
+			ts[$img]+="$(cold1 "$1/$img.img") "
+		done
+	done
+	for img in aged run fsr fresh; do
+		printf '%s\n' ${ts[$img]} | sort -n | sed -n "$(( (READS + 1) / 2 ))p"
+	done | tr '\n' ' '
 }
 
 printf '%-16s %-6s %9s %8s %10s %9s %7s %9s %7s\n' geometry image jumps far \
@@ -116,10 +129,12 @@ for g in "${GEOMETRIES[@]}"; do
 		mv "$d/fsr.img.tmp" "$d/fsr.img"
 	fi
 	read -r fj ff fh fs <<< "$(fig "$d/fresh.img")"
-	fc=$(cold "$d/fresh.img")
+	declare -A cs
+	read -r cs[aged] cs[run] cs[fsr] cs[fresh] <<< "$(cold_all "$d")"
+	fc=${cs[fresh]}
 	for img in aged run fsr fresh; do
 		read -r j f h s <<< "$(fig "$d/$img.img")"
-		if [ "$img" = fresh ]; then c=$fc; else c=$(cold "$d/$img.img"); fi
+		c=${cs[$img]}
 		printf '%-16s %-6s %9s %8s %10s %9s %7s %9s %7s\n' "$name" "$img" \
 			"$j" "$f" "$h" "$s" \
 			"$(python3 -c "print('%.2f' % ($h / $fh))")" "$c" \
