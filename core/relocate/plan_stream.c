@@ -38,24 +38,31 @@ static bool is_big(const struct agplan *ap, size_t si)
 	return si + 1 == ap->nseg;
 }
 
+/*
+ * What the big window ord[k] gives the stream: what the windows after it
+ * cannot hold of what is still to come.  Fixed when the stream enters it.
+ */
+static uint64_t big_quota(const struct agplan *ap, const struct strm *st,
+			  size_t k)
+{
+	uint64_t after = 0;
+	size_t j;
+
+	if (st->quota_set)
+		return st->quota;
+	for (j = k + 1; j < st->nord; j++)
+		after += ap->seg[st->ord[j]].end - ap->seg[st->ord[j]].cur;
+	return st->rem > after ? st->rem - after : 0;
+}
+
 /* Room the stream may use in window ord[k]. */
-static uint64_t room_at(const struct agplan *ap, struct strm *st, size_t k)
+static uint64_t room_at(const struct agplan *ap, const struct strm *st,
+			size_t k)
 {
 	size_t si = st->ord[k];
 	const struct seg *sg = &ap->seg[si];
-	size_t j;
 
-	if (!is_big(ap, si))
-		return sg->end - sg->cur;
-	if (!st->quota_set) {
-		uint64_t after = 0;
-
-		for (j = k + 1; j < st->nord; j++)
-			after += ap->seg[st->ord[j]].end - ap->seg[st->ord[j]].cur;
-		st->quota = st->rem > after ? st->rem - after : 0;
-		st->quota_set = true;
-	}
-	if (st->big_used >= st->quota)
+	if (is_big(ap, si) && st->big_used >= big_quota(ap, st, k))
 		return 0;
 	return sg->end - sg->cur;
 }
@@ -173,6 +180,10 @@ static int place_fork(struct agplan *aps, const struct uref *u, size_t nu,
 		if (room >= total) {
 			size_t si = st->ord[k];
 
+			if (is_big(dst, si) && !st->quota_set) {
+				st->quota = big_quota(dst, st, k);
+				st->quota_set = true;
+			}
 			st->at = k;
 			at = dst->seg[si].cur;
 			took(dst, st, si, at, total);
