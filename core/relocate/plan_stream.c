@@ -8,9 +8,11 @@
  *   nothing to copy (so a second run moves nothing).
  * - A fork that does not fit what is left of a window goes to the next
  *   window that holds it, when the room skipped is no more than the fork
- *   itself (a forward gap the reader's drive reads through; the holes are
- *   what bmap btree and AG btree blocks fill later).  Otherwise it leaves
- *   the stream: first fit anywhere, or split over the largest windows.
+ *   or 1 MiB (a forward gap the reader's drive reads through; the holes
+ *   are what bmap btree and AG btree blocks fill later).  Otherwise it
+ *   leaves the stream: into a hole the stream left behind, the largest
+ *   window, any window, or split over the largest windows.  Past the end
+ *   of the windows, what is left goes to the largest window together.
  * - The AG's largest window keeps the free space: the stream takes from
  *   it only what the windows after it cannot hold, from its front, so the
  *   rest stays one extent.
@@ -27,9 +29,8 @@ struct strm {
 	size_t *ord;		/* ap->seg indices in block order */
 	size_t nord, at;	/* the window the stream is in */
 	uint64_t rem;		/* blocks the stream still brings here */
-	bool quota_set;
-	uint64_t quota;		/* blocks of the big window it may take */
-	uint32_t big_used;
+	bool in_big;		/* has entered the big window */
+	uint64_t big_limit;	/* and may fill it up to this block */
 	uint32_t waste_min;	/* blocks a fork may always skip */
 };
 
@@ -39,20 +40,23 @@ static bool is_big(const struct agplan *ap, size_t si)
 }
 
 /*
- * What the big window ord[k] gives the stream: what the windows after it
- * cannot hold of what is still to come.  Fixed when the stream enters it.
+ * Where the stream may fill the big window ord[k] up to: as much as the
+ * windows after it cannot hold of what is still to come.  Fixed when the
+ * stream enters it.
  */
-static uint64_t big_quota(const struct agplan *ap, const struct strm *st,
+static uint64_t big_limit(const struct agplan *ap, const struct strm *st,
 			  size_t k)
 {
-	uint64_t after = 0;
+	const struct seg *big = &ap->seg[st->ord[k]];
+	uint64_t after = 0, want;
 	size_t j;
 
-	if (st->quota_set)
-		return st->quota;
+	if (st->in_big)
+		return st->big_limit;
 	for (j = k + 1; j < st->nord; j++)
 		after += ap->seg[st->ord[j]].end - ap->seg[st->ord[j]].cur;
-	return st->rem > after ? st->rem - after : 0;
+	want = st->rem > after ? st->rem - after : 0;
+	return big->cur + want < big->end ? big->cur + want : big->end;
 }
 
 /* Room the stream may use in window ord[k]. */
@@ -61,10 +65,9 @@ static uint64_t room_at(const struct agplan *ap, const struct strm *st,
 {
 	size_t si = st->ord[k];
 	const struct seg *sg = &ap->seg[si];
+	uint64_t end = is_big(ap, si) ? big_limit(ap, st, k) : sg->end;
 
-	if (is_big(ap, si) && st->big_used >= big_quota(ap, st, k))
-		return 0;
-	return sg->end - sg->cur;
+	return end > sg->cur ? end - sg->cur : 0;
 }
 
 static int strm_init(struct strm *st, const struct agplan *ap)
@@ -142,8 +145,6 @@ static void took(struct agplan *dst, struct strm *st, size_t si,
 		 uint32_t at, uint64_t total)
 {
 	dst->seg[si].cur = at + (uint32_t)total;
-	if (is_big(dst, si))
-		st->big_used += (uint32_t)total;
 	st->rem -= total < st->rem ? total : st->rem;
 }
 
@@ -171,7 +172,7 @@ static int place_fork(struct agplan *aps, const struct uref *u, size_t nu,
 	size_t k, n;
 
 	if (stays(aps, u, nu, dst, st, &at)) {
-			took(dst, st, st->ord[st->at], at, total);
+		took(dst, st, st->ord[st->at], at, total);
 		return put(aps, u, nu, at);
 	}
 	for (k = st->at, n = 0; k < st->nord && n < LOOKAHEAD; k++, n++) {
@@ -180,9 +181,9 @@ static int place_fork(struct agplan *aps, const struct uref *u, size_t nu,
 		if (room >= total) {
 			size_t si = st->ord[k];
 
-			if (is_big(dst, si) && !st->quota_set) {
-				st->quota = big_quota(dst, st, k);
-				st->quota_set = true;
+			if (is_big(dst, si) && !st->in_big) {
+				st->big_limit = big_limit(dst, st, k);
+				st->in_big = true;
 			}
 			st->at = k;
 			at = dst->seg[si].cur;
