@@ -9,7 +9,9 @@
 #   - a cold read, `find . -type f | xargs cat` through a read-only loop
 #     device with direct I/O (no host page cache), caches dropped and the
 #     filesystem mounted afresh before each read: the median of 3, taken
-#     in rounds over the four images so a busy spell hits them alike.
+#     in rounds over the four images so a busy spell hits them alike, and
+#     the read requests the loop device completed during the read (from
+#     /sys/block/loopN/stat: what the kernel really issued).
 # The aging is bench/readback_age.py (churn rounds of small files in deep
 # trees).  Needs root, 2 loop devices, xfsprogs (xfs_fsr), python3, tar.
 # Usage: bench/readback.sh [WORKDIR] [NAME...]
@@ -71,38 +73,45 @@ r = json.load(sys.stdin)["readback"]
 print(r["jumps"], r["far_jumps"], "%.3f" % (r["hdd_ms"] / 1e3), r["ssd_requests"])'
 }
 
-cold1() {	# IMAGE -> seconds of one cold read
-	local dev t
+cold1() {	# IMAGE -> "seconds requests" of one cold read
+	local dev t r0 r1
 	dev=$(losetup -r --direct-io=on -f --show "$1")
 	loops+=("$dev")
 	sync
 	echo 3 > /proc/sys/vm/drop_caches
 	mount -o ro,nouuid "$dev" "$m1"
+	r0=$(awk '{print $1}' "/sys/block/${dev#/dev/}/stat")
 	t=$( { /usr/bin/time -f %e sh -c \
 		"cd '$m1' && find . -type f -print0 | xargs -0 -r cat > /dev/null"; } 2>&1 )
+	r1=$(awk '{print $1}' "/sys/block/${dev#/dev/}/stat")
 	umount "$m1"
 	losetup -d "$dev"
 	loops=("${loops[@]/$dev}")
-	echo "$t"
+	echo "$t $((r1 - r0))"
 }
 
 # READS rounds over all four images (so a busy spell hits them alike),
-# then each image's median.
-cold_all() {	# DIR -> "aged run fsr fresh" medians
-	local r img
-	declare -A ts
+# then each image's median time and median read requests the device saw.
+cold_all() {	# DIR -> "T(aged run fsr fresh) R(aged run fsr fresh)"
+	local r img t n
+	declare -A ts rs
 	for ((r = 0; r < READS; r++)); do
 		for img in aged run fsr fresh; do
-			ts[$img]+="$(cold1 "$1/$img.img") "
+			read -r t n <<< "$(cold1 "$1/$img.img")"
+			ts[$img]+="$t "
+			rs[$img]+="$n "
 		done
 	done
 	for img in aged run fsr fresh; do
 		printf '%s\n' ${ts[$img]} | sort -n | sed -n "$(( (READS + 1) / 2 ))p"
 	done | tr '\n' ' '
+	for img in aged run fsr fresh; do
+		printf '%s\n' ${rs[$img]} | sort -n | sed -n "$(( (READS + 1) / 2 ))p"
+	done | tr '\n' ' '
 }
 
-printf '%-16s %-6s %9s %8s %10s %9s %7s %9s %7s\n' geometry image jumps far \
-	"model-s" ssd-req "x-fresh" "cold-s" "x-fresh"
+printf '%-16s %-6s %8s %8s %9s %8s %7s %8s %7s %8s\n' geometry image jumps far \
+	"model-s" ssd-req "x-fresh" "cold-s" "x-fresh" "cold-req"
 for g in "${GEOMETRIES[@]}"; do
 	IFS='|' read -r name SIZE opts <<< "$g"
 	if [ ${#want[@]} -gt 0 ] && [[ " ${want[*]} " != *" $name "* ]]; then
@@ -129,16 +138,18 @@ for g in "${GEOMETRIES[@]}"; do
 		mv "$d/fsr.img.tmp" "$d/fsr.img"
 	fi
 	read -r fj ff fh fs <<< "$(fig "$d/fresh.img")"
-	declare -A cs
-	read -r cs[aged] cs[run] cs[fsr] cs[fresh] <<< "$(cold_all "$d")"
+	declare -A cs cr
+	read -r cs[aged] cs[run] cs[fsr] cs[fresh] cr[aged] cr[run] cr[fsr] \
+		cr[fresh] <<< "$(cold_all "$d")"
 	fc=${cs[fresh]}
 	for img in aged run fsr fresh; do
 		read -r j f h s <<< "$(fig "$d/$img.img")"
 		c=${cs[$img]}
-		printf '%-16s %-6s %9s %8s %10s %9s %7s %9s %7s\n' "$name" "$img" \
+		printf '%-16s %-6s %8s %8s %9s %8s %7s %8s %7s %8s\n' "$name" "$img" \
 			"$j" "$f" "$h" "$s" \
 			"$(python3 -c "print('%.2f' % ($h / $fh))")" "$c" \
-			"$(python3 -c "print('%.2f' % ($c / $fc if $fc else 0))")"
+			"$(python3 -c "print('%.2f' % ($c / $fc if $fc else 0))")" \
+			"${cr[$img]}"
 	done
 	echo "$name: $(cat "$d/age.out"); run: $(sed -n 's/^moved \([0-9.]* MiB\).* in \([0-9.]* s\).*/moved \1 in \2/p' "$d/run.out")"
 done
