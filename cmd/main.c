@@ -16,7 +16,7 @@ static const struct cmd commands[] = {
 	  "bmap [-a] [-l] [-p] [-v[v]] [-n N] IMAGE PATH... | -i INO...",
 	  "list a file's extents exactly as xfs_bmap does" },
 	{ "report", cmd_report,
-	  "report [--json] [--html FILE] [-a AGNO] [--top N] [-j THREADS] IMAGE",
+	  "report [--json] [--html FILE] [-a AGNO] [--top N] [-j THREADS] [--order walk|name|inode] IMAGE",
 	  "fragmentation, free space, inode-to-data distance, locality" },
 	{ "check", cmd_check, "check [--json] [-j THREADS] [-n MAXPRINT] IMAGE",
 	  "verify every structure and that every block is accounted for" },
@@ -34,9 +34,9 @@ static const struct cmd commands[] = {
 	{ "complete", cmd_complete, "complete IMAGE PREFIX", NULL },
 	{ "tui", cmd_tui, "tui [--no-color] [--path PATH] IMAGE",
 	  "browse directories, extents and AG block maps (ncurses)" },
-	{ "plan", cmd_plan, "plan [--json] [--html FILE] [--top N] IMAGE",
+	{ "plan", cmd_plan, "plan [--json] [--html FILE] [--top N] [--order walk|name|inode] IMAGE",
 	  "what a relocation run would move, and the figures after it" },
-	{ "run", cmd_run, "run [--undo FILE] IMAGE",
+	{ "run", cmd_run, "run [--undo FILE] [--order walk|name|inode] IMAGE",
 	  "relocate in place: contiguous files packed front to back" },
 };
 

@@ -7,6 +7,7 @@
 #include "cmd/cmd.h"
 #include "cmd/html.h"
 #include "cmd/json.h"
+#include "cmd/rbfmt.h"
 #include "core/model/model_paths.h"
 #include "core/relocate/plan.h"
 #include "core/relocate/refuse.h"
@@ -76,6 +77,7 @@ static void print_text(const struct pctx *c)
 	printf("%-34s %14llu %14llu\n", "inode-to-data distance, max",
 	       (unsigned long long)b->dist_first.max,
 	       (unsigned long long)p->dist_max_after);
+	rbfmt_rows(&p->rb_now, &p->rb_after, p->order);
 	printf("\n%4s %12s %12s %12s %8s %12s\n", "AG", "free-blocks",
 	       "longest-now", "longest-after", "after%", "moved-blocks");
 	for (a = 0; a < c->m->agcount; a++) {
@@ -117,6 +119,7 @@ static void print_json(const struct pctx *c)
 	json_obj_begin(&j, NULL);
 	json_u64(&j, "schema_version", 1);
 	json_str(&j, "image", c->image);
+	json_str(&j, "order", walk_order_name(p->order));
 	json_u64(&j, "moved_blocks", p->moved_blocks);
 	json_u64(&j, "copied_blocks", p->copied_blocks);
 	json_u64(&j, "moves", p->nmv);
@@ -129,6 +132,7 @@ static void print_json(const struct pctx *c)
 	json_u64(&j, "distance_median", b->dist_first.median);
 	json_u64(&j, "distance_p90", b->dist_first.p90);
 	json_u64(&j, "distance_max", b->dist_first.max);
+	rbfmt_json(&j, "readback", &p->rb_now, p->order);
 	json_obj_end(&j);
 	json_obj_begin(&j, "after");
 	json_u64(&j, "extents", p->extents_after);
@@ -140,6 +144,7 @@ static void print_json(const struct pctx *c)
 	json_u64(&j, "distance_median", p->dist_median_after);
 	json_u64(&j, "distance_p90", p->dist_p90_after);
 	json_u64(&j, "distance_max", p->dist_max_after);
+	rbfmt_json(&j, "readback", &p->rb_after, p->order);
 	json_obj_end(&j);
 	json_arr_begin(&j, "ags");
 	for (a = 0; a < c->m->agcount; a++) {
@@ -177,10 +182,12 @@ int cmd_plan(int argc, char **argv)
 		{ "json", no_argument, NULL, 'J' },
 		{ "html", required_argument, NULL, 'H' },
 		{ "top", required_argument, NULL, 'T' },
+		{ "order", required_argument, NULL, 'O' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct scan_opts so = { 0 };
+	struct plan_opts po = { 0 };
 	struct pctx c;
 	struct err e = { 0 };
 	bool json = false;
@@ -199,6 +206,10 @@ int cmd_plan(int argc, char **argv)
 		case 'T':
 			top = strtol(optarg, &end, 10);
 			if (*end || top < 0 || top > 100000)
+				return cmd_usage("plan");
+			break;
+		case 'O':
+			if (walk_order_parse(optarg, &po.order))
 				return cmd_usage("plan");
 			break;
 		case 'h':
@@ -223,7 +234,7 @@ int cmd_plan(int argc, char **argv)
 	/* the HTML lists the most fragmented files: rank them too */
 	if (report_build(c.m, -1, html ? (unsigned)top : 0, &c.before, &e) ||
 	    (html && report_paths(c.m, &c.before, &e)) ||
-	    plan_build(c.m, &c.p, &e)) {
+	    plan_build(c.m, &po, &c.p, &e)) {
 		status = cmd_fail(&e);
 		goto out;
 	}

@@ -9,6 +9,7 @@
 #include "cmd/cmd.h"
 #include "cmd/html.h"
 #include "cmd/json.h"
+#include "cmd/rbfmt.h"
 #include "core/model/frag.h"
 #include "core/model/report.h"
 #include "core/model/scan.h"
@@ -25,6 +26,8 @@ struct rctx {
 	struct fs *fs;
 	struct model *m;
 	struct report r;
+	struct rb_fig rb;
+	enum walk_order order;
 	bool tty;
 };
 
@@ -219,6 +222,8 @@ static void print_text(struct rctx *c)
 	       pctof(r->order_rising, r->order_pairs),
 	       (unsigned long long)r->order_pairs);
 
+	rbfmt_section(&c->rb, c->order);
+
 	printf("\n== Per AG\n");
 	printf("%4s %9s %9s %7s %15s %11s %11s %9s %6s %9s %6s\n", "AG",
 	       "inodes", "ifree", "chunks", "chunk-blocks", "data-blks",
@@ -379,6 +384,8 @@ static void print_json(struct rctx *c)
 	json_f2(&j, "rising_pct", pctof(r->order_rising, r->order_pairs));
 	json_obj_end(&j);
 
+	rbfmt_json(&j, "readback", &c->rb, c->order);
+
 	json_arr_begin(&j, "ags");
 	for (a = 0; a < r->nag; a++) {
 		const struct rpt_ag *g = &r->ag[a];
@@ -419,6 +426,7 @@ int cmd_report(int argc, char **argv)
 		{ "html", required_argument, NULL, 'H' },
 		{ "top", required_argument, NULL, 'T' },
 		{ "threads", required_argument, NULL, 'j' },
+		{ "order", required_argument, NULL, 'O' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -449,6 +457,10 @@ int cmd_report(int argc, char **argv)
 		case 'j':
 			threads = strtol(optarg, &end, 10);
 			if (*end || threads < 0 || threads > 1024)
+				return cmd_usage("report");
+			break;
+		case 'O':
+			if (walk_order_parse(optarg, &c.order))
 				return cmd_usage("report");
 			break;
 		case 'h':
@@ -492,6 +504,10 @@ int cmd_report(int argc, char **argv)
 		err_clear(&e);
 	}
 	if (report_build(c.m, (int)agsel, (unsigned)top, &c.r, &e)) {
+		status = cmd_fail(&e);
+		goto out;
+	}
+	if (rbfmt_measure(c.m, c.order, &c.rb, &e)) {
 		status = cmd_fail(&e);
 		goto out;
 	}

@@ -11,6 +11,7 @@
  * before the pre-check's first read to the end.
  */
 #include "cmd/cmd.h"
+#include "cmd/rbfmt.h"
 #include "core/check/check.h"
 #include "core/relocate/exec.h"
 #include "core/relocate/plan.h"
@@ -136,7 +137,8 @@ static int measure(struct fs *fs, struct model **m, struct report *r,
 }
 
 static void print_figures(const struct report *b, const struct report *a,
-			  const struct model *mb, const struct model *ma)
+			  const struct rb_fig *rb, const struct rb_fig *ra,
+			  enum walk_order o)
 {
 	uint32_t g;
 
@@ -157,6 +159,7 @@ static void print_figures(const struct report *b, const struct report *a,
 	printf("%-34s %14llu %14llu\n", "inode-to-data distance, p90",
 	       (unsigned long long)b->dist_first.p90,
 	       (unsigned long long)a->dist_first.p90);
+	rbfmt_rows(rb, ra, o);
 	for (g = 0; g < b->nag && g < a->nag; g++)
 		printf("AG %-3u longest free extent %7s %13.1f%% %13.1f%%\n", g,
 		       "(share)",
@@ -164,8 +167,6 @@ static void print_figures(const struct report *b, const struct report *a,
 		       (double)b->ag[g].free_blocks : 0.0,
 		       a->ag[g].free_blocks ? (double)a->ag[g].longest * 100.0 /
 		       (double)a->ag[g].free_blocks : 0.0);
-	(void)mb;
-	(void)ma;
 }
 
 int cmd_run(int argc, char **argv)
@@ -175,12 +176,15 @@ int cmd_run(int argc, char **argv)
 		{ "fault-after", required_argument, NULL, 'F' },
 		{ "fault-error", required_argument, NULL, 'E' },
 		{ "fault-dead", required_argument, NULL, 'D' },
+		{ "order", required_argument, NULL, 'O' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct exec_opts xo = { 0 };
 	struct exec_stats st;
 	struct scan_opts so = { 0 };
+	struct plan_opts po = { 0 };
+	struct rb_fig rb_after;
 	struct check_result cr;
 	struct report before = { 0 }, after = { 0 };
 	struct model *m = NULL, *m2 = NULL;
@@ -207,6 +211,10 @@ int cmd_run(int argc, char **argv)
 				return cmd_usage("run");
 			xo.fault_err = opt == 'F' ? 0 : -EIO;
 			xo.fault_sticky = opt == 'D';
+			break;
+		case 'O':
+			if (walk_order_parse(optarg, &po.order))
+				return cmd_usage("run");
 			break;
 		case 'h':
 			cmd_usage("run");
@@ -255,7 +263,7 @@ int cmd_run(int argc, char **argv)
 	}
 	so.dirs = true;
 	if (scan_fs(fs, &so, &m, &e) ||
-	    report_build(m, -1, 0, &before, &e) || plan_build(m, &p, &e)) {
+	    report_build(m, -1, 0, &before, &e) || plan_build(m, &po, &p, &e)) {
 		status = cmd_fail(&e);
 		goto out;
 	}
@@ -287,8 +295,9 @@ int cmd_run(int argc, char **argv)
 		err_set(&e, -ENOMEM, "out of memory");
 	} else if (fs_open_img(view, image, 0, &fs2, &e)) {
 		img_close(view);	/* fs_open_img did not take it */
-	} else if (!check_fs(fs2, 0, print_problem, NULL, &cr, &e)) {
-		measure(fs2, &m2, &after, &e);
+	} else if (!check_fs(fs2, 0, print_problem, NULL, &cr, &e) &&
+		   !measure(fs2, &m2, &after, &e)) {
+		rbfmt_measure(m2, po.order, &rb_after, &e);
 	}
 	if (e.code) {
 		status = cmd_fail(&e);
@@ -314,7 +323,7 @@ int cmd_run(int argc, char **argv)
 	       (double)st.journal_bytes / 1048576.0, undo_path);
 	printf("%llu image writes; verified: consistent (own checker)\n\n",
 	       (unsigned long long)st.writes);
-	print_figures(&before, &after, m, m2);
+	print_figures(&before, &after, &p.rb_now, &rb_after, po.order);
 out:
 	report_free(&before);
 	report_free(&after);

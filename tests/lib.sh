@@ -121,3 +121,54 @@ t_can_mount() {
 	command -v mkfs.xfs >/dev/null 2>&1 || return 1
 	return 0
 }
+
+# t_json FILE PYTHON-EXPRESSION-ON-d
+t_json() {
+	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
+}
+
+# t_walk_order IMAGE [--name]: walk the tree through a read-only mount on
+# $MNT with the kernel's readdir order (or by name) and block maps
+# (tests/walkorder.py); "reads N descents D" and the first descents
+# land in $T_TMP/walk.out.
+t_walk_order() {
+	local agbytes here
+	here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+	agbytes=$(xfs_db -r -c "sb 0" -c "print agblocks" -c "print blocksize" "$1" |
+		  awk -F' = ' '{v[NR] = $2} END {print v[1] * v[2]}')
+	mount -o loop,ro,nouuid "$1" "$MNT" || return 1
+	python3 "$here/walkorder.py" "$MNT" "$agbytes" ${2:-} > "$T_TMP/walk.out"
+	local rc=$?
+	umount "$MNT"
+	return $rc
+}
+
+# t_check_walk BIN NAME IMAGE PLAN.json [--name|--nowalk]: after a run,
+# the kernel's walk reads data front to back in each AG but for the reads
+# the plan itself predicted out of order, and the read-back figures of the
+# result are the plan's prediction.  --nowalk: only the latter (inode
+# order is not a tree walk).
+t_check_walk() {
+	local bin=$1 name=$2 img=$3 plan=$4 want got rb
+	want=$(t_json "$plan" 'd["after"]["readback"]["out_of_order"]')
+	if [ "${5:-}" != --nowalk ]; then
+		if t_walk_order "$img" ${5:-}; then
+			got=$(sed -n 's/^reads [0-9]* descents \([0-9]*\)$/\1/p' "$T_TMP/walk.out")
+		else
+			got=
+		fi
+		if [ -n "$got" ] && [ "$got" -le "$want" ]; then
+			t_ok "$name: the walk reads data in disk order per AG ($(head -n 1 "$T_TMP/walk.out"), plan said $want)"
+		else
+			t_fail "$name: the walk goes back on the disk ${got:-?} times, the plan said $want"
+			sed -n '2,4p' "$T_TMP/walk.out" 2>/dev/null
+		fi
+	fi
+	"$bin" report --json --order "$(t_json "$plan" 'd["order"]')" "$img" \
+		> "$T_TMP/rep2.json" 2>/dev/null
+	rb='(lambda r: (r["jumps"], r["far_jumps"], r["hdd_ms"], r["ssd_requests"], r["out_of_order"]))'
+	want=$(t_json "$plan" "$rb(d['after']['readback'])")
+	got=$(t_json "$T_TMP/rep2.json" "$rb(d['readback'])")
+	if [ "$want" = "$got" ]; then t_ok "$name: read-back figures as planned $got"
+	else t_fail "$name: read-back figures $got, planned $want"; fi
+}

@@ -5,7 +5,9 @@
 # loop mount, then on the cleanly unmounted image:
 #   bmap -v, -vp and -av of every path equal xfs_bmap on the mounted
 #   filesystem; report's frag and freesp lines equal xfs_db's; run leaves
-#   a filesystem xfs_repair -n accepts with an identical content manifest.
+#   a filesystem xfs_repair -n accepts with an identical content manifest,
+#   whose tree the kernel's readdir walk reads front to back in each AG,
+#   with the read-back figures the plan predicted.
 # Needs root and loop devices; skips loudly without them (fails when
 # XFSDEFRAG_REQUIRE_MOUNT=1, as CI sets).  Usage: t-live.sh XFSDEFRAG
 set -u
@@ -135,6 +137,8 @@ live_one() {
 	else
 		t_fail "$name: report's frag or freesp differ from xfs_db's"
 	fi
+	"$bin" plan --json "$img" > "$T_TMP/plan.json" 2>/dev/null ||
+		{ t_fail "$name: plan failed"; return; }
 	rm -f "$T_TMP/live.undo"
 	if ! "$bin" run --undo "$T_TMP/live.undo" "$img" > "$T_TMP/run.out" 2>&1; then
 		t_fail "$name: run failed: $(head -n 2 "$T_TMP/run.out")"
@@ -154,6 +158,7 @@ live_one() {
 		t_fail "$name: manifest differs after run"
 		diff "$T_TMP/man.orig" "$T_TMP/man.run" | head -n 6 | sed 's/^/    /'
 	fi
+	t_check_walk "$bin" "$name" "$img" "$T_TMP/plan.json"
 }
 
 for c in "${CONFIGS[@]}"; do

@@ -5,13 +5,16 @@
 #          manifest through a read-only mount equals the original's;
 #          the figures: fragmentation factor as planned, <= 1% outside
 #          the files the plan names, >= 90% of each AG's free space in
-#          its largest extent;
+#          its largest extent; the kernel's readdir walk reads data front
+#          to back in each AG (tests/walkorder.py), the read-back figures
+#          are the plan's, and a second plan moves nothing;
 #   undo of the finished run -> repair 0, every originally live block
 #          restored byte for byte, manifest equal;
 #   interrupted runs (the I/O layer stops dead after write N) at many N
 #          -> undo restores a filesystem xfs_repair accepts whose maps
 #          equal the real xfs_bmap output recorded with the fixture;
-# and every refusal, each leaving the image untouched.
+# the name and inode orders on one fixture; and every refusal, each
+# leaving the image untouched.
 # Everything runs on plain image files, as any user; only what needs the
 # kernel to mount the image skips without loop mounts (root, loop
 # devices; XFSDEFRAG_NO_MOUNT=1 pretends there are none): the content
@@ -19,7 +22,7 @@
 # mounted image and of a dirty log, and the crowded-AG case, whose
 # filesystem is made by a live workload.  XFSDEFRAG_REQUIRE_MOUNT=1 (as CI
 # sets) turns those skips into failures.  T_CASE selects fixtures and
-# the groups "crowded" and "refusals".
+# the groups "orders", "crowded" and "refusals".
 # Usage: t-relocate.sh XFSDEFRAG [FIXTURE...]
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -116,6 +119,13 @@ check_fixture() {
 		t_ok "$name: every AG has >= 90% of its free space in one extent (worst $worst%)"
 	else
 		t_fail "$name: an AG has only $worst% of its free space in its largest extent"
+	fi
+	t_check_walk "$bin" "$name" "$w" "$T_TMP/plan.json"
+	if "$bin" plan --json "$w" > "$T_TMP/plan2.json" 2>/dev/null &&
+	   [ "$(json_get "$T_TMP/plan2.json" 'd["moved_blocks"]')" = 0 ]; then
+		t_ok "$name: a second plan moves nothing"
+	else
+		t_fail "$name: a second plan would move $(json_get "$T_TMP/plan2.json" 'd["moved_blocks"]') blocks"
 	fi
 	# undo of the finished run
 	if "$bin" undo "$T_TMP/w.undo" "$w" > /dev/null 2>&1 && repair_ok "$w" &&
@@ -302,9 +312,41 @@ sys.exit(not any(a["data_blocks"] > 0 for a in d["ags"][1:]))' 2>/dev/null; then
 	fi
 }
 
+# The other orders on the aged fixture, whose readdir order is not its
+# name order: by name (the walk sorted by name must read front to back)
+# and by inode (the chunk-near layout); both leave a filesystem
+# xfs_repair accepts with the same contents.
+orders() {
+	local fx=$here/fixtures/${ORDER_FIXTURE:-aged} orig=$T_TMP/o.orig w=$T_TMP/o.w o
+	[ -f "$fx/image.zst" ] || return
+	t_unpack "$fx" "$orig" || { t_fail "orders: cannot unpack"; return; }
+	manifest "$orig" "$T_TMP/man.o" || { t_fail "orders: cannot mount"; return; }
+	for o in name inode; do
+		cp --sparse=always "$orig" "$w"
+		rm -f "$T_TMP/o.undo"
+		"$bin" plan --json --order $o "$w" > "$T_TMP/o.json" 2>/dev/null ||
+			{ t_fail "order $o: plan failed"; continue; }
+		if ! "$bin" run --order $o --undo "$T_TMP/o.undo" "$w" > "$T_TMP/o.out" 2>&1; then
+			t_fail "order $o: run failed: $(head -n 2 "$T_TMP/o.out")"; continue
+		fi
+		if repair_ok "$w" && manifest "$w" "$T_TMP/man.ow" &&
+		   cmp -s "$T_TMP/man.o" "$T_TMP/man.ow"; then
+			t_ok "order $o: xfs_repair -n accepts the result, manifest identical"
+		else
+			t_fail "order $o: result rejected or manifest differs"
+		fi
+		if [ $o = name ]; then
+			t_check_walk "$bin" "order $o" "$w" "$T_TMP/o.json" --name
+		else
+			t_check_walk "$bin" "order $o" "$w" "$T_TMP/o.json" --nowalk
+		fi
+	done
+}
+
 for f in "${fixtures[@]}"; do
 	check_fixture "$f"
 done
+t_case orders && orders
 t_case crowded && crowded
 t_case refusals && refusals
 t_summary relocate "$TOTAL_FAULTS interruption points exercised"

@@ -10,110 +10,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---------------------------------------------------------------- */
-/* directory-tree order                                             */
-
-static int cmp_link_parent(const void *a, const void *b)
+/* The walk's order: ref[d].order is dense inode d's place in it, from 1. */
+static int walk_order(struct planner *pl, enum walk_order o)
 {
-	const struct m_link *x = a, *y = b;
+	size_t k;
+	int ret = walk_build(pl->m, o, &pl->walk, pl->e);
 
-	if (x->parent != y->parent)
-		return x->parent < y->parent ? -1 : 1;
-	return x->child < y->child ? -1 : x->child > y->child;
-}
-
-static struct inode_ref *ref_find(struct planner *pl, uint64_t ino)
-{
-	size_t lo = 0, hi = pl->nref;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (pl->ref[mid].mi->ino < ino)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < pl->nref && pl->ref[lo].mi->ino == ino)
-		return &pl->ref[lo];
-	return NULL;
-}
-
-/*
- * Order inodes as a depth-first walk of the directory tree from the root
- * visits them (a directory, then its entries); what no walk reaches
- * comes last, by inode number.
- */
-static int tree_order(struct planner *pl)
-{
-	const struct model *m = pl->m;
-	struct m_link *links;
-	size_t nlinks = 0, k, top = 0, cap_stack = 1024;
-	uint64_t *stack, next = 1;
-	uint32_t a;
-
-	for (a = 0; a < m->agcount; a++)
-		nlinks += m->ag[a].nlink;
-	links = malloc((nlinks ? nlinks : 1) * sizeof(*links));
-	stack = malloc(cap_stack * sizeof(*stack));
-	if (!links || !stack) {
-		free(links);
-		free(stack);
-		return -ENOMEM;
-	}
-	for (a = 0, k = 0; a < m->agcount; a++) {
-		memcpy(links + k, m->ag[a].link,
-		       m->ag[a].nlink * sizeof(*links));
-		k += m->ag[a].nlink;
-	}
-	sort_any(links, nlinks, sizeof(*links), cmp_link_parent);
-	for (k = 0; k < pl->nref; k++)
-		pl->ref[k].order = 0;
-	stack[top++] = m->fs->sb.rootino;
-	while (top) {
-		uint64_t dir = stack[--top];
-		struct inode_ref *r = ref_find(pl, dir);
-		struct m_link key = { dir, 0 };
-		size_t lo = 0, hi = nlinks, first, last;
-
-		if (!r || r->order)
-			continue;
-		r->order = next++;
-		if (!od_mode_isdir(r->mi->mode))
-			continue;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (cmp_link_parent(&links[mid], &key) < 0)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		first = lo;
-		for (last = first; last < nlinks && links[last].parent == dir;)
-			last++;
-		/* push in reverse so the first entry is visited first */
-		for (k = last; k > first; k--) {
-			if (top == cap_stack) {
-				uint64_t *ns;
-
-				cap_stack *= 2;
-				ns = realloc(stack, cap_stack * sizeof(*ns));
-				if (!ns) {
-					free(links);
-					free(stack);
-					return -ENOMEM;
-				}
-				stack = ns;
-			}
-			stack[top++] = links[k - 1].child;
-		}
-	}
-	for (k = 0; k < pl->nref; k++)
-		if (!pl->ref[k].order)
-			pl->ref[k].order = next++;
-	free(links);
-	free(stack);
+	if (ret)
+		return ret;
+	for (k = 0; k < pl->walk.n; k++)
+		pl->ref[pl->walk.seq[k]].order = k + 1;
 	return 0;
 }
 
@@ -579,6 +485,19 @@ static bool noted(const struct plan *p, uint64_t ino)
 	return lo < p->nnote && p->note[lo].ino == ino;
 }
 
+/* The read-back model's view of the plan: each data fork's new records. */
+static bool rb_fork(void *priv, const struct m_ino *mi,
+		    const struct od_irec **recs, uint32_t *n)
+{
+	const struct plan_fork *pf = plan_fork_find(priv, mi->ino, FORK_DATA);
+
+	if (!pf)
+		return false;
+	*recs = pf->recs;
+	*n = pf->nrecs;
+	return true;
+}
+
 static int metrics(struct planner *pl)
 {
 	const struct od_geo *g = pl->g;
@@ -655,10 +574,14 @@ static int metrics(struct planner *pl)
 	}
 	free(dist);
 	p->undo_estimate = live_overwrite(pl);
+	if (readback_model(&pl->walk, NULL, NULL, &p->rb_now, pl->e) ||
+	    readback_model(&pl->walk, rb_fork, p, &p->rb_after, pl->e))
+		return -ENOMEM;
 	return 0;
 }
 
-int plan_build(const struct model *m, struct plan *p, struct err *e)
+int plan_build(const struct model *m, const struct plan_opts *o,
+	       struct plan *p, struct err *e)
 {
 	struct planner pl = { 0 };
 	struct agplan *aps = NULL;
@@ -670,6 +593,8 @@ int plan_build(const struct model *m, struct plan *p, struct err *e)
 
 	memset(p, 0, sizeof(*p));
 	p->m = m;
+	p->order = o ? o->order : WALK_READDIR;
+	pl.stream = p->order != WALK_INODE;
 	pl.m = m;
 	pl.g = &m->fs->geo;
 	pl.p = p;
@@ -687,7 +612,9 @@ int plan_build(const struct model *m, struct plan *p, struct err *e)
 			pl.ref[pl.nref].mi = &m->ag[a].ino[k];
 			pl.nref++;
 		}
-	ret = tree_order(&pl);
+	ret = walk_order(&pl, p->order);
+	if (ret == -EOVERFLOW)
+		goto out;
 	pl.in_order = calloc(2 * (pl.nref ? pl.nref : 1), 1);
 	compact = calloc(m->agcount, sizeof(*compact));
 	if (!pl.in_order || !compact)
@@ -743,6 +670,7 @@ out:
 		plan_agplan_free(&aps[a]);
 	free(aps);
 	free(pl.ref);
+	walk_free(&pl.walk);
 	free(pl.in_order);
 	free(compact);
 	bigmem_free(nr.v, nr.cap, sizeof(*nr.v));
@@ -750,7 +678,7 @@ out:
 		return err_set(e, ret, "not enough free space to rebuild the "
 			       "btrees after packing");
 	if (ret)
-		return err_set(e, ret, "out of memory");
+		return e->code ? e->code : err_set(e, ret, "out of memory");
 	return 0;
 }
 

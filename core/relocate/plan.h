@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The relocation planner: a pure function from a scanned model to a target
- * layout.  In each AG, file data is packed front to back in directory-tree
- * order (a file's extents one after another, so each file becomes one
- * extent), skipping what does not move (AG headers, the log, inode chunks,
- * AGFL blocks); bmap btree and AG btree blocks are rebuilt after the data;
- * free space is left in one run, in the AG's largest obstacle-free window.
+ * layout.  In each AG, file data is packed front to back in the order a
+ * reader walks the tree (walk.h: readdir order by default, or by name; a
+ * directory's own blocks before its entries' data; a file's extents one
+ * after another, so each file becomes one extent), skipping what does not
+ * move (AG headers, the log, inode chunks, AGFL blocks); bmap btree and AG
+ * btree blocks are rebuilt after the data; free space is left in one run,
+ * in the AG's largest obstacle-free window.  In inode order, data follows
+ * its inode's chunk instead.
  *
  * The unit of placement is a physical range: an extent, or for reflinked
  * blocks the union of all mappings that overlap, moved as one piece so
@@ -20,6 +23,7 @@
 #include <stdint.h>
 
 #include "core/model/model.h"
+#include "core/model/readback.h"
 
 /* plan_move.flags */
 #define PM_NOCOPY	0x1	/* unwritten only: remap, copy nothing */
@@ -64,8 +68,13 @@ struct plan_ag {
 	bool changed;			/* needs its btrees rebuilt */
 };
 
+struct plan_opts {
+	enum walk_order order;	/* the reader to lay the tree out for */
+};
+
 struct plan {
 	const struct model *m;
+	enum walk_order order;
 	struct plan_move *mv;	size_t nmv, cap_mv;
 	struct plan_fork *pf;	size_t npf, cap_pf;
 	struct plan_note *note;	size_t nnote, cap_note;
@@ -79,10 +88,15 @@ struct plan {
 	uint64_t files_multi_after;
 	uint64_t undo_estimate;	/* bytes of live data overwritten */
 	uint64_t dist_median_after, dist_p90_after, dist_max_after;
+	struct rb_fig rb_now, rb_after;	/* read-back in that order */
 };
 
-/* Build a plan.  0, or -ENOMEM / -ENOSPC (no room to rebuild btrees). */
-int plan_build(const struct model *m, struct plan *p, struct err *e);
+/*
+ * Build a plan (o NULL: walk order).  0, or -ENOMEM / -ENOSPC (no room to
+ * rebuild btrees).
+ */
+int plan_build(const struct model *m, const struct plan_opts *o,
+	       struct plan *p, struct err *e);
 void plan_free(struct plan *p);
 
 /*

@@ -166,16 +166,15 @@ static int cmp_pmap_start(const void *a, const void *b)
 }
 
 /*
- * The order a mapping asks to be placed in: by the inode's chunk first
- * (inodes do not move, so data follows its inode's neighbourhood in
- * inode order, which keeps a well laid out AG where it is), then in
- * directory-tree order among the files of a chunk, data fork first, by
- * file offset.
+ * The order a mapping asks to be placed in.  Walk orders: the inode's
+ * place in the walk, data fork first, by file offset.  Inode order: by
+ * the inode's chunk first (inodes do not move, so data follows its
+ * inode's neighbourhood), then the same.
  */
 static void map_key(const struct planner *pl, const struct pmap *pm,
 		    uint64_t k[3])
 {
-	k[0] = pl->ref[pm->ino_idx].mi->ino >> 6;
+	k[0] = pl->stream ? 0 : pl->ref[pm->ino_idx].mi->ino >> 6;
 	k[1] = pl->ref[pm->ino_idx].order << 1 | pm->fork;
 	k[2] = pm->startoff;
 }
@@ -268,9 +267,12 @@ static bool fork_in_order(struct planner *pl, uint32_t idx, int fork)
 }
 
 /*
- * Pin what is fine where it is: shared units, and the units of files
- * that are already contiguous in their inode's AG.  Pinned units become
- * obstacles, so placement only fills the holes around them.
+ * Pin what is fine where it is: shared units, and (inode order) the units
+ * of files that are already contiguous in their inode's AG.  Pinned units
+ * become obstacles, so placement only fills the holes around them.  In a
+ * walk stream a file left where it is would cost the reader a jump there
+ * and one back: the stream keeps in place only what already sits where
+ * the stream reaches it (plan_stream.c).
  */
 int plan_pin_units(struct agplan *ap)
 {
@@ -281,7 +283,8 @@ int plan_pin_units(struct agplan *ap)
 		return -ENOMEM;
 
 	for (i = 0; i < ap->nunit; i++)
-		ap->pinned[i] = !ap->compact;
+		ap->pinned[i] = !ap->compact &&
+				(!ap->pl->stream || ap->unit[i].shared);
 	for (i = 0; i < ap->nmap; i++) {
 		const struct pmap *pm = &ap->map[i];
 		const struct unit *un = &ap->unit[pm->unit];
@@ -430,8 +433,8 @@ uint32_t plan_seg_take_some(struct agplan *ap, uint32_t len, uint32_t *at)
 	return 0;
 }
 
-static int add_piece(struct agplan *ap, struct unit *un, uint32_t off,
-		     uint32_t len, uint32_t dst)
+int plan_add_piece(struct agplan *ap, struct unit *un, uint32_t off,
+		   uint32_t len, uint32_t dst)
 {
 	struct piece *pc;
 
@@ -480,8 +483,8 @@ static uint64_t ag_reserve(const struct agplan *ap)
 }
 
 /* Do two units (sorted by cmp_uref) ask to be placed as one fork? */
-static bool same_fork(const struct agplan *aps, const struct uref *x,
-		      const struct uref *y)
+bool plan_same_fork(const struct agplan *aps, const struct uref *x,
+		    const struct uref *y)
 {
 	const struct unit *ux = &aps[x->agno].unit[x->idx];
 	const struct unit *uy = &aps[y->agno].unit[y->idx];
@@ -655,7 +658,7 @@ static void wroom_free(struct wroom *w)
 
 static void wroom_take(struct wroom *w, uint32_t at, uint32_t len)
 {
-	if (w->n)
+	if (w && w->n)
 		wroom_add(w, wroom_find(w, at), -(int64_t)len);
 }
 
@@ -735,7 +738,7 @@ static int place_split(struct agplan *aps, const struct uref *u, size_t nu,
 
 			if (len > sg->end - sg->cur)
 				len = sg->end - sg->cur;
-			ret = add_piece(src, un, off, len, sg->cur);
+			ret = plan_add_piece(src, un, off, len, sg->cur);
 			wroom_take(wr, sg->cur, len);
 			sg->cur += len;
 			off += len;
@@ -746,6 +749,12 @@ static int place_split(struct agplan *aps, const struct uref *u, size_t nu,
 		}
 	}
 	return ret;
+}
+
+int plan_place_split(struct agplan *aps, const struct uref *u, size_t nu,
+		     struct agplan *dst)
+{
+	return place_split(aps, u, nu, dst, NULL);
 }
 
 /*
@@ -778,16 +787,19 @@ int plan_place_all(struct planner *pl, struct agplan *aps)
 		struct agplan *ap = &aps[a];
 		uint64_t space = 0, used = 0, reserve = ag_reserve(ap);
 
-		/* the AG btrees go first: into the lowest hole that fits */
-		ap->bt_len = plan_agbt_estimate(pl, ap);
-		if (!plan_seg_take(ap, ap->bt_len, &ap->bt_at))
+		/*
+		 * Inode order: the AG btrees go first, into the lowest hole
+		 * that fits; a stream takes them after the data.
+		 */
+		ap->bt_len = pl->stream ? 0 : plan_agbt_estimate(pl, ap);
+		if (ap->bt_len && !plan_seg_take(ap, ap->bt_len, &ap->bt_at))
 			ap->bt_len = 0;	/* taken at the end instead */
 		for (i = 0; i < ap->nseg; i++)
 			space += ap->seg[i].end - ap->seg[i].cur;
 		for (i = 0; i < ap->nunit; i++) {
 			if (ap->pinned[i]) {
 				/* stays: a piece onto itself */
-				if (add_piece(ap, &ap->unit[i], 0,
+				if (plan_add_piece(ap, &ap->unit[i], 0,
 					      ap->unit[i].len,
 					      ap->unit[i].start)) {
 					free(all);
@@ -808,10 +820,14 @@ int plan_place_all(struct planner *pl, struct agplan *aps)
 	for (i = 0; i < n;) {
 		size_t j = i + 1;
 
-		while (j < n && same_fork(aps, &all[i], &all[j]))
+		while (j < n && plan_same_fork(aps, &all[i], &all[j]))
 			j++;
 		choose_target(g, aps, all + i, j - i, room, have);
 		i = j;
+	}
+	if (pl->stream) {
+		ret = plan_place_stream(pl, aps, all, n);
+		goto out;
 	}
 	/* what each fork near its inode leaves to place after it, per AG */
 	wr = calloc(g->agcount, sizeof(*wr));
@@ -843,7 +859,7 @@ int plan_place_all(struct planner *pl, struct agplan *aps)
 		while (j < n) {
 			const struct unit *v = &aps[all[j].agno].unit[all[j].idx];
 
-			if (!same_fork(aps, &all[i], &all[j]) ||
+			if (!plan_same_fork(aps, &all[i], &all[j]) ||
 			    v->target != un->target || total + v->len > UINT32_MAX)
 				break;
 			total += v->len;
@@ -860,7 +876,7 @@ int plan_place_all(struct planner *pl, struct agplan *aps)
 				struct agplan *s2 = &aps[all[i].agno];
 				struct unit *u2 = &s2->unit[all[i].idx];
 
-				ret = add_piece(s2, u2, 0, u2->len, at);
+				ret = plan_add_piece(s2, u2, 0, u2->len, at);
 				at += u2->len;
 			}
 			continue;
@@ -868,6 +884,7 @@ int plan_place_all(struct planner *pl, struct agplan *aps)
 		ret = place_split(aps, all + i, j - i, dst, &wr[un->target]);
 		i = j;
 	}
+out:
 	for (a = 0; wr && a < g->agcount; a++)
 		wroom_free(&wr[a]);
 	free(wr);

@@ -8,6 +8,7 @@
 #define CORE_PLAN_PRIV_H
 
 #include "core/relocate/plan.h"
+#include "core/model/walk.h"
 
 /* One mapping of a fork onto physical blocks of this AG. */
 struct pmap {
@@ -47,7 +48,7 @@ struct seg {
 struct inode_ref {
 	const struct m_ag *ag;
 	const struct m_ino *mi;
-	uint64_t order;		/* directory-tree order */
+	uint64_t order;		/* position in the walk, from 1 */
 };
 
 struct planner {
@@ -55,9 +56,11 @@ struct planner {
 	const struct od_geo *g;
 	struct plan *p;
 	struct err *e;
-	/* all inodes, indexed by a dense number */
+	/* all inodes, indexed by the walk's dense number */
 	struct inode_ref *ref;
 	size_t nref;
+	struct walk walk;
+	bool stream;		/* walk orders: one stream per AG (plan_stream.c) */
 	uint8_t *in_order;	/* per inode and fork: 0 unknown, 1 yes, 2 no */
 };
 
@@ -90,6 +93,18 @@ int plan_pin_units(struct agplan *ap);
 int plan_build_segments(struct agplan *ap);
 /* Choose every unit's AG and place it (pieces). */
 int plan_place_all(struct planner *pl, struct agplan *aps);
+/* Place units in order in the windows (plan_stream.c): stream mode. */
+int plan_place_stream(struct planner *pl, struct agplan *aps,
+		      const struct uref *all, size_t n);
+/* Do two units (in placement order) belong to one fork? */
+bool plan_same_fork(const struct agplan *aps, const struct uref *x,
+		    const struct uref *y);
+/* Unit un goes, from offset off for len blocks, to block dst of its target. */
+int plan_add_piece(struct agplan *ap, struct unit *un, uint32_t off,
+		   uint32_t len, uint32_t dst);
+/* A fork no window holds whole: over the largest windows of dst. */
+int plan_place_split(struct agplan *aps, const struct uref *u, size_t nu,
+		     struct agplan *dst);
 /* len contiguous blocks, first fit; false if no window holds them. */
 bool plan_seg_take(struct agplan *ap, uint32_t len, uint32_t *at);
 /* Up to len blocks from the first open window; 0 when full. */

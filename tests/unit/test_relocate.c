@@ -359,7 +359,7 @@ static int run_once(struct image *im, long fault, struct exec_stats *st,
 		fprintf(stderr, "%s: %s\n", im->name, e.msg);
 		goto out;
 	}
-	if (scan(fs, &m) || plan_build(m, &p, &e))
+	if (scan(fs, &m) || plan_build(m, NULL, &p, &e))
 		goto out;
 	xo.undo_path = im->undo;
 	xo.fault_after = fault;

@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The read-back cost model (readback.h). */
+#include "core/model/readback.h"
+#include "ondisk/inode.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HDD_BYTES_PER_S	150e6
+#define HDD_ROTATE_S	4.17e-3
+#define HDD_OVERHEAD_S	0.8e-3
+#define HDD_SEEK_FULL_S	8e-3
+#define HDD_SEEK_SPAN	1099511627776.0	/* 1 TiB: the full-stroke distance */
+
+void rb_acc_init(struct rb_acc *a, struct rb_fig *f)
+{
+	memset(a, 0, sizeof(*a));
+	memset(f, 0, sizeof(*f));
+	a->f = f;
+}
+
+/* SSD requests for len more bytes of a contiguous run. */
+static void add_requests(struct rb_acc *a, uint64_t len)
+{
+	uint64_t room;
+
+	if (a->fill == 0 || a->fill == RB_MAXREQ) {
+		a->f->requests++;
+		a->fill = 0;
+	}
+	room = RB_MAXREQ - a->fill;
+	if (len <= room) {
+		a->fill += len;
+		return;
+	}
+	len -= room;
+	a->f->requests += (len + RB_MAXREQ - 1) / RB_MAXREQ;
+	a->fill = len % RB_MAXREQ ? len % RB_MAXREQ : RB_MAXREQ;
+}
+
+void rb_acc_read(struct rb_acc *a, uint64_t off, uint64_t len)
+{
+	struct rb_fig *f = a->f;
+
+	if (!len)
+		return;
+	f->accesses++;
+	f->bytes += len;
+	f->hdd_seconds += (double)len / HDD_BYTES_PER_S;
+	if (off != a->pos) {
+		uint64_t dist = off > a->pos ? off - a->pos : a->pos - off;
+
+		f->jumps++;
+		if (dist > RB_FAR)
+			f->far_jumps++;
+		if (off > a->pos && dist <= RB_READAHEAD)
+			f->hdd_seconds += (double)dist / HDD_BYTES_PER_S;
+		else
+			f->hdd_seconds += HDD_ROTATE_S + HDD_OVERHEAD_S +
+					  HDD_SEEK_FULL_S *
+					  sqrt((double)dist / HDD_SEEK_SPAN);
+		a->fill = 0;	/* a new request */
+	}
+	add_requests(a, len);
+	a->pos = off + len;
+}
+
+/* ---- the walk ---- */
+
+struct rbctx {
+	const struct walk *w;
+	const struct od_geo *g;
+	struct rb_acc acc;
+	rb_fork_fn fork;
+	void *priv;
+	uint64_t *cseen;	/* bit per inode cluster */
+	uint64_t *cbase;	/* per AG: first cluster bit of its chunks */
+	uint32_t cpc;		/* clusters per chunk */
+	uint64_t *ag_end;	/* per AG: end of the last data access */
+	struct od_irec *buf;
+	uint32_t cap;
+};
+
+/* Read the cluster holding inode mi, unless it was read before. */
+static void read_inode(struct rbctx *c, const struct m_ag *ag,
+		       const struct m_ino *mi)
+{
+	const struct od_geo *g = c->g;
+	uint32_t agino = od_ino_agino(g, mi->ino), bpc = g->blocks_per_cluster;
+	uint32_t agbno = od_agino_agbno(g, agino), cb, ci;
+	size_t lo = 0, hi = ag->nchunk;
+	uint64_t bit;
+
+	while (lo < hi) {	/* the last chunk starting at or before it */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ag->chunk[mid].startino <= agino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || agino >= ag->chunk[lo - 1].startino + OD_INODES_PER_CHUNK) {
+		/* in no chunk the scan saw: count its block, every time */
+		c->acc.f->clusters++;
+		rb_acc_read(&c->acc, od_agb_lin(g, ag->agno, agbno) <<
+			    g->blocklog, g->blocksize);
+		return;
+	}
+	cb = od_agino_agbno(g, ag->chunk[lo - 1].startino);
+	ci = (agbno - cb) / bpc;
+	bit = c->cbase[ag->agno] + (uint64_t)(lo - 1) * c->cpc + ci;
+	if (c->cseen[bit >> 6] & (1ull << (bit & 63)))
+		return;
+	c->cseen[bit >> 6] |= 1ull << (bit & 63);
+	c->acc.f->clusters++;
+	rb_acc_read(&c->acc, od_agb_lin(g, ag->agno, cb + ci * bpc) <<
+		    g->blocklog, (uint64_t)bpc << g->blocklog);
+}
+
+static int data_recs(struct rbctx *c, const struct m_ag *ag,
+		     const struct m_ino *mi, const struct od_irec **r,
+		     uint32_t *n)
+{
+	uint32_t k;
+
+	if (c->fork && c->fork(c->priv, mi, r, n))
+		return 0;
+	if (mi->nde > c->cap) {
+		struct od_irec *b = realloc(c->buf, mi->nde * sizeof(*b));
+
+		if (!b)
+			return -ENOMEM;
+		c->buf = b;
+		c->cap = mi->nde;
+	}
+	for (k = 0; k < mi->nde; k++)
+		m_ext_get(&ag->ext[mi->ext + k], &c->buf[k]);
+	*r = c->buf;
+	*n = mi->nde;
+	return 0;
+}
+
+static int read_data(struct rbctx *c, const struct m_ag *ag,
+		     const struct m_ino *mi)
+{
+	const struct od_geo *g = c->g;
+	const struct od_irec *r;
+	uint32_t n, k;
+	int ret = data_recs(c, ag, mi, &r, &n);
+
+	if (ret)
+		return ret;
+	for (k = 0; k < n; k++) {
+		uint32_t agno = od_fsb_agno(g, r[k].startblock);
+		uint64_t off = od_fsb_lin(g, r[k].startblock) << g->blocklog;
+		uint64_t len = (uint64_t)r[k].blockcount << g->blocklog;
+
+		if (r[k].unwritten || agno >= g->agcount)
+			continue;
+		if (!(mi->flags & MI_REFLINK)) {
+			if (off < c->ag_end[agno])
+				c->acc.f->out_of_order++;
+			c->ag_end[agno] = off + len;
+		}
+		c->acc.f->data_bytes += len;
+		rb_acc_read(&c->acc, off, len);
+	}
+	return 0;
+}
+
+int readback_model(const struct walk *w, rb_fork_fn fork, void *priv,
+		   struct rb_fig *f, struct err *e)
+{
+	const struct model *m = w->m;
+	struct rbctx c;
+	uint64_t nbits = 0;
+	uint32_t a, chunk_blocks;
+	size_t i;
+	int ret = 0;
+
+	memset(&c, 0, sizeof(c));
+	c.w = w;
+	c.g = &m->fs->geo;
+	c.fork = fork;
+	c.priv = priv;
+	rb_acc_init(&c.acc, f);
+	chunk_blocks = c.g->ialloc_blks ? c.g->ialloc_blks : 1;
+	c.cpc = (chunk_blocks + c.g->blocks_per_cluster - 1) /
+		c.g->blocks_per_cluster;
+	c.cbase = malloc((m->agcount + 1) * sizeof(*c.cbase));
+	c.ag_end = calloc(m->agcount + 1, sizeof(*c.ag_end));
+	if (!c.cbase || !c.ag_end)
+		goto nomem;
+	for (a = 0; a < m->agcount; a++) {
+		c.cbase[a] = nbits;
+		nbits += (uint64_t)m->ag[a].nchunk * c.cpc;
+	}
+	c.cseen = calloc(nbits / 64 + 1, sizeof(*c.cseen));
+	if (!c.cseen)
+		goto nomem;
+	for (i = 0; i < w->nreached && !ret; i++) {
+		const struct m_ag *ag;
+		const struct m_ino *mi = walk_inode(w, w->seq[i], &ag);
+		bool dir = od_mode_isdir(mi->mode);
+
+		if (!dir && !od_mode_isreg(mi->mode))
+			continue;
+		if (dir)
+			f->dirs++;
+		else
+			f->files++;
+		read_inode(&c, ag, mi);
+		if (dir || !(mi->flags & MI_REALTIME))
+			ret = read_data(&c, ag, mi);
+	}
+	if (ret)
+		goto nomem;
+	goto out;
+nomem:
+	ret = err_set(e, -ENOMEM, "out of memory");
+out:
+	free(c.cbase);
+	free(c.ag_end);
+	free(c.cseen);
+	free(c.buf);
+	return ret;
+}

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The read-back cost model: what reading the whole tree back costs, in
+ * the order a walk (walk.h) visits it, as `find DIR -type f | xargs cat`
+ * does for the readdir walk.
+ *
+ * The walk reads, for each directory, its inode and then its blocks (data,
+ * leaf and free blocks, in file order), and for each regular file its inode
+ * and then its written extents in file order (holes and unwritten extents
+ * read no disk; realtime data is not on this device).  Other files are not
+ * read.  An inode costs an access only the first time its inode cluster is
+ * needed: the kernel reads whole clusters and keeps them.  Bmap btree
+ * blocks are not counted.
+ *
+ * Over the stream of accesses (byte ranges of the data device; the head
+ * starts at byte 0):
+ *   jumps      accesses that do not start where the previous one ended
+ *   far jumps  jumps over more than 1 MiB
+ *   hdd        modelled 7200 rpm time: bytes / 150 MB/s, plus per jump
+ *              either the gap read through (forward, at most 1 MiB: the
+ *              drive's read-ahead) or 4.17 ms rotation + 0.8 ms +
+ *              8 ms * sqrt(distance / 1 TiB)
+ *   requests   SSD read requests: runs of contiguous accesses, each cut
+ *              into pieces of at most 1 MiB
+ * and, for checking a layout, data accesses (not inodes) that start
+ * before the end of the previous data access in the same AG (the walk
+ * going back on the disk), leaving out files flagged reflink (their
+ * shared blocks cannot follow every owner).
+ */
+#ifndef CORE_MODEL_READBACK_H
+#define CORE_MODEL_READBACK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/model/walk.h"
+#include "ondisk/bmbt.h"
+
+#define RB_READAHEAD	(1ull << 20)	/* forward gaps read through */
+#define RB_FAR		(1ull << 20)	/* a far jump is longer */
+#define RB_MAXREQ	(1ull << 20)	/* largest merged SSD request */
+
+struct rb_fig {
+	uint64_t accesses, bytes;
+	uint64_t jumps, far_jumps;
+	uint64_t requests;
+	double hdd_seconds;
+	uint64_t clusters;	/* inode cluster reads */
+	uint64_t dirs, files;	/* read */
+	uint64_t data_bytes;	/* of the bytes: directory and file blocks */
+	uint64_t out_of_order;	/* data accesses behind the previous one */
+};
+
+/* A stream of accesses being costed. */
+struct rb_acc {
+	struct rb_fig *f;
+	uint64_t pos;		/* where the last access ended */
+	uint64_t fill;		/* bytes in the open SSD request */
+};
+
+void rb_acc_init(struct rb_acc *a, struct rb_fig *f);
+/* One read of len bytes at byte offset off of the device. */
+void rb_acc_read(struct rb_acc *a, uint64_t off, uint64_t len);
+
+/*
+ * Where an inode's data fork is when not where the model saw it (a
+ * plan's predicted layout): true and its records in file order, or false
+ * for "as the model has it".
+ */
+typedef bool (*rb_fork_fn)(void *priv, const struct m_ino *mi,
+			   const struct od_irec **recs, uint32_t *n);
+
+/* Cost the walk's reads; fork may be NULL.  0 or -ENOMEM. */
+int readback_model(const struct walk *w, rb_fork_fn fork, void *priv,
+		   struct rb_fig *f, struct err *e);
+
+#endif

@@ -1,0 +1,447 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Walk orders over the model's directory links (walk.h).  Memory: four
+ * bytes per inode for the order, one bit per inode for "seen", sixteen
+ * bytes per directory for the index into the links, and one frame per
+ * level of the walk.
+ */
+#include "core/model/walk.h"
+#include "core/base/bigmem.h"
+#include "core/base/sort.h"
+#include "core/fs/dir.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* One directory's entries in an AG's link array. */
+struct drun {
+	uint64_t parent;
+	uint32_t first, count;
+};
+
+/* A level of the walk: the entries of one directory still to visit. */
+struct frame {
+	uint32_t *kids;		/* WALK_NAME: sorted children (owned) */
+	size_t nkids, pos;
+	/* WALK_READDIR: a range of links, run after run of one parent */
+	uint32_t agno;
+	size_t run, link, end;
+};
+
+struct walker {
+	const struct model *m;
+	struct walk *w;
+	struct err *e;
+	struct drun **runs;	/* per AG, sorted by parent */
+	size_t *nruns;
+	uint64_t *seen;		/* bit per dense index */
+	struct frame *st;
+	size_t top, cap;
+};
+
+static int cmp_drun(const void *a, const void *b)
+{
+	const struct drun *x = a, *y = b;
+
+	if (x->parent != y->parent)
+		return x->parent < y->parent ? -1 : 1;
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+/*
+ * Index each AG's links by directory.  The scan stores one directory's
+ * entries together, in the order it read them; sorting the runs (not
+ * the links) keeps that order whatever order the directories came in.
+ */
+static int index_links(struct walker *wk)
+{
+	const struct model *m = wk->m;
+	uint32_t a;
+
+	wk->runs = calloc(m->agcount ? m->agcount : 1, sizeof(*wk->runs));
+	wk->nruns = calloc(m->agcount ? m->agcount : 1, sizeof(*wk->nruns));
+	if (!wk->runs || !wk->nruns)
+		return -ENOMEM;
+	for (a = 0; a < m->agcount; a++) {
+		const struct m_ag *ag = &m->ag[a];
+		size_t k, n = 0;
+
+		for (k = 0; k < ag->nlink; k++)
+			if (!k || ag->link[k].parent != ag->link[k - 1].parent)
+				n++;
+		wk->runs[a] = malloc((n ? n : 1) * sizeof(**wk->runs));
+		if (!wk->runs[a])
+			return -ENOMEM;
+		n = 0;
+		for (k = 0; k < ag->nlink; k++) {
+			if (!k || ag->link[k].parent != ag->link[k - 1].parent) {
+				wk->runs[a][n].parent = ag->link[k].parent;
+				wk->runs[a][n].first = (uint32_t)k;
+				wk->runs[a][n].count = 0;
+				n++;
+			}
+			wk->runs[a][n - 1].count++;
+		}
+		sort_any(wk->runs[a], n, sizeof(**wk->runs), cmp_drun);
+		wk->nruns[a] = n;
+	}
+	return 0;
+}
+
+static bool seen_test_set(struct walker *wk, uint32_t d)
+{
+	uint64_t bit = 1ull << (d & 63);
+	bool was = wk->seen[d >> 6] & bit;
+
+	wk->seen[d >> 6] |= bit;
+	return was;
+}
+
+static int dense_of(const struct walker *wk, uint64_t ino, uint32_t *d)
+{
+	const struct m_ag *ag;
+	const struct m_ino *mi = model_find(wk->m, ino, &ag);
+
+	if (!mi)
+		return -ENOENT;
+	*d = walk_dense(wk->w, ag, mi);
+	return 0;
+}
+
+/* ---- WALK_NAME: a directory's entries sorted by name ---- */
+
+struct nent {
+	uint32_t off, len;	/* name bytes in the pool */
+	uint32_t dense;
+};
+
+struct ncollect {
+	const struct walker *wk;
+	struct nent *v;
+	size_t n, cap;
+	uint8_t *pool;
+	size_t used, pcap;
+};
+
+static int name_cb(void *priv, const uint8_t *name, size_t len, uint64_t ino,
+		   uint8_t ftype, struct err *e)
+{
+	struct ncollect *nc = priv;
+	uint32_t d;
+
+	(void)ftype;
+	(void)e;
+	if ((len == 1 && name[0] == '.') ||
+	    (len == 2 && name[0] == '.' && name[1] == '.'))
+		return 0;
+	if (dense_of(nc->wk, ino, &d))
+		return 0;	/* not an inode the scan kept */
+	if (nc->n == nc->cap) {
+		size_t cap = nc->cap ? nc->cap * 2 : 64;
+		struct nent *v = realloc(nc->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		nc->v = v;
+		nc->cap = cap;
+	}
+	if (nc->used + len > nc->pcap) {
+		size_t cap = (nc->pcap ? nc->pcap * 2 : 4096) + len;
+		uint8_t *p = realloc(nc->pool, cap);
+
+		if (!p)
+			return -ENOMEM;
+		nc->pool = p;
+		nc->pcap = cap;
+	}
+	memcpy(nc->pool + nc->used, name, len);
+	nc->v[nc->n].off = (uint32_t)nc->used;
+	nc->v[nc->n].len = (uint32_t)len;
+	nc->v[nc->n].dense = d;
+	nc->used += len;
+	nc->n++;
+	return 0;
+}
+
+static int cmp_nent(const void *a, const void *b, void *arg)
+{
+	const struct nent *x = a, *y = b;
+	const uint8_t *pool = arg;
+	uint32_t n = x->len < y->len ? x->len : y->len;
+	int c = memcmp(pool + x->off, pool + y->off, n);
+
+	if (c)
+		return c;
+	return x->len < y->len ? -1 : x->len > y->len;
+}
+
+/* Sorted children of dir; *nkids 0 and NULL when it cannot be read. */
+static int sorted_kids(struct walker *wk, uint64_t ino, uint32_t **kids,
+		       size_t *nkids)
+{
+	struct ncollect nc = { 0 };
+	struct dir d;
+	struct err e2 = { 0 };
+	size_t i;
+	int ret = 0;
+
+	nc.wk = wk;
+	*kids = NULL;
+	*nkids = 0;
+	if (dir_open(wk->m->fs, ino, &d, &e2))
+		return 0;	/* damaged: the caller falls back on the links */
+	ret = dir_iterate(&d, name_cb, &nc, &e2);
+	dir_close(&d);
+	if (ret == -ENOMEM)
+		goto out;
+	ret = 0;
+	if (nc.n > 1)
+		qsort_r(nc.v, nc.n, sizeof(*nc.v), cmp_nent, nc.pool);
+	*kids = malloc((nc.n ? nc.n : 1) * sizeof(**kids));
+	if (!*kids) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < nc.n; i++)
+		(*kids)[i] = nc.v[i].dense;
+	*nkids = nc.n;
+out:
+	free(nc.v);
+	free(nc.pool);
+	return ret;
+}
+
+/* ---- the depth-first walk ---- */
+
+static int push_dir(struct walker *wk, uint64_t ino)
+{
+	const struct od_geo *g = &wk->m->fs->geo;
+	uint32_t agno = od_ino_agno(g, ino);
+	struct frame *f;
+	size_t lo = 0, hi;
+
+	if (wk->top == wk->cap) {
+		size_t cap = wk->cap ? wk->cap * 2 : 64;
+		struct frame *st = realloc(wk->st, cap * sizeof(*st));
+
+		if (!st)
+			return -ENOMEM;
+		wk->st = st;
+		wk->cap = cap;
+	}
+	f = &wk->st[wk->top];
+	memset(f, 0, sizeof(*f));
+	if (wk->w->order == WALK_NAME) {
+		int ret = sorted_kids(wk, ino, &f->kids, &f->nkids);
+
+		if (ret)
+			return ret;
+		if (f->kids) {
+			wk->top++;
+			return 0;
+		}
+	}
+	if (agno >= wk->m->agcount)
+		return 0;
+	hi = wk->nruns[agno];
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (wk->runs[agno][mid].parent < ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == wk->nruns[agno] || wk->runs[agno][lo].parent != ino)
+		return 0;	/* no entries */
+	f->agno = agno;
+	f->run = lo;
+	f->link = wk->runs[agno][lo].first;
+	f->end = f->link + wk->runs[agno][lo].count;
+	wk->top++;
+	return 0;
+}
+
+/* The next child of the top frame: 1 and *ino, or 0 when it is done. */
+static int frame_next(struct walker *wk, struct frame *f, uint32_t *d)
+{
+	if (f->kids) {
+		if (f->pos == f->nkids)
+			return 0;
+		*d = f->kids[f->pos++];
+		return 1;
+	}
+	for (;;) {
+		const struct drun *r;
+
+		if (f->link < f->end) {
+			uint64_t ino = wk->m->ag[f->agno].link[f->link++].child;
+
+			if (dense_of(wk, ino, d) == 0)
+				return 1;
+			continue;
+		}
+		/* a directory whose entries came in more than one run */
+		r = &wk->runs[f->agno][f->run];
+		if (f->run + 1 >= wk->nruns[f->agno] || r[1].parent != r[0].parent)
+			return 0;
+		f->run++;
+		f->link = r[1].first;
+		f->end = f->link + r[1].count;
+	}
+}
+
+static int visit(struct walker *wk, uint32_t d)
+{
+	const struct m_ino *mi = walk_inode(wk->w, d, NULL);
+
+	if (seen_test_set(wk, d))
+		return 0;
+	wk->w->seq[wk->w->n++] = d;
+	if (od_mode_isdir(mi->mode))
+		return push_dir(wk, mi->ino);
+	return 0;
+}
+
+static int dfs(struct walker *wk)
+{
+	uint32_t d;
+	int ret;
+
+	if (dense_of(wk, wk->m->fs->sb.rootino, &d))
+		return 0;	/* no root: nothing is reached */
+	ret = visit(wk, d);
+	while (!ret && wk->top) {
+		struct frame *f = &wk->st[wk->top - 1];
+
+		if (frame_next(wk, f, &d) == 0) {
+			free(f->kids);
+			wk->top--;
+			continue;
+		}
+		ret = visit(wk, d);
+	}
+	while (wk->top)
+		free(wk->st[--wk->top].kids);
+	return ret;
+}
+
+int walk_build(const struct model *m, enum walk_order order, struct walk *w,
+	       struct err *e)
+{
+	struct walker wk = { 0 };
+	uint64_t total = 0;
+	uint32_t a;
+	size_t i;
+	int ret = 0;
+
+	memset(w, 0, sizeof(*w));
+	w->m = m;
+	w->order = order;
+	w->base = malloc((m->agcount + 1) * sizeof(*w->base));
+	if (!w->base)
+		goto nomem;
+	for (a = 0; a < m->agcount; a++) {
+		w->base[a] = total;
+		total += m->ag[a].nino;
+	}
+	w->base[m->agcount] = total;
+	if (total >= UINT32_MAX) {
+		walk_free(w);
+		return err_set(e, -EOVERFLOW, "walk: %llu inodes are more "
+			       "than the walk can number",
+			       (unsigned long long)total);
+	}
+	w->seq = bigmem_calloc(total ? total : 1, sizeof(*w->seq));
+	wk.seen = calloc(total / 64 + 1, sizeof(*wk.seen));
+	if (!w->seq || !wk.seen)
+		goto nomem;
+	wk.m = m;
+	wk.w = w;
+	wk.e = e;
+	if (order == WALK_INODE) {
+		for (i = 0; i < total; i++)
+			w->seq[i] = (uint32_t)i;
+		w->n = w->nreached = total;
+		goto out;
+	}
+	ret = index_links(&wk);
+	if (!ret)
+		ret = dfs(&wk);
+	if (ret)
+		goto nomem;
+	w->nreached = w->n;
+	for (i = 0; i < total; i++)
+		if (!(wk.seen[i >> 6] & (1ull << (i & 63))))
+			w->seq[w->n++] = (uint32_t)i;
+out:
+	for (a = 0; wk.runs && a < m->agcount; a++)
+		free(wk.runs[a]);
+	free(wk.runs);
+	free(wk.nruns);
+	free(wk.seen);
+	free(wk.st);
+	return ret;
+nomem:
+	ret = err_set(e, -ENOMEM, "out of memory");
+	for (a = 0; wk.runs && a < m->agcount; a++)
+		free(wk.runs[a]);
+	free(wk.runs);
+	free(wk.nruns);
+	free(wk.seen);
+	free(wk.st);
+	walk_free(w);
+	return ret;
+}
+
+void walk_free(struct walk *w)
+{
+	size_t total = w->base && w->m ? w->base[w->m->agcount] : 0;
+
+	if (w->seq)
+		bigmem_free(w->seq, total ? total : 1, sizeof(*w->seq));
+	free(w->base);
+	memset(w, 0, sizeof(*w));
+}
+
+const struct m_ino *walk_inode(const struct walk *w, uint32_t d,
+			       const struct m_ag **agp)
+{
+	uint32_t lo = 0, hi = w->m->agcount;
+
+	/* the last AG whose base is <= d */
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (w->base[mid] <= d)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	if (agp)
+		*agp = &w->m->ag[lo];
+	return &w->m->ag[lo].ino[d - w->base[lo]];
+}
+
+const char *walk_order_name(enum walk_order o)
+{
+	switch (o) {
+	case WALK_READDIR: return "walk";
+	case WALK_NAME: return "name";
+	case WALK_INODE: return "inode";
+	}
+	return "?";
+}
+
+int walk_order_parse(const char *s, enum walk_order *o)
+{
+	if (strcmp(s, "walk") == 0)
+		*o = WALK_READDIR;
+	else if (strcmp(s, "name") == 0)
+		*o = WALK_NAME;
+	else if (strcmp(s, "inode") == 0)
+		*o = WALK_INODE;
+	else
+		return -EINVAL;
+	return 0;
+}

@@ -1,0 +1,270 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Placement for the walk orders: in each AG the units go one after
+ * another in walk order through the AG's windows in block order, so a
+ * reader walking the tree reads every AG front to back.
+ *
+ * - A fork whose blocks already sit where the stream reaches them stays:
+ *   nothing to copy (so a second run moves nothing).
+ * - A fork that does not fit what is left of a window goes to the next
+ *   window that holds it, when the room skipped is no more than the fork
+ *   or 1 MiB (a forward gap the reader's drive reads through; the holes
+ *   are what bmap btree and AG btree blocks fill later).  Otherwise it
+ *   leaves the stream: into a hole the stream left behind, the largest
+ *   window, any window, or split over the largest windows.  Past the end
+ *   of the windows, what is left goes to the largest window together.
+ * - The AG's largest window keeps the free space: the stream takes from
+ *   it only what the windows after it cannot hold, from its front, so the
+ *   rest stays one extent.
+ */
+#include "core/relocate/plan_priv.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define LOOKAHEAD	256	/* windows looked at for one that fits */
+#define WASTE_MIN	(1024u << 10)	/* bytes a fork may always skip */
+
+struct strm {
+	size_t *ord;		/* ap->seg indices in block order */
+	size_t nord, at;	/* the window the stream is in */
+	uint64_t rem;		/* blocks the stream still brings here */
+	bool in_big;		/* has entered the big window */
+	uint64_t big_limit;	/* and may fill it up to this block */
+	uint32_t waste_min;	/* blocks a fork may always skip */
+};
+
+static bool is_big(const struct agplan *ap, size_t si)
+{
+	return si + 1 == ap->nseg;
+}
+
+/*
+ * Where the stream may fill the big window ord[k] up to: as much as the
+ * windows after it cannot hold of what is still to come.  Fixed when the
+ * stream enters it.
+ */
+static uint64_t big_limit(const struct agplan *ap, const struct strm *st,
+			  size_t k)
+{
+	const struct seg *big = &ap->seg[st->ord[k]];
+	uint64_t after = 0, want;
+	size_t j;
+
+	if (st->in_big)
+		return st->big_limit;
+	for (j = k + 1; j < st->nord; j++)
+		after += ap->seg[st->ord[j]].end - ap->seg[st->ord[j]].cur;
+	want = st->rem > after ? st->rem - after : 0;
+	return big->cur + want < big->end ? big->cur + want : big->end;
+}
+
+/* Room the stream may use in window ord[k]. */
+static uint64_t room_at(const struct agplan *ap, const struct strm *st,
+			size_t k)
+{
+	size_t si = st->ord[k];
+	const struct seg *sg = &ap->seg[si];
+	uint64_t end = is_big(ap, si) ? big_limit(ap, st, k) : sg->end;
+
+	return end > sg->cur ? end - sg->cur : 0;
+}
+
+static int strm_init(struct strm *st, const struct agplan *ap)
+{
+	size_t i, k = 0, last = ap->nseg ? ap->nseg - 1 : 0;
+	bool big_in = false;
+
+	memset(st, 0, sizeof(*st));
+	st->ord = malloc((ap->nseg + 1) * sizeof(*st->ord));
+	if (!st->ord)
+		return -ENOMEM;
+	if (!ap->nseg)
+		return 0;
+	/* segments [0, nseg-1) are in block order; the big one goes between */
+	for (i = 0; i < last; i++) {
+		if (!big_in && ap->seg[last].start < ap->seg[i].start) {
+			st->ord[k++] = last;
+			big_in = true;
+		}
+		st->ord[k++] = i;
+	}
+	if (!big_in)
+		st->ord[k++] = last;
+	st->nord = k;
+	return 0;
+}
+
+/* Put the fork's units side by side at block at of its target AG. */
+static int put(struct agplan *aps, const struct uref *u, size_t nu,
+	       uint32_t at)
+{
+	size_t k;
+	int ret = 0;
+
+	for (k = 0; k < nu && !ret; k++) {
+		struct agplan *s = &aps[u[k].agno];
+		struct unit *un = &s->unit[u[k].idx];
+
+		ret = plan_add_piece(s, un, 0, un->len, at);
+		at += un->len;
+	}
+	return ret;
+}
+
+/*
+ * Does the fork already lie, in file order and unbroken, at the cursor of
+ * the window the stream is in?  Then it stays.
+ */
+static bool stays(const struct agplan *aps, const struct uref *u, size_t nu,
+		  const struct agplan *dst, const struct strm *st,
+		  uint32_t *at)
+{
+	const struct unit *u0 = &aps[u[0].agno].unit[u[0].idx];
+	const struct seg *sg;
+	uint32_t end = u0->start;
+	size_t k;
+
+	if (st->at >= st->nord || u[0].agno != dst->agno)
+		return false;
+	for (k = 0; k < nu; k++) {
+		const struct unit *un = &aps[u[k].agno].unit[u[k].idx];
+
+		if (u[k].agno != dst->agno || un->start != end)
+			return false;
+		end += un->len;
+	}
+	sg = &dst->seg[st->ord[st->at]];
+	if (u0->start != sg->cur || end > sg->end)
+		return false;
+	*at = u0->start;
+	return true;
+}
+
+static void took(struct agplan *dst, struct strm *st, size_t si,
+		 uint32_t at, uint64_t total)
+{
+	dst->seg[si].cur = at + (uint32_t)total;
+	st->rem -= total < st->rem ? total : st->rem;
+}
+
+/* total blocks from the big window's room, wherever the stream is. */
+static bool big_take(struct agplan *dst, struct strm *st, uint64_t total,
+		     uint32_t *at)
+{
+	struct seg *big;
+
+	if (!dst->nseg)
+		return false;
+	big = &dst->seg[dst->nseg - 1];
+	if (big->end - big->cur < total)
+		return false;
+	*at = big->cur;
+	took(dst, st, dst->nseg - 1, *at, total);
+	return true;
+}
+
+static int place_fork(struct agplan *aps, const struct uref *u, size_t nu,
+		      uint64_t total, struct agplan *dst, struct strm *st)
+{
+	uint64_t waste = 0;
+	uint32_t at;
+	size_t k, n;
+
+	if (stays(aps, u, nu, dst, st, &at)) {
+		took(dst, st, st->ord[st->at], at, total);
+		return put(aps, u, nu, at);
+	}
+	for (k = st->at, n = 0; k < st->nord && n < LOOKAHEAD; k++, n++) {
+		uint64_t room = room_at(dst, st, k);
+
+		if (room >= total) {
+			size_t si = st->ord[k];
+
+			if (is_big(dst, si) && !st->in_big) {
+				st->big_limit = big_limit(dst, st, k);
+				st->in_big = true;
+			}
+			st->at = k;
+			at = dst->seg[si].cur;
+			took(dst, st, si, at, total);
+			return put(aps, u, nu, at);
+		}
+		/* skipping what is left here costs free space, not reads */
+		waste += room;
+		if (waste > (total > st->waste_min ? total : st->waste_min))
+			break;
+	}
+	/*
+	 * Out of the stream: past its end, the big window (what comes last
+	 * stays together there); in mid stream, a hole it left behind.
+	 */
+	if (k == st->nord && big_take(dst, st, total, &at))
+		return put(aps, u, nu, at);
+	for (k = 0; k < st->at && k < st->nord; k++) {
+		size_t si = st->ord[k];
+
+		if (!is_big(dst, si) && dst->seg[si].end - dst->seg[si].cur >=
+		    total) {
+			at = dst->seg[si].cur;
+			dst->seg[si].cur += (uint32_t)total;
+			st->rem -= total < st->rem ? total : st->rem;
+			return put(aps, u, nu, at);
+		}
+	}
+	if (big_take(dst, st, total, &at))
+		return put(aps, u, nu, at);
+	st->rem -= total < st->rem ? total : st->rem;
+	if (plan_seg_take(dst, (uint32_t)total, &at))
+		return put(aps, u, nu, at);
+	return plan_place_split(aps, u, nu, dst);
+}
+
+/*
+ * Pass 2 in stream mode: all[] holds every movable unit in placement
+ * order, each with its target AG chosen.
+ */
+int plan_place_stream(struct planner *pl, struct agplan *aps,
+		      const struct uref *all, size_t n)
+{
+	const struct od_geo *g = pl->g;
+	struct strm *st;
+	uint32_t a;
+	size_t i;
+	int ret = 0;
+
+	st = calloc(g->agcount, sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	for (a = 0; a < g->agcount && !ret; a++) {
+		ret = strm_init(&st[a], &aps[a]);
+		st[a].waste_min = WASTE_MIN >> g->blocklog;
+	}
+	for (i = 0; i < n && !ret; i++) {
+		const struct unit *un = &aps[all[i].agno].unit[all[i].idx];
+
+		st[un->target].rem += un->len;
+	}
+	for (i = 0; i < n && !ret;) {
+		const struct unit *un = &aps[all[i].agno].unit[all[i].idx];
+		uint64_t total = un->len;
+		size_t j = i + 1;
+
+		while (j < n) {
+			const struct unit *v = &aps[all[j].agno].unit[all[j].idx];
+
+			if (!plan_same_fork(aps, &all[i], &all[j]) ||
+			    v->target != un->target || total + v->len > UINT32_MAX)
+				break;
+			total += v->len;
+			j++;
+		}
+		ret = place_fork(aps, all + i, j - i, total, &aps[un->target],
+				 &st[un->target]);
+		i = j;
+	}
+	for (a = 0; a < g->agcount; a++)
+		free(st[a].ord);
+	free(st);
+	return ret;
+}

@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The walk and the read-back cost model on a model built by hand, where
+ * every access can be worked out on paper (comments give the arithmetic),
+ * and the accumulator's rules on bare accesses.
+ */
+#include "core/model/readback.h"
+#include "ondisk/inode.h"
+#include "tests/unit/memfs.h"
+#include "tests/unit/t.h"
+
+#include <math.h>
+
+#define KiB 1024ull
+#define MiB (1024ull * 1024)
+
+static double seek_s(uint64_t dist)
+{
+	return 4.17e-3 + 0.8e-3 + 8e-3 * sqrt((double)dist / 1099511627776.0);
+}
+
+static bool near(double a, double b)
+{
+	return fabs(a - b) < 1e-9;
+}
+
+static void test_acc(struct t_state *ts)
+{
+	struct rb_fig f;
+	struct rb_acc a;
+
+	rb_acc_init(&a, &f);
+	rb_acc_read(&a, 0, 3 * MiB);		/* from the head's place: no jump */
+	T_CHECK(ts, f.jumps == 0 && f.requests == 3);
+	rb_acc_read(&a, 3 * MiB, MiB / 2);	/* the third request was full */
+	T_CHECK(ts, f.jumps == 0 && f.requests == 4);
+	rb_acc_read(&a, 3 * MiB + MiB / 2, 7 * MiB / 10);	/* fills, spills */
+	T_CHECK(ts, f.requests == 5);
+	rb_acc_read(&a, 5 * MiB, 4096);		/* forward, 0.8 MiB: read through */
+	T_CHECK(ts, f.jumps == 1 && f.far_jumps == 0 && f.requests == 6);
+	rb_acc_read(&a, 7 * MiB, 4096);		/* forward, > 1 MiB: far */
+	T_CHECK(ts, f.jumps == 2 && f.far_jumps == 1 && f.requests == 7);
+	rb_acc_read(&a, 6 * MiB, 4096);		/* back 1 MiB + 4 KiB: far */
+	T_CHECK(ts, f.jumps == 3 && f.far_jumps == 2);
+	rb_acc_read(&a, 6 * MiB - 8192, 4096);	/* back 12 KiB: near, but a seek */
+	T_CHECK(ts, f.jumps == 4 && f.far_jumps == 2 && f.accesses == 7);
+	T_CHECK(ts, near(f.hdd_seconds,
+			 (double)(3 * MiB + MiB / 2 + 7 * MiB / 10 + 4 * 4096) / 150e6 +
+			 (double)(5 * MiB - (3 * MiB + MiB / 2 + 7 * MiB / 10)) / 150e6 +
+			 seek_s(7 * MiB - (5 * MiB + 4096)) +
+			 seek_s(MiB + 4096) + seek_s(12 * KiB)));
+}
+
+/* ---- a hand-built model ---- */
+
+struct hm {
+	struct memfs mf;
+	struct model m;
+	struct m_ag ag[2];
+	struct m_ino ino[8];
+	struct m_ext ext[8];
+	struct m_link link[8];
+	struct od_inobt_rec chunk[1];
+};
+
+static void add_ino(struct hm *h, uint64_t ino, uint16_t mode, uint8_t fmt,
+		    const struct od_irec *r, uint32_t nr)
+{
+	struct m_ag *ag = &h->ag[0];
+	struct m_ino *mi = &ag->ino[ag->nino++];
+	uint32_t k;
+
+	memset(mi, 0, sizeof(*mi));
+	mi->ino = ino;
+	mi->mode = mode;
+	mi->fmt = fmt;
+	mi->flags = MI_NOATTR;
+	mi->ext = (uint32_t)ag->next;
+	mi->nde = nr;
+	for (k = 0; k < nr; k++)
+		od_bmbt_rec_pack(&r[k], ag->ext[ag->next++].rec);
+}
+
+static void add_link(struct hm *h, uint64_t parent, uint64_t child)
+{
+	struct m_ag *ag = &h->ag[0];
+
+	ag->link[ag->nlink].parent = parent;
+	ag->link[ag->nlink].child = child;
+	ag->nlink++;
+}
+
+static struct od_irec rec(const struct od_geo *g, uint32_t agno,
+			  uint32_t agbno, uint32_t len, uint64_t off, bool unw)
+{
+	struct od_irec r = { off, od_agb_fsb(g, agno, agbno), len, unw };
+
+	return r;
+}
+
+/*
+ * 4 KiB blocks, 512-byte v5 inodes: a chunk is 8 blocks and a cluster 4
+ * (16 KiB, 32 inodes).  The chunk at inode 128 (AG 0, block 16) holds:
+ *
+ *   /          128  shortform: b, a, c (readdir order; not by name or number)
+ *   /b         130  2 blocks at 200
+ *   /a         129  a block directory, its block at 100: x, y
+ *   /a/x       160  second cluster (block 20); 1 block at 101
+ *   /a/y       132  3 blocks at 102, right after x
+ *   /c         131  1 block at AG 1 block 0, then an unwritten block
+ */
+static int build(struct hm *h)
+{
+	const struct od_geo *g;
+	struct od_irec r[2];
+
+	memset(h, 0, sizeof(*h));
+	if (memfs_open(&h->mf, true, 12))
+		return -1;
+	g = h->mf.g;
+	h->m.fs = h->mf.fs;
+	h->m.agcount = 2;
+	h->m.ag = h->ag;
+	h->ag[0].agno = 0;
+	h->ag[1].agno = 1;
+	h->ag[0].ino = h->ino;
+	h->ag[0].ext = h->ext;
+	h->ag[0].link = h->link;
+	h->ag[0].chunk = h->chunk;
+	h->ag[0].nchunk = 1;
+	h->chunk[0].startino = 128;
+	h->chunk[0].count = 64;
+	h->chunk[0].freecount = 59;
+	add_ino(h, 128, 0040755, OD_FMT_LOCAL, NULL, 0);
+	r[0] = rec(g, 0, 100, 1, 0, false);
+	add_ino(h, 129, 0040755, OD_FMT_EXTENTS, r, 1);
+	r[0] = rec(g, 0, 200, 2, 0, false);
+	add_ino(h, 130, 0100644, OD_FMT_EXTENTS, r, 1);
+	r[0] = rec(g, 1, 0, 1, 0, false);
+	r[1] = rec(g, 1, 1, 1, 1, true);
+	add_ino(h, 131, 0100644, OD_FMT_EXTENTS, r, 2);
+	r[0] = rec(g, 0, 102, 3, 0, false);
+	add_ino(h, 132, 0100644, OD_FMT_EXTENTS, r, 1);
+	r[0] = rec(g, 0, 101, 1, 0, false);
+	add_ino(h, 160, 0100644, OD_FMT_EXTENTS, r, 1);
+	h->m.ninodes = h->ag[0].nino;
+	/* the scan records each directory's entries together, in its order */
+	add_link(h, 128, 130);
+	add_link(h, 128, 129);
+	add_link(h, 128, 131);
+	add_link(h, 129, 160);
+	add_link(h, 129, 132);
+	return 0;
+}
+
+static void test_walk(struct t_state *ts, struct hm *h)
+{
+	static const uint64_t want[] = { 128, 130, 129, 160, 132, 131 };
+	struct err e = { 0 };
+	struct walk w;
+	size_t i;
+
+	T_CHECK(ts, walk_build(&h->m, WALK_READDIR, &w, &e) == 0);
+	T_CHECK(ts, w.n == 6 && w.nreached == 6);
+	for (i = 0; i < w.n && i < 6; i++)
+		T_CHECK(ts, walk_inode(&w, w.seq[i], NULL)->ino == want[i]);
+	walk_free(&w);
+	T_CHECK(ts, walk_build(&h->m, WALK_INODE, &w, &e) == 0);
+	for (i = 1; i < w.n; i++)
+		T_CHECK(ts, walk_inode(&w, w.seq[i - 1], NULL)->ino <
+			    walk_inode(&w, w.seq[i], NULL)->ino);
+	walk_free(&w);
+}
+
+/* /b moved to AG 0 block 96, just before /a's directory block. */
+static bool moved_b(void *priv, const struct m_ino *mi,
+		    const struct od_irec **recs, uint32_t *n)
+{
+	static struct od_irec r;
+
+	if (mi->ino != 130)
+		return false;
+	r = rec(priv, 0, 96, 2, 0, false);
+	*recs = &r;
+	*n = 1;
+	return true;
+}
+
+static void test_model(struct t_state *ts, struct hm *h)
+{
+	const uint64_t B = 4096;
+	struct err e = { 0 };
+	struct rb_fig f;
+	struct walk w;
+	double t;
+
+	T_CHECK(ts, h->mf.g->blocks_per_cluster == 4);
+	T_CHECK(ts, walk_build(&h->m, WALK_READDIR, &w, &e) == 0);
+	T_CHECK(ts, readback_model(&w, NULL, NULL, &f, &e) == 0);
+	/*
+	 * 1 /        cluster 0, blocks 16-19: from byte 0, 64 KiB ahead: read through
+	 * 2 /b       block 200 (2): 180 blocks past the cluster: read through
+	 * 3 /a       block 100: 102 blocks back: a seek
+	 * 4 /a/x     cluster 1, blocks 20-23: 81 blocks back: a seek
+	 * 5          block 101: 77 blocks ahead: read through
+	 * 6 /a/y     blocks 102-104: where x ended, no jump, the same request
+	 * 7 /c       AG 1 block 0 (linear 2048): 1943 blocks ahead: far, a seek;
+	 *            its unwritten block is not read
+	 */
+	T_CHECK(ts, f.dirs == 2 && f.files == 4 && f.clusters == 2);
+	T_CHECK(ts, f.accesses == 7 && f.jumps == 6 && f.far_jumps == 1);
+	T_CHECK(ts, f.requests == 6);
+	T_CHECK(ts, f.bytes == 16 * B && f.data_bytes == 8 * B);
+	T_CHECK(ts, f.out_of_order == 1);	/* /a after /b */
+	t = (double)(16 * B) / 150e6 +
+	    (double)(16 * B + 180 * B + 77 * B) / 150e6 +
+	    seek_s(102 * B) + seek_s(81 * B) + seek_s(1943 * B);
+	T_CHECK(ts, near(f.hdd_seconds, t));
+
+	/* a predicted layout: /b before /a's block, read through to it */
+	T_CHECK(ts, readback_model(&w, moved_b, (void *)h->mf.g, &f, &e) == 0);
+	T_CHECK(ts, f.jumps == 6 && f.far_jumps == 1 && f.out_of_order == 0);
+	t = (double)(16 * B) / 150e6 +
+	    (double)(16 * B + 76 * B + 2 * B + 77 * B) / 150e6 +
+	    seek_s(81 * B) + seek_s(1943 * B);
+	T_CHECK(ts, near(f.hdd_seconds, t));
+	walk_free(&w);
+}
+
+int main(void)
+{
+	struct t_state ts = { 0, 0 };
+	struct hm h;
+
+	test_acc(&ts);
+	if (build(&h) == 0) {
+		test_walk(&ts, &h);
+		test_model(&ts, &h);
+		memfs_close(&h.mf);
+	} else {
+		T_CHECK(&ts, !"memfs");
+	}
+	return t_done(&ts, "test_readback");
+}
