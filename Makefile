@@ -16,7 +16,10 @@ PKG_CONFIG ?= pkg-config
 WARN    := -std=c11 -Wall -Wextra -Werror -Wshadow -Wvla -Wstrict-prototypes \
            -Wmissing-prototypes -fno-common -Wformat=2 -Wno-format-nonliteral
 DEFS    := -I. -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -DXFSDEFRAG_VERSION=\"0.1\"
-PKGS    := blkid uuid ncursesw
+# liburing is optional: without it the scan reads with pread and fadvise
+URING   := $(shell $(PKG_CONFIG) --exists liburing 2>/dev/null && echo liburing)
+PKGS    := blkid uuid ncursesw $(URING)
+DEFS    += $(if $(URING),-DHAVE_LIBURING)
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS))
 PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS))
 ALL_CFLAGS  = $(WARN) $(DEFS) $(PKG_CFLAGS) $(CFLAGS) -MMD -MP

@@ -16,9 +16,9 @@ static const struct cmd commands[] = {
 	  "bmap [-a] [-l] [-p] [-v[v]] [-n N] IMAGE PATH... | -i INO...",
 	  "list a file's extents exactly as xfs_bmap does" },
 	{ "report", cmd_report,
-	  "report [--json] [-a AGNO] [--top N] [-j THREADS] IMAGE",
+	  "report [--json] [-a AGNO] [--top N] [-j THREADS] [--direct] IMAGE",
 	  "fragmentation, free space, inode-to-data distance, locality" },
-	{ "check", cmd_check, "check [-j THREADS] [-n MAXPRINT] IMAGE",
+	{ "check", cmd_check, "check [-j THREADS] [--direct] [-n MAXPRINT] IMAGE",
 	  "verify every structure and that every block is accounted for" },
 	{ "undo", cmd_undo, "undo [--check] [-v] FILE IMAGE",
 	  "roll a relocation run back from its undo file" },
@@ -27,11 +27,11 @@ static const struct cmd commands[] = {
 	  "debug-scribble [--fault N] [--seed S] [--free-writes N] "
 	  "[--plan FILE] [--keep-sb] [--no-finish] JOURNAL IMAGE [PATH...]",
 	  NULL },
-	{ "tui", cmd_tui, "tui [--no-color] [--path PATH] IMAGE",
+	{ "tui", cmd_tui, "tui [--no-color] [--path PATH] [-j THREADS] [--direct] IMAGE",
 	  "browse directories, extents and AG block maps (ncurses)" },
-	{ "plan", cmd_plan, "plan [--json] IMAGE",
+	{ "plan", cmd_plan, "plan [--json] [-j THREADS] [--direct] IMAGE",
 	  "what a relocation run would move, and the figures after it" },
-	{ "run", cmd_run, "run [--undo FILE] IMAGE",
+	{ "run", cmd_run, "run [--undo FILE] [-j THREADS] [--direct] IMAGE",
 	  "relocate in place: contiguous files packed front to back" },
 };
 

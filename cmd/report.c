@@ -422,7 +422,7 @@ int cmd_report(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'J' },
 		{ "top", required_argument, NULL, 'T' },
-		{ "threads", required_argument, NULL, 'j' },
+		CMD_SCAN_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -430,7 +430,8 @@ int cmd_report(int argc, char **argv)
 	struct rctx c = { 0 };
 	struct err e = { 0 };
 	bool json = false;
-	long agsel = -1, top = 10, threads = 0;
+	struct cmd_scan sc = { 0 };
+	long agsel = -1, top = 10;
 	char *end;
 	int opt, ret, status = EXIT_OK;
 
@@ -448,16 +449,12 @@ int cmd_report(int argc, char **argv)
 			if (*end || top < 0 || top > 100000)
 				return cmd_usage("report");
 			break;
-		case 'j':
-			threads = strtol(optarg, &end, 10);
-			if (*end || threads < 0 || threads > 1024)
-				return cmd_usage("report");
-			break;
 		case 'h':
 			cmd_usage("report");
 			return EXIT_OK;
 		default:
-			return cmd_usage("report");
+			if (cmd_scan_opt(&sc, opt, optarg) <= 0)
+				return cmd_usage("report");
 		}
 	}
 	if (argc - optind != 1)
@@ -465,6 +462,7 @@ int cmd_report(int argc, char **argv)
 	c.image = argv[optind];
 	if (cmd_open_ro(c.image, &c.fs, &e))
 		return cmd_fail(&e);
+	cmd_scan_setup(&sc, c.fs);
 	if (agsel >= (long)c.fs->geo.agcount) {
 		cmd_error("AG %ld does not exist (agcount %u)", agsel,
 			  c.fs->geo.agcount);
@@ -472,7 +470,7 @@ int cmd_report(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	c.tty = isatty(STDERR_FILENO) == 1;
-	so.threads = (unsigned)threads;
+	so.threads = sc.threads;
 	so.dirs = true;
 	if (c.tty) {
 		so.progress = progress;

@@ -70,12 +70,13 @@ static double factor(uint64_t actual, uint64_t ideal)
 }
 
 /* Scan and report (optionally check) a freshly opened filesystem. */
-static int measure(struct fs *fs, struct model **m, struct report *r,
-		   struct err *e)
+static int measure(struct fs *fs, unsigned threads, struct model **m,
+		   struct report *r, struct err *e)
 {
 	struct scan_opts so = { 0 };
 
 	so.dirs = true;
+	so.threads = threads;
 	if (scan_fs(fs, &so, m, e))
 		return e->code ? e->code : -EFSCORRUPTED;
 	return report_build(*m, -1, 0, r, e);
@@ -119,12 +120,14 @@ int cmd_run(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "undo", required_argument, NULL, 'u' },
 		{ "fault-after", required_argument, NULL, 'F' },
+		CMD_SCAN_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct exec_opts xo = { 0 };
 	struct exec_stats st;
 	struct scan_opts so = { 0 };
+	struct cmd_scan sc = { 0 };
 	struct check_result cr;
 	struct report before = { 0 }, after = { 0 };
 	struct model *m = NULL, *m2 = NULL;
@@ -139,7 +142,7 @@ int cmd_run(int argc, char **argv)
 	int opt, status = EXIT_OK;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+u:", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+u:j:", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'u': undo_path = optarg; break;
 		case 'F':
@@ -151,7 +154,8 @@ int cmd_run(int argc, char **argv)
 			cmd_usage("run");
 			return EXIT_OK;
 		default:
-			return cmd_usage("run");
+			if (cmd_scan_opt(&sc, opt, optarg) <= 0)
+				return cmd_usage("run");
 		}
 	}
 	if (argc - optind != 1)
@@ -160,6 +164,7 @@ int cmd_run(int argc, char **argv)
 	if (fs_open(image, FS_RDWR, &fs, &e))
 		return e.code == -EBUSY ? (cmd_fail(&e), EXIT_REFUSED) :
 					  cmd_fail(&e);
+	cmd_scan_setup(&sc, fs);
 	if (refuse_write(fs, &e)) {
 		cmd_fail(&e);
 		status = EXIT_REFUSED;
@@ -181,7 +186,7 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	}
 	/* pre-check: our checker must find the filesystem consistent */
-	if (check_fs(fs, 0, print_problem, NULL, &cr, &e)) {
+	if (check_fs(fs, sc.threads, print_problem, NULL, &cr, &e)) {
 		status = cmd_fail(&e);
 		goto out;
 	}
@@ -193,6 +198,7 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	}
 	so.dirs = true;
+	so.threads = sc.threads;
 	if (scan_fs(fs, &so, &m, &e) ||
 	    report_build(m, -1, 0, &before, &e) || plan_build(m, &p, &e)) {
 		status = cmd_fail(&e);
@@ -224,9 +230,11 @@ int cmd_run(int argc, char **argv)
 	fs = NULL;
 
 	/* verify the result with a fresh look at the disk */
-	if (fs_open(image, 0, &fs2, &e) ||
-	    check_fs(fs2, 0, print_problem, NULL, &cr, &e) ||
-	    measure(fs2, &m2, &after, &e)) {
+	if (fs_open(image, 0, &fs2, &e) == 0)
+		cmd_scan_setup(&sc, fs2);
+	if (!fs2 ||
+	    check_fs(fs2, sc.threads, print_problem, NULL, &cr, &e) ||
+	    measure(fs2, sc.threads, &m2, &after, &e)) {
 		status = cmd_fail(&e);
 		cr.problems = cr.problems ? cr.problems : 1;
 	}

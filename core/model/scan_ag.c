@@ -9,6 +9,7 @@
 #include "core/fs/dir.h"
 #include "core/fs/fork.h"
 #include "core/base/bigmem.h"
+#include "core/model/ahead.h"
 #include "core/model/inorun.h"
 #include "ondisk/be.h"
 #include "ondisk/crc32c.h"
@@ -17,8 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SCAN_BUF	(1u << 20)	/* one sequential read, at most */
-
 struct agscan {
 	struct fs *fs;
 	const struct od_geo *g;
@@ -26,24 +25,36 @@ struct agscan {
 	const struct scan_opts *o;
 	struct scan_progress *p;
 	struct err e;		/* scratch for the current item */
-	uint8_t *buf;
+	const uint8_t *buf;	/* the run being decoded */
 	struct inode tmp;	/* btree forks and directories */
 	struct extmap map;
 	uint32_t *ag_seen;	/* per-AG stamp, for counting AGs per dir */
 	uint32_t stamp;
+	struct ahead_q dirq;	/* directories waiting for their blocks */
+	uint64_t dmg_pos;	/* where the first damage was met */
 };
 
-/* Remember the first damage in this AG; keep counting the rest. */
-static void ag_damage(struct agscan *s, struct err *e)
+/*
+ * Remember the first damage in this AG; keep counting the rest.  pos
+ * orders damage as if every directory had been read at once: 2 * index
+ * of the next inode, and 2 * index + 1 for a directory read later.
+ */
+static void ag_damage_at(struct agscan *s, struct err *e, uint64_t pos)
 {
 	struct m_ag *ag = s->ag;
 
-	if (!ag->err) {
+	if (!ag->err || pos < s->dmg_pos) {
 		ag->err = e->code ? e->code : -EFSCORRUPTED;
 		snprintf(ag->errmsg, sizeof(ag->errmsg), "%s", e->msg);
+		s->dmg_pos = pos;
 	}
 	ag->ndamaged++;
 	err_clear(e);
+}
+
+static void ag_damage(struct agscan *s, struct err *e)
+{
+	ag_damage_at(s, e, 2 * (uint64_t)s->ag->nino);
 }
 
 static int add_meta(struct agscan *s, uint32_t agbno, enum m_meta kind,
@@ -325,6 +336,39 @@ static int scan_dir(struct agscan *s, const struct od_inode *di,
 	return 0;
 }
 
+static void dir_read(struct agscan *s, const struct od_inode *di,
+		     const uint8_t *raw, size_t idx)
+{
+	if (scan_dir(s, di, raw)) {
+		s->ag->ino[idx].flags |= MI_DAMAGED;
+		ag_damage_at(s, &s->e, 2 * (uint64_t)idx + 1);
+	}
+}
+
+/* Read the directories whose blocks were announced longest ago. */
+static void dirs_drain(struct agscan *s, bool all)
+{
+	const struct ahead_dir *d;
+
+	while ((all || ahead_q_full(&s->dirq)) &&
+	       (d = ahead_q_pop(&s->dirq)))
+		dir_read(s, &d->ip.di, d->ip.raw, d->idx);
+}
+
+/* Directory idx: its blocks are announced now and read a little later. */
+static void dir_later(struct agscan *s, const struct od_inode *di,
+		      const uint8_t *raw, size_t idx)
+{
+	const struct m_ino *mi = &s->ag->ino[idx];
+
+	dirs_drain(s, false);
+	if (ahead_q_push(&s->dirq, di, raw, idx, s->ag->ext + mi->ext,
+			 mi->nde)) {
+		dirs_drain(s, true);	/* no queue: keep the order */
+		dir_read(s, di, raw, idx);
+	}
+}
+
 static void scan_inode(struct agscan *s, uint64_t ino, const uint8_t *raw,
 		       bool crc_ok)
 {
@@ -385,10 +429,8 @@ static void scan_inode(struct agscan *s, uint64_t ino, const uint8_t *raw,
 		mi->nde = mi->nae = 0;
 		mi->flags |= MI_DAMAGED;
 		ag_damage(s, &s->e);
-	} else if (s->o->dirs && od_mode_isdir(di.mode) &&
-		   scan_dir(s, &di, raw)) {
-		mi->flags |= MI_DAMAGED;
-		ag_damage(s, &s->e);
+	} else if (s->o->dirs && od_mode_isdir(di.mode)) {
+		dir_later(s, &di, raw, ag->nino);
 	}
 	ag->nino++;
 }
@@ -428,7 +470,7 @@ static void decode_run(struct agscan *s, size_t ci, unsigned i,
 
 /*
  * Read every physically present inode of the AG's chunks and decode the
- * ones in use, in runs of up to SCAN_BUF bytes (inorun.h).
+ * ones in use, in runs read ahead by the bulk reader (inorun.h).
  */
 static int scan_chunks(struct agscan *s)
 {
@@ -436,6 +478,8 @@ static int scan_chunks(struct agscan *s)
 	struct m_ag *ag = s->ag;
 	struct inorun run;
 	struct inorun_seg seg;
+	struct rdr_item it;
+	struct rdr *rd;
 	size_t ci, n = 0;
 	char what[64];
 
@@ -453,20 +497,27 @@ static int scan_chunks(struct agscan *s)
 		ag->link = bigmem_calloc(n + 64, sizeof(*ag->link));
 		ag->cap_link = ag->link ? n + 64 : 0;
 	}
-	if (!ag->ino)
+	if (!ag->ino || inorun_read_open(&run, s->fs, ag, &rd))
 		return err_set(&s->e, -ENOMEM, "out of memory");
 	snprintf(what, sizeof(what), "ag %u inode chunk", ag->agno);
 
-	inorun_init(&run, g, ag, SCAN_BUF);
-	while (inorun_next(&run, &seg)) {
-		if (fs_read_daddr(s->fs, seg.start >> 9, s->buf,
-				  (size_t)seg.len, &s->e, what))
-			ag_damage(s, &s->e);
-		else
+	while (inorun_read(rd, &it, &seg)) {
+		s->buf = it.data;
+		if (!it.data) {
+			if (fs_read_daddr(s->fs, seg.start >> 9, it.scratch,
+					  (size_t)seg.len, &s->e, what))
+				ag_damage(s, &s->e);
+			else
+				s->buf = it.scratch;
+		}
+		if (s->buf)
 			decode_run(s, seg.ci, seg.i, seg.len);
 		__atomic_add_fetch(&s->p->inodes_done, seg.len >> g->inodelog,
 				   __ATOMIC_RELAXED);
 	}
+	s->buf = NULL;
+	rdr_close(rd);
+	dirs_drain(s, true);
 	return 0;
 }
 
@@ -486,9 +537,10 @@ static void note_headers(struct agscan *s)
 	}
 	for (i = 0; i < ag->nagfl; i++)
 		add_meta(s, ag->agfl[i], MM_AGFL_FREE, ag->agno);
-	if (log0 && od_fsb_agno(g, log0) == ag->agno)
-		for (b = 0; b < s->fs->sb.logblocks; b++)
-			add_meta(s, od_fsb_agbno(g, log0) + b, MM_LOG, ag->agno);
+	if (log0 && od_fsb_agno(g, log0) == ag->agno) {
+		ag->log_agbno = od_fsb_agbno(g, log0);
+		ag->log_blocks = s->fs->sb.logblocks;
+	}
 }
 
 static int cmp_meta(const void *a, const void *b)
@@ -511,10 +563,10 @@ int scan_ag(struct fs *fs, struct m_ag *ag, const struct scan_opts *o,
 	s.ag = ag;
 	s.o = o;
 	s.p = p;
+	ahead_q_init(&s.dirq, fs);
 	ag->blocks = od_ag_blocks(s.g, ag->agno);
-	s.buf = malloc(SCAN_BUF);
 	s.ag_seen = calloc(fs->geo.agcount, sizeof(*s.ag_seen));
-	if (!s.buf || !s.ag_seen) {
+	if (!s.ag_seen) {
 		ret = err_set(&s.e, -ENOMEM, "out of memory");
 		ag_damage(&s, &s.e);
 		goto out;
@@ -577,7 +629,7 @@ int scan_ag(struct fs *fs, struct m_ag *ag, const struct scan_opts *o,
 	sort_any(ag->meta, ag->nmeta, sizeof(*ag->meta), cmp_meta);
 out:
 	extmap_free(&s.map);
-	free(s.buf);
+	ahead_q_free(&s.dirq);
 	free(s.ag_seen);
 	__atomic_add_fetch(&p->ags_done, 1, __ATOMIC_RELAXED);
 	return ret ? ret : ag->err;
