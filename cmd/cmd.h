@@ -30,6 +30,7 @@ int cmd_report(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_undo(int argc, char **argv);
 int cmd_debug_scribble(int argc, char **argv);	/* test aid, hidden */
+int cmd_debug_inoruns(int argc, char **argv);	/* bench aid, hidden */
 int cmd_tui(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_run(int argc, char **argv);

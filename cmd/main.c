@@ -27,6 +27,7 @@ static const struct cmd commands[] = {
 	  "debug-scribble [--fault N] [--seed S] [--free-writes N] "
 	  "[--plan FILE] [--keep-sb] [--no-finish] JOURNAL IMAGE [PATH...]",
 	  NULL },
+	{ "debug-inoruns", cmd_debug_inoruns, "debug-inoruns [--gap BYTES] IMAGE", NULL },
 	{ "tui", cmd_tui, "tui [--no-color] [--path PATH] [-j THREADS] [--direct] IMAGE",
 	  "browse directories, extents and AG block maps (ncurses)" },
 	{ "plan", cmd_plan, "plan [--json] [-j THREADS] [--direct] IMAGE",
