@@ -107,19 +107,28 @@ static enum od_err inode_decode(const uint8_t *buf, size_t len,
 	}
 	ip->mode = od_get_be16(buf + 2);
 	ip->format = buf[5];
-	ip->uid = od_get_be32(buf + 8);
-	ip->gid = od_get_be32(buf + 12);
-	if (ip->version == 1) {
-		ip->nlink = od_get_be16(buf + 6);
-	} else {
-		ip->nlink = od_get_be32(buf + 16);
-		ip->projid = (uint32_t)od_get_be16(buf + 22) << 16 |
-			     od_get_be16(buf + 20);
-	}
+	ip->nlink = ip->version == 1 ? od_get_be16(buf + 6) :
+				       od_get_be32(buf + 16);
 	ip->flags2 = ip->version == 3 ? od_get_be64(buf + 120) : 0;
-	ip->time_raw[OD_ATIME] = od_get_be64(buf + 32);
-	ip->time_raw[OD_MTIME] = od_get_be64(buf + 40);
-	ip->time_raw[OD_CTIME] = od_get_be64(buf + 48);
+	if (!crc_checked) {
+		/* the scan (crc_checked) uses none of these */
+		ip->uid = od_get_be32(buf + 8);
+		ip->gid = od_get_be32(buf + 12);
+		if (ip->version != 1)
+			ip->projid = (uint32_t)od_get_be16(buf + 22) << 16 |
+				     od_get_be16(buf + 20);
+		ip->time_raw[OD_ATIME] = od_get_be64(buf + 32);
+		ip->time_raw[OD_MTIME] = od_get_be64(buf + 40);
+		ip->time_raw[OD_CTIME] = od_get_be64(buf + 48);
+		ip->gen = od_get_be32(buf + 92);
+		ip->next_unlinked = od_get_be32(buf + 96);
+		if (ip->version == 3) {
+			ip->changecount = od_get_be64(buf + 104);
+			ip->lsn = od_get_be64(buf + 112);
+			ip->cowextsize = od_get_be32(buf + 128);
+			ip->time_raw[OD_CRTIME] = od_get_be64(buf + 144);
+		}
+	}
 	ip->size = od_get_be64(buf + 56);
 	ip->nblocks = od_get_be64(buf + 64);
 	ip->extsize = od_get_be32(buf + 72);
@@ -133,14 +142,6 @@ static enum od_err inode_decode(const uint8_t *buf, size_t len,
 	ip->forkoff = buf[82];
 	ip->aformat = buf[83];
 	ip->flags = od_get_be16(buf + 90);
-	ip->gen = od_get_be32(buf + 92);
-	ip->next_unlinked = od_get_be32(buf + 96);
-	if (ip->version == 3) {
-		ip->changecount = od_get_be64(buf + 104);
-		ip->lsn = od_get_be64(buf + 112);
-		ip->cowextsize = od_get_be32(buf + 128);
-		ip->time_raw[OD_CRTIME] = od_get_be64(buf + 144);
-	}
 
 	if ((ip->flags2 & OD_DIFLAG2_NREXT64) && !g->nrext64)
 		BAD("flags2");

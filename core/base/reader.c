@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #ifdef HAVE_LIBURING
@@ -34,6 +35,8 @@ struct req {
 	int res;		/* 0, or negative errno */
 	size_t done;		/* bytes read so far (io_uring) */
 	uint8_t *buf;		/* max_req + 2 * align bytes, aligned */
+	uint8_t *map;		/* mmap: the mapping, maplen bytes at roff */
+	size_t maplen;
 	struct rdr_seg *seg;
 	size_t nseg, cap;
 };
@@ -44,6 +47,7 @@ struct rdr {
 	bool have_raw;
 	enum rdr_how how;
 	unsigned depth, align;
+	uint64_t page;
 	uint32_t max_req, max_gap;
 	uint64_t limit;
 	rdr_next_fn next;
@@ -67,7 +71,7 @@ struct rdr {
 };
 
 static const char *const how_names[RDR_NHOW] = {
-	"auto", "sync", "fadvise", "thread", "uring",
+	"auto", "sync", "fadvise", "thread", "uring", "mmap",
 };
 
 int rdr_how_parse(const char *name)
@@ -224,6 +228,7 @@ static void start(struct rdr *r, unsigned slot)
 	}
 	switch (r->how) {
 	case RDR_FADVISE:
+	case RDR_MMAP:
 		/* the kernel starts the reads; pread finds them in the cache */
 		posix_fadvise(r->raw.fd, (off_t)q->roff, (off_t)q->rlen,
 			      POSIX_FADV_WILLNEED);
@@ -251,6 +256,37 @@ static void start(struct rdr *r, unsigned slot)
 	}
 }
 
+/*
+ * Map request q from the page cache instead of copying it.  Populating
+ * the mapping reads what is not cached and reports errors (a plain
+ * fault would be SIGBUS); 0, or -1 and the caller preads instead.
+ */
+static int map_req(struct rdr *r, struct req *q)
+{
+	uint64_t pg = r->page, mo = q->off & ~(pg - 1);
+	size_t ml = (size_t)(((q->end + pg - 1) & ~(pg - 1)) - mo);
+	void *p = mmap(NULL, ml, PROT_READ, MAP_SHARED, r->raw.fd, (off_t)mo);
+
+	if (p == MAP_FAILED)
+		return -1;
+	if (madvise(p, ml, MADV_POPULATE_READ)) {
+		munmap(p, ml);
+		return -1;
+	}
+	q->map = p;
+	q->maplen = ml;
+	q->roff = mo;
+	return 0;
+}
+
+static void unmap_req(struct req *q)
+{
+	if (q->map) {
+		munmap(q->map, q->maplen);
+		q->map = NULL;
+	}
+}
+
 static void wait_done(struct rdr *r, struct req *q)
 {
 	switch (r->how) {
@@ -268,7 +304,8 @@ static void wait_done(struct rdr *r, struct req *q)
 		return;
 	default:
 		if (q->state == R_PLANNED) {
-			read_req(r, q, r->sbuf);
+			if (r->how != RDR_MMAP || map_req(r, q))
+				read_req(r, q, r->sbuf);
 			q->state = R_DONE;
 		}
 		return;
@@ -378,6 +415,7 @@ bool rdr_get(struct rdr *r, struct rdr_item *it)
 		if (r->how == RDR_THREAD)
 			pthread_mutex_lock(&r->mu);
 		r->q[r->head].state = R_FREE;
+		unmap_req(&r->q[r->head]);
 		if (r->how == RDR_THREAD)
 			pthread_mutex_unlock(&r->mu);
 		r->head = (r->head + 1) % r->depth;
@@ -393,7 +431,7 @@ bool rdr_get(struct rdr *r, struct rdr_item *it)
 	it->seg = q->seg[r->cur++];
 	it->scratch = r->sbuf ? r->sbuf : q->buf;
 	it->data = q->unread || q->res ? NULL :
-		   it->scratch + (it->seg.off - q->roff);
+		   (q->map ? q->map : it->scratch) + (it->seg.off - q->roff);
 	return true;
 }
 
@@ -412,7 +450,7 @@ static enum rdr_how choose(struct rdr *r)
 #endif
 	if (how == RDR_URING)
 		how = r->raw.dfd >= 0 ? RDR_THREAD : RDR_FADVISE;
-	if (how == RDR_FADVISE && r->raw.dfd >= 0)
+	if ((how == RDR_FADVISE || how == RDR_MMAP) && r->raw.dfd >= 0)
 		how = RDR_SYNC;		/* nothing to advise: no cache */
 	if (how == RDR_THREAD) {
 		pthread_mutex_init(&r->mu, NULL);
@@ -455,6 +493,7 @@ int rdr_open(struct img *im, const struct rdr_cfg *cfg, rdr_next_fn next,
 	r->limit = cfg->limit && cfg->limit < im->size ? cfg->limit :
 		   im->size;
 	r->align = r->have_raw && r->raw.dfd >= 0 ? r->raw.dalign : 8;
+	r->page = (uint64_t)sysconf(_SC_PAGESIZE);
 	if (r->depth > 256)
 		r->depth = 256;
 	if (r->max_req < 4096)
@@ -508,6 +547,7 @@ void rdr_close(struct rdr *r)
 	}
 #endif
 	for (i = 0; r->q && i < r->depth; i++) {
+		unmap_req(&r->q[i]);
 		free(r->q[i].buf);
 		free(r->q[i].seg);
 	}

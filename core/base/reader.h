@@ -28,6 +28,7 @@ enum rdr_how {
 	RDR_FADVISE,	/* WILLNEED on the requests ahead, then pread */
 	RDR_THREAD,	/* a reader thread preads ahead into a ring */
 	RDR_URING,	/* io_uring reads in flight */
+	RDR_MMAP,	/* WILLNEED ahead, then map the page cache: no copy */
 	RDR_NHOW
 };
 

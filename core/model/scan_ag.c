@@ -420,7 +420,11 @@ static void scan_inode(struct agscan *s, uint64_t ino, const uint8_t *raw,
 	mi->ext = (uint32_t)ext0;
 	if (scan_fork(s, &di, raw, FORK_DATA, &n) == 0) {
 		mi->nde = n;
-		if (scan_fork(s, &di, raw, FORK_ATTR, &n) == 0)
+		/* most attr forks are absent, local or empty: no extents */
+		if (di.forkoff && (di.aformat == OD_FMT_BTREE ||
+				   (di.aformat == OD_FMT_EXTENTS &&
+				    di.anextents)) &&
+		    scan_fork(s, &di, raw, FORK_ATTR, &n) == 0)
 			mi->nae = n;
 	}
 	if (s->e.code) {

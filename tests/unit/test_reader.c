@@ -130,7 +130,7 @@ static void run(struct t_state *ts, struct img *im, const struct rdr_cfg *cfg,
 int main(void)
 {
 	static const char *const how[] = { "sync", "fadvise", "thread",
-					   "uring" };
+					   "uring", "mmap" };
 	static const struct rdr_cfg cfgs[] = {
 		{ 0, 0, 0, 0 },
 		{ 1, 4096, 0, 0 },
@@ -182,7 +182,7 @@ int main(void)
 			}
 			have_direct = true;
 		}
-		for (h = 0; h < 4; h++) {
+		for (h = 0; h < sizeof(how) / sizeof(how[0]); h++) {
 			struct img_bulk b = { rdr_how_parse(how[h]), 0, 0, 0 };
 
 			img_set_bulk(im, &b);
