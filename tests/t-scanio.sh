@@ -22,7 +22,7 @@ T=$T_TMP
 
 fixtures=("$@")
 [ ${#fixtures[@]} -eq 0 ] && fixtures=(aged rmap-nrext64 v4 isize1k-dir8k bs1k)
-variants=("sync" "sync:1:4:0" "fadvise" "fadvise:2:64:1024" "thread"
+variants=("sync" "sync:1:4:0" "fadvise" "fadvise:2:64:1024" "mmap" "mmap:1:4:0" "mmap:3:2048:4096" "thread"
 	"thread:1:8:0" "uring" "uring:16:4096:4096" "uring:3:16:1")
 
 # outputs IMG DIR [ARGS...]: what the scanning commands print, volatile
@@ -137,7 +137,7 @@ else
 		fi
 		grep -q "^rc 3" "$T/dmg.ref/report" && grep -q "^rc 3" "$T/dmg.ref/check" &&
 			t_ok "damage: exit status 3" || t_fail "damage: exit status"
-		for v in sync:1:4:0 fadvise thread uring:2:8:0; do
+		for v in sync:1:4:0 fadvise mmap:2:8:0 thread uring:2:8:0; do
 			XFSDEFRAG_READER=$v outputs "$C" "$T/dmg.$v"
 			same "damage: $v" "$T/dmg.ref" "$T/dmg.$v"
 		done
@@ -146,7 +146,7 @@ else
 		cp --sparse=always "$P" "$C"
 		truncate -s $(( (last / 4096) * 4096 )) "$C"
 		outputs "$C" "$T/cut.ref"
-		for v in sync fadvise thread uring:4:1024:1024; do
+		for v in sync fadvise mmap thread uring:4:1024:1024; do
 			XFSDEFRAG_READER=$v outputs "$C" "$T/cut.$v"
 			same "truncated: $v" "$T/cut.ref" "$T/cut.$v"
 		done

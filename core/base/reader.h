@@ -6,11 +6,12 @@
  * decodes, and handed back one segment at a time in stream order.  The
  * scan reads every inode chunk through it.
  *
- * Mechanisms (enum rdr_how): io_uring when built with liburing and the
- * kernel allows it; posix_fadvise(WILLNEED) on the requests ahead, then
- * plain pread; a reader thread with a bounded queue; or plain pread.
- * With the image's O_DIRECT descriptor (img_set_direct), requests are
- * aligned and bypass the page cache.  Images that are not a file layer
+ * Mechanisms (enum rdr_how): posix_fadvise(WILLNEED) on the requests
+ * ahead, then the page cache mapped (no copy; the default) or copied
+ * with pread; io_uring when built with liburing and the kernel allows it
+ * (the default with direct I/O); a reader thread with a bounded queue;
+ * or plain pread.  With the image's O_DIRECT descriptor
+ * (img_set_direct), requests are aligned and bypass the page cache.  Images that are not a file layer
  * (memory images, layers that change reads) get no data: the consumer
  * reads each segment itself.
  */
