@@ -259,7 +259,10 @@ static void start(struct rdr *r, unsigned slot)
 /*
  * Map request q from the page cache instead of copying it.  Populating
  * the mapping reads what is not cached and reports errors (a plain
- * fault would be SIGBUS); 0, or -1 and the caller preads instead.
+ * fault would be SIGBUS); 0, or -1 and the caller preads instead.  The
+ * mapping lives until the consumer leaves the request.  (An image file
+ * truncated by another process meanwhile would still end the scan with
+ * SIGBUS: the image must not change under a read-only command anyway.)
  */
 static int map_req(struct rdr *r, struct req *q)
 {

@@ -364,12 +364,15 @@ static void read_ahead(struct ipass *p)
 	while (p->ahead < ag->nino && p->an < AHEAD_INODES &&
 	       p->asum < AHEAD_BYTES) {
 		const struct m_ino *mi = &ag->ino[p->ahead];
+		/* a file's data is not read here, only its attr blocks */
+		bool data = od_mode_isdir(mi->mode) || od_mode_islnk(mi->mode);
 		uint64_t b = 0;
 
 		if (!simple_inode(mi) && !(mi->flags & MI_DAMAGED))
-			b = ahead_fork(p->c->fs, ag->ext + mi->ext,
-				       mi->nde + mi->nae, UINT64_MAX,
-				       AHEAD_BYTES);
+			b = ahead_fork(p->c->fs, ag->ext + mi->ext +
+				       (data ? 0 : mi->nde),
+				       (data ? mi->nde : 0) + mi->nae,
+				       UINT64_MAX, AHEAD_BYTES);
 		if (b) {
 			unsigned k = (p->ah + p->an++) % AHEAD_INODES;
 
