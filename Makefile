@@ -38,7 +38,10 @@ ifneq ($(DEVELOPER),)
 WARN    += -Werror
 endif
 DEFS    := -I. -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -DXFSDEFRAG_VERSION=\"0.1\"
-PKGS    := blkid uuid ncursesw
+# liburing is optional: without it the scan reads with pread and fadvise
+URING   := $(shell $(PKG_CONFIG) --exists liburing 2>/dev/null && echo liburing)
+PKGS    := blkid uuid ncursesw $(URING)
+DEFS    += $(if $(URING),-DHAVE_LIBURING)
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS))
 PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS))
 ALL_CFLAGS  = $(WARN) $(DEFS) $(PKG_CFLAGS) $(CPPFLAGS) $(CFLAGS)

@@ -56,7 +56,7 @@ int cmd_check(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'J' },
-		{ "threads", required_argument, NULL, 'j' },
+		CMD_SCAN_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -67,18 +67,14 @@ int cmd_check(int argc, char **argv)
 	struct err e = { 0 };
 	struct fs *fs;
 	const char *image;
-	long threads = 0, max;
+	struct cmd_scan sc = { 0 };
+	long max;
 	char *end;
 	int opt;
 
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "+j:n:", longopts, NULL)) != -1) {
 		switch (opt) {
-		case 'j':
-			threads = strtol(optarg, &end, 10);
-			if (*end || threads < 0 || threads > 1024)
-				return cmd_usage("check");
-			break;
 		case 'n':
 			max = strtol(optarg, &end, 10);
 			if (*end || max < 0)
@@ -93,7 +89,8 @@ int cmd_check(int argc, char **argv)
 			cmd_usage("check");
 			return EXIT_OK;
 		default:
-			return cmd_usage("check");
+			if (cmd_scan_opt(&sc, opt, optarg) <= 0)
+				return cmd_usage("check");
 		}
 	}
 	if (argc - optind != 1)
@@ -111,6 +108,7 @@ int cmd_check(int argc, char **argv)
 		}
 		return cmd_fail(&e);
 	}
+	cmd_scan_setup(&sc, fs);
 	if (fs->mounted)
 		cmd_error("warning: %s is mounted%s%s; what is read may be "
 			  "stale", image, fs->mountpoint[0] ? " on " : "",
@@ -126,7 +124,7 @@ int cmd_check(int argc, char **argv)
 		json_arr_begin(&j, "findings");
 		c.j = &j;
 	}
-	if (check_fs(fs, (unsigned)threads, problem, &c, &res, &e)) {
+	if (check_fs(fs, sc.threads, problem, &c, &res, &e)) {
 		fs_close(fs);
 		if (json) {
 			/* still one valid JSON object on stdout */

@@ -32,6 +32,7 @@ int cmd_undo(int argc, char **argv);
 int cmd_debug_scribble(int argc, char **argv);	/* test aid, hidden */
 int cmd_complete(int argc, char **argv);	/* shell completion, hidden */
 int cmd_debug_compare(int argc, char **argv);	/* test aid, hidden */
+int cmd_debug_inoruns(int argc, char **argv);	/* bench aid, hidden */
 int cmd_tui(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_run(int argc, char **argv);
@@ -52,6 +53,31 @@ int cmd_usage(const char *name);
  * unlinked inodes.
  */
 int cmd_open_ro(const char *path, struct fs **fs, struct err *e);
+
+/*
+ * What every scanning command (report, check, plan, run, tui) takes:
+ * -j/--threads N and --direct.  Put CMD_SCAN_LONGOPTS in the option
+ * table and "j:" in the short options, offer each option to
+ * cmd_scan_opt, and call cmd_scan_setup on the opened filesystem.
+ */
+struct cmd_scan {
+	unsigned threads;	/* 0: one per online CPU */
+	bool direct;
+};
+
+#define CMD_OPT_DIRECT	0x100
+#define CMD_SCAN_LONGOPTS \
+	{ "threads", required_argument, NULL, 'j' }, \
+	{ "direct", no_argument, NULL, CMD_OPT_DIRECT }
+
+/* 1: opt was one of ours and is taken, 0: not ours, -1: a bad value. */
+int cmd_scan_opt(struct cmd_scan *o, int opt, const char *arg);
+/*
+ * Direct I/O if asked for (a warning if the image does not take it),
+ * and the reader tuning from XFSDEFRAG_READER (a benchmarking aid:
+ * how[:depth[:request KiB[:gap KiB]]], xfsdefrag(8) ENVIRONMENT).
+ */
+void cmd_scan_setup(const struct cmd_scan *o, struct fs *fs);
 
 /*
  * Write s to f, escaping control characters (and invalid UTF-8) as \xNN

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "cmd/cmd.h"
+#include "core/base/reader.h"
 
 #include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -66,6 +68,79 @@ int cmd_open_ro(const char *path, struct fs **fsp, struct err *e)
 		cmd_error("warning: %s: unlinked inodes are pending (not "
 			  "cleanly unmounted)", path);
 	return 0;
+}
+
+int cmd_scan_opt(struct cmd_scan *o, int opt, const char *arg)
+{
+	char *end;
+	long n;
+
+	switch (opt) {
+	case 'j':
+		n = strtol(arg, &end, 10);
+		if (end == arg || *end || n < 0 || n > 1024)
+			return -1;
+		o->threads = (unsigned)n;
+		return 1;
+	case CMD_OPT_DIRECT:
+		o->direct = true;
+		return 1;
+	}
+	return 0;
+}
+
+/* XFSDEFRAG_READER=how[:depth[:req_kib[:gap_kib]]]; false if malformed. */
+static bool parse_reader(const char *s, struct img_bulk *b)
+{
+	char name[16];
+	size_t n = strcspn(s, ":");
+	unsigned long v[3] = { 0, 0, 0 };
+	int how, k;
+
+	if (n >= sizeof(name))
+		return false;
+	memcpy(name, s, n);
+	name[n] = 0;
+	how = rdr_how_parse(name);
+	if (how < 0)
+		return false;
+	s += n;
+	for (k = 0; k < 3 && *s == ':'; k++) {
+		char *end;
+
+		v[k] = strtoul(s + 1, &end, 10);
+		if (end == s + 1 || v[k] > (k ? 1u << 20 : 256u))
+			return false;
+		s = end;
+	}
+	if (*s)
+		return false;
+	b->how = how;
+	b->depth = (unsigned)v[0];
+	b->max_req = (uint32_t)(v[1] << 10);
+	b->max_gap = (uint32_t)(v[2] << 10);
+	return true;
+}
+
+void cmd_scan_setup(const struct cmd_scan *o, struct fs *fs)
+{
+	const char *env = getenv("XFSDEFRAG_READER");
+	struct img_bulk b = { 0 };
+	int ret;
+
+	if (env && *env) {
+		if (parse_reader(env, &b))
+			img_set_bulk(fs->img, &b);
+		else
+			cmd_error("warning: XFSDEFRAG_READER=%s not understood "
+				  "(how[:depth[:KiB[:KiB]]]); ignored", env);
+	}
+	if (!o->direct)
+		return;
+	ret = img_set_direct(fs->img);
+	if (ret)
+		cmd_error("warning: %s: no direct I/O (%s); reading through "
+			  "the page cache", fs->path, strerror(-ret));
 }
 
 bool cmd_stdout_tty(void)

@@ -183,11 +183,13 @@ int cmd_plan(int argc, char **argv)
 		{ "html", required_argument, NULL, 'H' },
 		{ "top", required_argument, NULL, 'T' },
 		{ "order", required_argument, NULL, 'O' },
+		CMD_SCAN_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct scan_opts so = { 0 };
 	struct plan_opts po = { 0 };
+	struct cmd_scan sc = { 0 };
 	struct pctx c;
 	struct err e = { 0 };
 	bool json = false;
@@ -199,7 +201,7 @@ int cmd_plan(int argc, char **argv)
 
 	memset(&c, 0, sizeof(c));
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+j:", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'J': json = true; break;
 		case 'H': html = optarg; break;
@@ -216,7 +218,8 @@ int cmd_plan(int argc, char **argv)
 			cmd_usage("plan");
 			return EXIT_OK;
 		default:
-			return cmd_usage("plan");
+			if (cmd_scan_opt(&sc, opt, optarg) <= 0)
+				return cmd_usage("plan");
 		}
 	}
 	if (argc - optind != 1)
@@ -224,6 +227,8 @@ int cmd_plan(int argc, char **argv)
 	c.image = argv[optind];
 	if (cmd_open_ro(c.image, &c.fs, &e))
 		return cmd_fail(&e);
+	cmd_scan_setup(&sc, c.fs);
+	so.threads = sc.threads;
 	if (refuse_write(c.fs, &c.refuse_err))
 		c.refusal = c.refuse_err.msg;
 	so.dirs = true;

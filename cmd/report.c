@@ -425,8 +425,8 @@ int cmd_report(int argc, char **argv)
 		{ "json", no_argument, NULL, 'J' },
 		{ "html", required_argument, NULL, 'H' },
 		{ "top", required_argument, NULL, 'T' },
-		{ "threads", required_argument, NULL, 'j' },
 		{ "order", required_argument, NULL, 'O' },
+		CMD_SCAN_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -435,7 +435,8 @@ int cmd_report(int argc, char **argv)
 	struct err e = { 0 };
 	bool json = false;
 	const char *html = NULL;
-	long agsel = -1, top = 10, threads = 0;
+	struct cmd_scan sc = { 0 };
+	long agsel = -1, top = 10;
 	char *end;
 	int opt, ret, status = EXIT_OK;
 
@@ -454,11 +455,6 @@ int cmd_report(int argc, char **argv)
 			if (*end || top < 0 || top > 100000)
 				return cmd_usage("report");
 			break;
-		case 'j':
-			threads = strtol(optarg, &end, 10);
-			if (*end || threads < 0 || threads > 1024)
-				return cmd_usage("report");
-			break;
 		case 'O':
 			if (walk_order_parse(optarg, &c.order))
 				return cmd_usage("report");
@@ -467,7 +463,8 @@ int cmd_report(int argc, char **argv)
 			cmd_usage("report");
 			return EXIT_OK;
 		default:
-			return cmd_usage("report");
+			if (cmd_scan_opt(&sc, opt, optarg) <= 0)
+				return cmd_usage("report");
 		}
 	}
 	if (argc - optind != 1)
@@ -475,6 +472,7 @@ int cmd_report(int argc, char **argv)
 	c.image = argv[optind];
 	if (cmd_open_ro(c.image, &c.fs, &e))
 		return cmd_fail(&e);
+	cmd_scan_setup(&sc, c.fs);
 	if (agsel >= (long)c.fs->geo.agcount) {
 		cmd_error("AG %ld does not exist (agcount %u)", agsel,
 			  c.fs->geo.agcount);
@@ -482,7 +480,7 @@ int cmd_report(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	c.tty = isatty(STDERR_FILENO) == 1;
-	so.threads = (unsigned)threads;
+	so.threads = sc.threads;
 	so.dirs = true;
 	if (c.tty) {
 		so.progress = progress;

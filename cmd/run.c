@@ -125,12 +125,13 @@ static void failed_run(struct fs *fs, const struct exec_stats *st,
 }
 
 /* Scan and report (optionally check) a freshly opened filesystem. */
-static int measure(struct fs *fs, struct model **m, struct report *r,
-		   struct err *e)
+static int measure(struct fs *fs, unsigned threads, struct model **m,
+		   struct report *r, struct err *e)
 {
 	struct scan_opts so = { 0 };
 
 	so.dirs = true;
+	so.threads = threads;
 	if (scan_fs(fs, &so, m, e))
 		return e->code ? e->code : -EFSCORRUPTED;
 	return report_build(*m, -1, 0, r, e);
@@ -177,6 +178,7 @@ int cmd_run(int argc, char **argv)
 		{ "fault-error", required_argument, NULL, 'E' },
 		{ "fault-dead", required_argument, NULL, 'D' },
 		{ "order", required_argument, NULL, 'O' },
+		CMD_SCAN_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -185,6 +187,7 @@ int cmd_run(int argc, char **argv)
 	struct scan_opts so = { 0 };
 	struct plan_opts po = { 0 };
 	struct rb_fig rb_after;
+	struct cmd_scan sc = { 0 };
 	struct check_result cr;
 	struct report before = { 0 }, after = { 0 };
 	struct model *m = NULL, *m2 = NULL;
@@ -200,7 +203,7 @@ int cmd_run(int argc, char **argv)
 	int opt, status = EXIT_OK;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+u:", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+u:j:", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'u': undo_path = optarg; break;
 		case 'F':
@@ -220,7 +223,8 @@ int cmd_run(int argc, char **argv)
 			cmd_usage("run");
 			return EXIT_OK;
 		default:
-			return cmd_usage("run");
+			if (cmd_scan_opt(&sc, opt, optarg) <= 0)
+				return cmd_usage("run");
 		}
 	}
 	if (argc - optind != 1)
@@ -229,6 +233,7 @@ int cmd_run(int argc, char **argv)
 	if (fs_open(image, FS_RDWR, &fs, &e))
 		return e.code == -EBUSY || e.code == -EROFS ?
 		       (cmd_fail(&e), EXIT_REFUSED) : cmd_fail(&e);
+	cmd_scan_setup(&sc, fs);
 	if (refuse_write(fs, &e)) {
 		cmd_fail(&e);
 		status = EXIT_REFUSED;
@@ -250,7 +255,7 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	}
 	/* pre-check: our checker must find the filesystem consistent */
-	if (check_fs(fs, 0, print_problem, NULL, &cr, &e)) {
+	if (check_fs(fs, sc.threads, print_problem, NULL, &cr, &e)) {
 		status = cmd_fail(&e);
 		goto out;
 	}
@@ -262,6 +267,7 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	}
 	so.dirs = true;
+	so.threads = sc.threads;
 	if (scan_fs(fs, &so, &m, &e) ||
 	    report_build(m, -1, 0, &before, &e) || plan_build(m, &po, &p, &e)) {
 		status = cmd_fail(&e);
@@ -295,9 +301,11 @@ int cmd_run(int argc, char **argv)
 		err_set(&e, -ENOMEM, "out of memory");
 	} else if (fs_open_img(view, image, 0, &fs2, &e)) {
 		img_close(view);	/* fs_open_img did not take it */
-	} else if (!check_fs(fs2, 0, print_problem, NULL, &cr, &e) &&
-		   !measure(fs2, &m2, &after, &e)) {
-		rbfmt_measure(m2, po.order, &rb_after, &e);
+	} else {
+		cmd_scan_setup(&sc, fs2);
+		if (!check_fs(fs2, sc.threads, print_problem, NULL, &cr, &e) &&
+		    !measure(fs2, sc.threads, &m2, &after, &e))
+			rbfmt_measure(m2, po.order, &rb_after, &e);
 	}
 	if (e.code) {
 		status = cmd_fail(&e);

@@ -24,6 +24,7 @@ struct tui_cmd {
 	struct report rpt;
 	bool tty;
 	char damage[600];	/* first damage met by the scan, "" if none */
+	struct cmd_scan scan;	/* -j, --direct */
 };
 
 static void progress(void *priv, const struct scan_progress *p)
@@ -45,6 +46,7 @@ static int prepare(struct tui_cmd *c, struct err *e)
 	int ret;
 
 	so.dirs = true;
+	so.threads = c->scan.threads;
 	if (c->tty) {
 		so.progress = progress;
 		so.priv = c;
@@ -72,6 +74,7 @@ int cmd_tui(int argc, char **argv)
 		{ "no-color", no_argument, NULL, 'C' },
 		{ "path", required_argument, NULL, 'P' },
 		{ "bench-map", required_argument, NULL, 'B' },
+		CMD_SCAN_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -87,7 +90,7 @@ int cmd_tui(int argc, char **argv)
 	memset(&c, 0, sizeof(c));
 	setlocale(LC_ALL, "");
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "+hj:", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'C': o.color = false; break;
 		case 'P': o.path = optarg; break;
@@ -100,7 +103,8 @@ int cmd_tui(int argc, char **argv)
 			cmd_usage("tui");
 			return EXIT_OK;
 		default:
-			return cmd_usage("tui");
+			if (cmd_scan_opt(&c.scan, ch, optarg) <= 0)
+				return cmd_usage("tui");
 		}
 	}
 	if (argc - optind != 1)
@@ -115,6 +119,7 @@ int cmd_tui(int argc, char **argv)
 	c.tty = isatty(STDERR_FILENO) == 1;
 	if (cmd_open_ro(c.image, &c.fs, &e))
 		return cmd_fail(&e);
+	cmd_scan_setup(&c.scan, c.fs);
 	status = prepare(&c, &e);
 	if (status)
 		goto out;

@@ -117,11 +117,63 @@ static void crc32c_hw3(uint32_t crc[3], const uint8_t *const p[3],
 	crc[2] = (uint32_t)c2;
 }
 
+/*
+ * The same over whole 8-byte words, the crc field (4 bytes at crc_off,
+ * which is a multiple of 4) zeroed inside its word by a mask: one loop
+ * and no byte steps, for inodes (512 bytes, crc at 252) and the like.
+ */
+__attribute__((target("sse4.2")))
+static void crc32c_hw3_words(uint32_t crc[3], const uint8_t *const p[3],
+			     size_t len, size_t crc_off)
+{
+	uint64_t c0 = crc[0], c1 = crc[1], c2 = crc[2];
+	/* little-endian loads: bytes 4..7 of a word are its high half */
+	uint64_t mask = crc_off % 8 ? 0x00000000ffffffffull :
+				      0xffffffff00000000ull;
+	size_t k, w = crc_off / 8 * 8;
+	uint64_t v0, v1, v2;
+
+	for (k = 0; k < w; k += 8) {
+		memcpy(&v0, p[0] + k, 8);
+		memcpy(&v1, p[1] + k, 8);
+		memcpy(&v2, p[2] + k, 8);
+		c0 = __builtin_ia32_crc32di(c0, v0);
+		c1 = __builtin_ia32_crc32di(c1, v1);
+		c2 = __builtin_ia32_crc32di(c2, v2);
+	}
+	memcpy(&v0, p[0] + w, 8);
+	memcpy(&v1, p[1] + w, 8);
+	memcpy(&v2, p[2] + w, 8);
+	c0 = __builtin_ia32_crc32di(c0, v0 & mask);
+	c1 = __builtin_ia32_crc32di(c1, v1 & mask);
+	c2 = __builtin_ia32_crc32di(c2, v2 & mask);
+	for (k = w + 8; k < len; k += 8) {
+		memcpy(&v0, p[0] + k, 8);
+		memcpy(&v1, p[1] + k, 8);
+		memcpy(&v2, p[2] + k, 8);
+		c0 = __builtin_ia32_crc32di(c0, v0);
+		c1 = __builtin_ia32_crc32di(c1, v1);
+		c2 = __builtin_ia32_crc32di(c2, v2);
+	}
+	crc[0] = (uint32_t)c0;
+	crc[1] = (uint32_t)c1;
+	crc[2] = (uint32_t)c2;
+}
+
 static int have_sse42(void)
 {
 	return __builtin_cpu_supports("sse4.2");
 }
 #else
+static void crc32c_hw3_words(uint32_t crc[3], const uint8_t *const p[3],
+			     size_t len, size_t crc_off)
+{
+	(void)crc;
+	(void)p;
+	(void)len;
+	(void)crc_off;
+}
+
 static void crc32c_hw3(uint32_t crc[3], const uint8_t *const p[3],
 		       size_t off, size_t len)
 {
@@ -181,9 +233,13 @@ void od_cksum3(const uint8_t *const buf[3], size_t len, size_t crc_off,
 			ok[k] = od_cksum_ok(buf[k], len, crc_off);
 		return;
 	}
-	crc32c_hw3(crc, buf, 0, crc_off);
-	crc32c_hw3(crc, z, 0, 4);
-	crc32c_hw3(crc, buf, crc_off + 4, len - crc_off - 4);
+	if (len % 8 == 0 && crc_off % 4 == 0) {
+		crc32c_hw3_words(crc, buf, len, crc_off);
+	} else {
+		crc32c_hw3(crc, buf, 0, crc_off);
+		crc32c_hw3(crc, z, 0, 4);
+		crc32c_hw3(crc, buf, crc_off + 4, len - crc_off - 4);
+	}
 	for (k = 0; k < 3; k++)
 		ok[k] = ~crc[k] == od_get_le32(buf[k] + crc_off);
 }

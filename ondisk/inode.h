@@ -97,7 +97,11 @@ enum od_err od_inode_decode(const uint8_t *buf, size_t len,
  */
 void od_inode_core(const uint8_t *buf, const struct od_geo *g, uint64_t ino,
 		   struct od_inode *ip);
-/* The same, for a caller that found the CRC good already (od_cksum3). */
+/*
+ * od_inode_decode, for the scan, which found the CRC good already
+ * (od_cksum3): what it does not use (owners, project, times, generation,
+ * unlinked pointer, change count, LSN, cowextsize, padding) is left zero.
+ */
 enum od_err od_inode_decode_crc_ok(const uint8_t *buf, size_t len,
 				   const struct od_geo *g, uint64_t ino,
 				   struct od_inode *ip, const char **field);

@@ -11,10 +11,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <linux/fs.h>
+#include <stdio.h>
 
 struct file_priv {
 	int fd;
 	struct excl *excl;	/* the writer's lock, NULL when read-only */
+	int dfd;		/* O_DIRECT, for bulk reads; -1 if none */
+	unsigned dalign;
+	struct img_bulk bulk;
 };
 
 static int file_pread(struct img *im, void *buf, size_t len, uint64_t off)
@@ -71,6 +75,8 @@ static void file_close(struct img *im)
 {
 	struct file_priv *fp = im->priv;
 
+	if (fp->dfd >= 0)
+		close(fp->dfd);
 	close(fp->fd);
 	excl_release(fp->excl);
 	free(fp);
@@ -144,6 +150,7 @@ int img_open_file(const char *path, unsigned flags, struct img **out,
 	if (rdwr && (ret = excl_take(path, fd, &fp->excl, e)) != 0)
 		goto fail;
 	fp->fd = fd;
+	fp->dfd = -1;
 	im->ops = &file_ops;
 	im->priv = fp;
 	im->size = (uint64_t)st.st_size;
@@ -156,6 +163,92 @@ fail:
 	free(im);
 	close(fd);
 	return ret;
+}
+
+static const struct img_ops view_ops;
+
+/* The file layer under im if reads reach it unchanged, through views too. */
+static struct file_priv *file_under(const struct img *im)
+{
+	for (;;) {
+		if (im->ops == &view_ops)
+			im = im->priv;
+		else if (im->lower && im->ops->pass_reads)
+			im = im->lower;
+		else
+			break;
+	}
+	return im->ops == &file_ops ? im->priv : NULL;
+}
+
+int img_raw(const struct img *im, struct img_raw *out)
+{
+	const struct file_priv *fp = file_under(im);
+
+	if (!fp)
+		return -EOPNOTSUPP;
+	out->fd = fp->fd;
+	out->dfd = fp->dfd;
+	out->dalign = fp->dalign;
+	out->bulk = fp->bulk;
+	return 0;
+}
+
+void img_set_bulk(struct img *im, const struct img_bulk *b)
+{
+	struct file_priv *fp = file_under(im);
+
+	if (fp)
+		fp->bulk = *b;
+}
+
+void img_willneed(struct img *im, uint64_t off, uint64_t len)
+{
+	struct file_priv *fp = file_under(im);
+
+	if (!fp || off >= im->size)
+		return;
+	if (len > im->size - off)
+		len = im->size - off;
+	posix_fadvise(fp->fd, (off_t)off, (off_t)len, POSIX_FADV_WILLNEED);
+}
+
+int img_set_direct(struct img *im)
+{
+	struct file_priv *fp = file_under(im);
+	unsigned align = 4096;
+	char path[64];
+	void *probe;
+	ssize_t n;
+	int fd, lbs;
+
+	if (!fp)
+		return -EOPNOTSUPP;
+	if (fp->dfd >= 0)
+		return 0;
+	/* a new open file description: O_DIRECT must not reach fp->fd */
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fp->fd);
+	fd = open(path, O_RDONLY | O_DIRECT | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (ioctl(fd, BLKSSZGET, &lbs) == 0 && lbs > (int)align)
+		align = (unsigned)lbs;
+	/* some filesystems accept the flag and fail every read: try one */
+	probe = aligned_alloc(align, align);
+	if (!probe) {
+		close(fd);
+		return -ENOMEM;
+	}
+	n = pread(fd, probe, align, 0);
+	free(probe);
+	if (n < 0) {
+		n = -errno;
+		close(fd);
+		return (int)n;
+	}
+	fp->dfd = fd;
+	fp->dalign = align;
+	return 0;
 }
 
 struct mem_priv {

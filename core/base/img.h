@@ -24,6 +24,8 @@ struct img_ops {
 		      uint64_t off);
 	int (*flush)(struct img *im);
 	void (*close)(struct img *im);
+	/* reads go to the layer below unchanged (bulk readers may bypass) */
+	bool pass_reads;
 };
 
 struct img {
@@ -63,6 +65,43 @@ void img_close(struct img *im);
  * still held once.  Writable only if im is and writable is set.
  */
 int img_borrow(struct img *im, bool writable, struct img **out);
+
+/*
+ * What bulk readers (core/base/reader.h) read with: the descriptors of
+ * the file layer under im, when every layer above it passes reads
+ * through unchanged.  dfd is the O_DIRECT descriptor (-1 unless
+ * img_set_direct succeeded), dalign its offset, length and memory
+ * alignment.  The tuning is the front end's (0: the reader's defaults).
+ */
+struct img_bulk {
+	int how;		/* enum rdr_how */
+	unsigned depth;		/* requests in flight */
+	uint32_t max_req;	/* bytes per request */
+	uint32_t max_gap;	/* holes read through */
+};
+
+struct img_raw {
+	int fd, dfd;
+	unsigned dalign;
+	struct img_bulk bulk;
+};
+
+/* 0 and *out filled, or -EOPNOTSUPP (memory images, other layers). */
+int img_raw(const struct img *im, struct img_raw *out);
+/*
+ * Open a second descriptor with O_DIRECT for bulk reads, so that large
+ * scans do not fill the page cache.  0, or negative errno when the file
+ * or device does not take direct I/O (the scan then reads through the
+ * page cache).
+ */
+int img_set_direct(struct img *im);
+void img_set_bulk(struct img *im, const struct img_bulk *b);
+/*
+ * A hint that [off, off + len) will be read soon: the kernel starts
+ * reading it into the page cache (posix_fadvise WILLNEED).  No effect
+ * on images without a file layer, nor outside the image.
+ */
+void img_willneed(struct img *im, uint64_t off, uint64_t len);
 
 /*
  * Fault injection for tests: stack a layer on im that lets n writes

@@ -60,6 +60,7 @@ static void fault_close(struct img *im)
 static const struct img_ops fault_ops = {
 	.name = "fault",
 	.pread = fault_pread,
+	.pass_reads = true,
 	.pwrite = fault_pwrite,
 	.flush = fault_flush,
 	.close = fault_close,

@@ -2,6 +2,7 @@
 #include "core/base/par.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -25,7 +26,12 @@ static void *par_worker(void *arg)
 unsigned par_ncpus(void)
 {
 	long c = sysconf(_SC_NPROCESSORS_ONLN);
+	cpu_set_t set;
 
+	/* the CPUs this process may run on (taskset, cgroup cpusets) */
+	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0 &&
+	    (c <= 0 || CPU_COUNT(&set) < c))
+		c = CPU_COUNT(&set);
 	return c > 0 ? (unsigned)c : 1;
 }
 

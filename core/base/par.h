@@ -6,7 +6,7 @@
 /* threads 0: one per online CPU.  The calling thread works too. */
 void par_for(unsigned n, unsigned threads, void (*fn)(void *priv, unsigned i),
 	     void *priv);
-/* Online CPUs, at least 1. */
+/* Online CPUs this process may use (its affinity mask), at least 1. */
 unsigned par_ncpus(void);
 
 #endif

@@ -13,6 +13,7 @@
 #include "core/check/check_dir.h"
 #include "core/base/sort.h"
 #include "core/base/bigmem.h"
+#include "core/model/ahead.h"
 #include "core/model/inorun.h"
 #include "core/fs/fork.h"
 #include "core/fs/symlink.h"
@@ -24,16 +25,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define RUN_BUF		(1u << 20)	/* one sequential read, at most */
+#define AHEAD_INODES	64u		/* inodes with blocks announced ahead */
+#define AHEAD_BYTES	(32u << 20)	/* and their bytes, at most */
 
 struct ipass {
 	struct check_ctx *c;
 	struct check_ag *ca;
 	const struct od_geo *g;
 	struct err e;
-	uint8_t *buf;		/* RUN_BUF: inode runs */
 	struct inode *ip;
 	size_t cur;		/* cursor in ag->ino */
+	/* read_ahead: inodes before ahead are announced; the ring holds
+	 * those not yet checked, asum their bytes */
+	size_t ahead;
+	struct { size_t idx; uint64_t bytes; } aring[AHEAD_INODES];
+	unsigned ah, an;
+	uint64_t asum;
 	size_t idx;		/* m_ag.ino index of the inode being checked */
 	uint64_t bmbt_blocks;	/* of the inode being checked */
 	uint32_t bmbt_flags;
@@ -255,6 +262,43 @@ static void check_free_inode(struct ipass *p, uint64_t ino,
 		check_dinode(p->c, p->ca, &p->ip->di, false);
 }
 
+/*
+ * Keep the blocks of the next few inodes that have some (directories,
+ * symlinks, attribute forks) announced, so that they are in the page
+ * cache when check_inode reads them one by one.
+ */
+static void read_ahead(struct ipass *p)
+{
+	const struct m_ag *ag = p->ca->ag;
+
+	while (p->an && p->aring[p->ah].idx < p->cur) {
+		p->asum -= p->aring[p->ah].bytes;
+		p->ah = (p->ah + 1) % AHEAD_INODES;
+		p->an--;
+	}
+	while (p->ahead < ag->nino && p->an < AHEAD_INODES &&
+	       p->asum < AHEAD_BYTES) {
+		const struct m_ino *mi = &ag->ino[p->ahead];
+		/* a file's data is not read here, only its attr blocks */
+		bool data = od_mode_isdir(mi->mode) || od_mode_islnk(mi->mode);
+		uint64_t b = 0;
+
+		if (!simple_inode(mi) && !(mi->flags & MI_DAMAGED))
+			b = ahead_fork(p->c->fs, ag->ext + mi->ext +
+				       (data ? 0 : mi->nde),
+				       (data ? mi->nde : 0) + mi->nae,
+				       UINT64_MAX, AHEAD_BYTES);
+		if (b) {
+			unsigned k = (p->ah + p->an++) % AHEAD_INODES;
+
+			p->aring[k].idx = p->ahead;
+			p->aring[k].bytes = b;
+			p->asum += b;
+		}
+		p->ahead++;
+	}
+}
+
 static void one_inode(struct ipass *p, const struct od_inobt_rec *r,
 		      unsigned i, const uint8_t *raw)
 {
@@ -273,6 +317,7 @@ static void one_inode(struct ipass *p, const struct od_inobt_rec *r,
 		ca->damaged_inodes++;	/* the scan reported it */
 		return;
 	}
+	read_ahead(p);
 	mi = &ag->ino[p->cur];
 	p->idx = p->cur;
 	if (mi->flags & MI_DAMAGED) {
@@ -301,35 +346,45 @@ static void one_inode(struct ipass *p, const struct od_inobt_rec *r,
 	check_inode(p, mi);
 }
 
-static void decode_run(struct ipass *p, size_t ci, unsigned i, uint64_t len)
+static void decode_run(struct ipass *p, size_t ci, unsigned i,
+		       const uint8_t *buf, uint64_t len)
 {
 	const struct od_geo *g = p->g;
 	uint64_t off;
 
 	for (off = 0; off < len && !p->c->fatal; off += g->inodesize, i++) {
 		inorun_present(p->ca->ag, &ci, &i);
-		one_inode(p, &p->ca->ag->chunk[ci], i, p->buf + off);
+		one_inode(p, &p->ca->ag->chunk[ci], i, buf + off);
 	}
 }
 
 static void read_chunks(struct ipass *p)
 {
-	const struct od_geo *g = p->g;
 	const struct m_ag *ag = p->ca->ag;
 	struct inorun run;
 	struct inorun_seg seg;
+	struct rdr_item it;
+	struct rdr *rd;
 	char what[64];
 
-	snprintf(what, sizeof(what), "ag %u inode chunk", p->ca->agno);
-	inorun_init(&run, g, ag, RUN_BUF);
-	while (!p->c->fatal && inorun_next(&run, &seg)) {
-		err_clear(&p->e);
-		if (fs_read_daddr(p->c->fs, seg.start >> 9, p->buf,
-				  (size_t)seg.len, &p->e, what))
-			p->ca->damaged_inodes++;	/* the scan met it */
-		else
-			decode_run(p, seg.ci, seg.i, seg.len);
+	if (inorun_read_open(&run, p->c->fs, ag, &rd)) {
+		check_fatal(p->c, -ENOMEM);
+		return;
 	}
+	snprintf(what, sizeof(what), "ag %u inode chunk", p->ca->agno);
+	while (!p->c->fatal && inorun_read(rd, &it, &seg)) {
+		const uint8_t *buf = it.data;
+
+		err_clear(&p->e);
+		if (!buf && fs_read_daddr(p->c->fs, seg.start >> 9, it.scratch,
+					  (size_t)seg.len, &p->e, what) == 0)
+			buf = it.scratch;
+		if (buf)
+			decode_run(p, seg.ci, seg.i, buf, seg.len);
+		else
+			p->ca->damaged_inodes++;	/* the scan met it */
+	}
+	rdr_close(rd);
 }
 
 void check_ag_inodes(struct check_ctx *c, uint32_t agno)
@@ -343,14 +398,12 @@ void check_ag_inodes(struct check_ctx *c, uint32_t agno)
 	p.c = c;
 	p.ca = ca;
 	p.g = c->g;
-	p.buf = malloc(RUN_BUF);
 	p.ip = malloc(sizeof(*p.ip));
-	if (!p.buf || !p.ip) {
+	if (!p.ip) {
 		check_fatal(c, -ENOMEM);
 		goto out;
 	}
 	read_chunks(&p);
 out:
-	free(p.buf);
 	free(p.ip);
 }

@@ -8,6 +8,7 @@
  */
 #include "core/check/check_int.h"
 #include "core/base/bigmem.h"
+#include "core/base/par.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -205,38 +206,54 @@ void check_range_str(uint32_t a, uint32_t b, char *buf, size_t len)
 
 /* ---- handing file extents and bmbt blocks to their AGs ---- */
 
+/*
+ * Two passes over every inode's extents: count the spans each source AG
+ * hands to each target AG, then write them at offsets fixed by the
+ * counts.  Sources are independent, so both passes run in parallel with
+ * a matrix of counts (up to PAR_AGS AGs); the spans land in the same
+ * order as in one sequential pass (source by source, inode by inode).
+ */
+#define PAR_AGS		512u
+
 struct dist {
 	struct check_ctx *c;
-	uint64_t *count;	/* per target AG */
+	uint64_t *count;	/* [s * n + t]: spans of source s in t */
+	uint64_t *pos;		/* fill: next slot of source s in t */
+	uint32_t n;		/* AGs */
+	bool par;		/* a row per source; else one row for all */
 	bool fill;
 };
 
-static int dist_put(struct dist *d, uint64_t fsb, uint32_t len, uint32_t idx,
-		    uint32_t src)
+static void dist_put(struct dist *d, uint32_t s, uint64_t fsb, uint32_t len,
+		     uint32_t idx, uint32_t src)
 {
 	const struct od_geo *g = d->c->g;
 	uint32_t t = od_fsb_agno(g, fsb);
+	size_t k = (d->par ? (size_t)s * d->n : 0) + t;
+	struct check_span *v;
 
-	if (t >= d->c->m->agcount)
-		return 0;	/* the scan checked extents: cannot happen */
+	if (t >= d->n)
+		return;	/* the scan checked extents: cannot happen */
 	if (!d->fill) {
-		d->count[t]++;
-		return 0;
+		d->count[k]++;
+		return;
 	}
-	return check_spans_add(&d->c->cag[t].spans, od_fsb_agbno(g, fsb), len,
-			       idx, src);
+	v = &d->c->cag[t].spans.v[d->pos[k]++];
+	v->start = od_fsb_agbno(g, fsb);
+	v->len = len;
+	v->idx = idx;
+	v->src = src;
 }
 
 /* One fork's extents, merged into runs contiguous on disk and in file. */
-static int dist_fork(struct dist *d, uint32_t s, uint32_t first, uint32_t n,
-		     enum check_kind kind)
+static void dist_fork(struct dist *d, uint32_t s, uint32_t first, uint32_t n,
+		      enum check_kind kind)
 {
 	const struct od_geo *g = d->c->g;
 	const struct m_ext *x = d->c->m->ag[s].ext;
 	struct od_irec run = { 0, 0, 0, false }, r;
 	uint32_t i, runidx = 0;
 	uint64_t runlen = 0;
-	int ret;
 
 	for (i = 0; i < n; i++) {
 		m_ext_get(&x[first + i], &r);
@@ -249,85 +266,98 @@ static int dist_fork(struct dist *d, uint32_t s, uint32_t first, uint32_t n,
 			runlen += r.blockcount;
 			continue;
 		}
-		if (runlen) {
-			ret = dist_put(d, run.startblock, (uint32_t)runlen,
-				       runidx, check_span_src(kind,
+		if (runlen)
+			dist_put(d, s, run.startblock, (uint32_t)runlen,
+				 runidx, check_span_src(kind,
 					run.unwritten ? CHECK_SPAN_UNWRITTEN :
 					0, s));
-			if (ret)
-				return ret;
-		}
 		run = r;
 		runlen = r.blockcount;
 		runidx = first + i;
 	}
-	if (!runlen)
-		return 0;
-	return dist_put(d, run.startblock, (uint32_t)runlen, runidx,
-			check_span_src(kind, run.unwritten ?
-				       CHECK_SPAN_UNWRITTEN : 0, s));
+	if (runlen)
+		dist_put(d, s, run.startblock, (uint32_t)runlen, runidx,
+			 check_span_src(kind, run.unwritten ?
+					CHECK_SPAN_UNWRITTEN : 0, s));
 }
 
-static int dist_pass(struct dist *d)
+/* Source AG s, one pass (count or fill). */
+static void dist_source(struct dist *d, uint32_t s)
 {
-	struct check_ctx *c = d->c;
-	uint32_t s;
+	const struct m_ag *ag = &d->c->m->ag[s];
+	const struct check_ag *ca = &d->c->cag[s];
 	size_t i;
-	int ret;
 
-	for (s = 0; s < c->m->agcount; s++) {
-		const struct m_ag *ag = &c->m->ag[s];
-		const struct check_ag *ca = &c->cag[s];
+	for (i = 0; i < ag->nino; i++) {
+		const struct m_ino *mi = &ag->ino[i];
 
-		for (i = 0; i < ag->nino; i++) {
-			const struct m_ino *mi = &ag->ino[i];
-
-			if (!(mi->flags & MI_REALTIME)) {
-				ret = dist_fork(d, s, mi->ext, mi->nde,
-						CK_DATA);
-				if (ret)
-					return ret;
-			}
-			ret = dist_fork(d, s, mi->ext + mi->nde, mi->nae,
-					CK_ATTR);
-			if (ret)
-				return ret;
-		}
-		for (i = 0; i < ca->nbmbt; i++) {
-			const struct check_bmbt *b = &ca->bmbt[i];
-
-			ret = dist_put(d, b->fsbno, b->len, b->idx,
-				       check_span_src(CK_BMBT, b->flags, s));
-			if (ret)
-				return ret;
-		}
+		if (!(mi->flags & MI_REALTIME))
+			dist_fork(d, s, mi->ext, mi->nde, CK_DATA);
+		dist_fork(d, s, mi->ext + mi->nde, mi->nae, CK_ATTR);
 	}
-	return 0;
+	for (i = 0; i < ca->nbmbt; i++) {
+		const struct check_bmbt *b = &ca->bmbt[i];
+
+		dist_put(d, s, b->fsbno, b->len, b->idx,
+			 check_span_src(CK_BMBT, b->flags, s));
+	}
+}
+
+static void dist_one(void *priv, unsigned s)
+{
+	dist_source(priv, s);
+}
+
+static void dist_pass(struct dist *d)
+{
+	uint32_t s;
+
+	if (d->par) {
+		par_for(d->n, d->c->threads, dist_one, d);
+		return;
+	}
+	for (s = 0; s < d->n; s++)
+		dist_source(d, s);
 }
 
 int check_distribute(struct check_ctx *c)
 {
-	struct dist d = { c, NULL, false };
+	struct dist d = { c, NULL, NULL, c->m->agcount,
+			  c->m->agcount <= PAR_AGS, false };
+	/* past PAR_AGS, one row for all sources, one after the other */
+	size_t rows = d.par ? d.n : 1, s;
 	uint32_t a;
-	int ret;
+	int ret = 0;
 
-	d.count = calloc(c->m->agcount, sizeof(*d.count));
-	if (!d.count)
-		return -ENOMEM;
-	ret = dist_pass(&d);
+	d.count = calloc(rows * d.n, sizeof(*d.count));
+	d.pos = calloc(rows * d.n, sizeof(*d.pos));
+	if (!d.count || !d.pos) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	dist_pass(&d);
 	for (a = 0; a < c->m->agcount && !ret; a++) {
-		const struct check_ag *ca = &c->cag[a];
-		size_t more = d.count[a] + ca->meta.n + ca->ag->nfree;
+		struct check_ag *ca = &c->cag[a];
+		uint64_t total = 0, at;
 
+		for (s = 0; s < rows; s++)
+			total += d.count[s * d.n + a];
 		/* chunks: a span per chunk, a few more when sparse */
-		more += ca->ag->nchunk * 2 + 16;
-		ret = spans_reserve(&c->cag[a].spans, more);
+		ret = spans_reserve(&ca->spans, total + ca->meta.n +
+				    ca->ag->nfree + ca->ag->nchunk * 2 + 16);
+		at = ca->spans.n;
+		for (s = 0; s < rows; s++) {
+			d.pos[s * d.n + a] = at;
+			at += d.count[s * d.n + a];
+		}
+		ca->spans.n = at;
 	}
 	if (!ret) {
 		d.fill = true;
-		ret = dist_pass(&d);
+		dist_pass(&d);
 	}
+out:
 	free(d.count);
+	free(d.pos);
 	return ret;
 }
-

@@ -91,6 +91,10 @@ static int own_meta(struct spanvec *sv, const struct m_ag *ag)
 			return -ENOMEM;
 		i = j;
 	}
+	if (ag->log_blocks &&
+	    push(sv, ag->log_agbno, ag->log_blocks, BK_META, MM_LOG, 0,
+		 ag->agno))
+		return -ENOMEM;
 	return 0;
 }
 

@@ -58,3 +58,40 @@ bool inorun_next(struct inorun *r, struct inorun_seg *s)
 	} while (inorun_present(ag, &r->ci, &r->i));
 	return true;
 }
+
+static bool pull_run(void *priv, struct rdr_seg *s)
+{
+	struct inorun_seg seg;
+
+	if (!inorun_next(priv, &seg))
+		return false;
+	s->off = seg.start;
+	s->len = (uint32_t)seg.len;
+	s->tag = (uint64_t)seg.ci << 8 | seg.i;
+	return true;
+}
+
+int inorun_read_open(struct inorun *r, struct fs *fs, const struct m_ag *ag,
+		     struct rdr **out)
+{
+	struct rdr_cfg cfg = { 0 };
+	int ret;
+
+	/* nothing past the end of the filesystem: fs_read_daddr says so */
+	cfg.limit = fs->geo.dblocks << fs->geo.blocklog;
+	ret = rdr_open(fs->img, &cfg, pull_run, r, out);
+	if (ret == 0)
+		inorun_init(r, &fs->geo, ag, rdr_max_seg(*out));
+	return ret;
+}
+
+bool inorun_read(struct rdr *rd, struct rdr_item *it, struct inorun_seg *s)
+{
+	if (!rdr_get(rd, it))
+		return false;
+	s->start = it->seg.off;
+	s->len = it->seg.len;
+	s->ci = (size_t)(it->seg.tag >> 8);
+	s->i = (unsigned)(it->seg.tag & 0xff);
+	return true;
+}

@@ -8,6 +8,7 @@
 #ifndef CORE_INORUN_H
 #define CORE_INORUN_H
 
+#include "core/base/reader.h"
 #include "core/model/model.h"
 
 struct inorun {
@@ -34,5 +35,16 @@ bool inorun_next(struct inorun *r, struct inorun_seg *s);
  * run's buffer inode by inode, call it before each one.
  */
 bool inorun_present(const struct m_ag *ag, size_t *ci, unsigned *i);
+
+/*
+ * The AG's runs through a bulk reader (core/base/reader.h): r is the
+ * cursor the reader pulls from (it must outlive *out).  Then
+ * inorun_read gives each run with its bytes: seg and it->data, or
+ * it->data NULL when the caller must read the run itself (with
+ * fs_read_daddr, which names the failure) into it->scratch.
+ */
+int inorun_read_open(struct inorun *r, struct fs *fs, const struct m_ag *ag,
+		     struct rdr **out);
+bool inorun_read(struct rdr *rd, struct rdr_item *it, struct inorun_seg *s);
 
 #endif

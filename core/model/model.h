@@ -102,6 +102,9 @@ struct m_ag {
 	struct m_free *freesp;	size_t nfree, cap_free;	/* bnobt, by agbno */
 	uint32_t *agfl;		uint32_t nagfl;
 	struct m_meta_blk *meta; size_t nmeta, cap_meta;
+	/* the internal log, if it lies in this AG: one run, kept out of
+	 * meta so that a 2 GiB log costs no memory per block */
+	uint32_t log_agbno, log_blocks;
 	/* bmbt blocks found here that lie in other AGs: fsbno in owner's
 	 * place, moved into their AG's meta after the scan (scan.c) */
 	struct m_meta_blk *xmeta; size_t nxmeta, cap_xmeta;

@@ -3,12 +3,12 @@
 #include "core/model/scan.h"
 #include "core/base/sort.h"
 #include "core/base/bigmem.h"
+#include "core/base/par.h"
 
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 struct pool {
 	struct fs *fs;
@@ -113,12 +113,7 @@ int scan_fs(struct fs *fs, const struct scan_opts *o, struct model **out,
 	for (i = 0; i < m->agcount; i++)
 		m->ag[i].agno = i;
 
-	n = o->threads;
-	if (n == 0) {
-		long c = sysconf(_SC_NPROCESSORS_ONLN);
-
-		n = c > 0 ? (unsigned)c : 1;
-	}
+	n = o->threads ? o->threads : par_ncpus();
 	if (n > m->agcount)
 		n = m->agcount;
 	m->threads = n;

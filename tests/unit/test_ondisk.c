@@ -36,36 +36,49 @@ static void test_crc(struct t_state *ts)
 }
 
 /* od_cksum3 agrees with od_cksum_ok, buffer by buffer, whatever the length */
-static void test_crc3(struct t_state *ts)
+static uint8_t crc3_buf[3][1031];
+
+static void crc3_case(struct t_state *ts, size_t len, size_t off)
 {
-	static uint8_t b[3][1031];
-	const uint8_t *const p[3] = { b[0], b[1], b[2] };
-	uint32_t x = 12345;
-	size_t len, i;
+	const uint8_t *const p[3] = { crc3_buf[0], crc3_buf[1], crc3_buf[2] };
 	int k, bad;
 
-	for (k = 0; k < 3; k++)
-		for (i = 0; i < sizeof(b[k]); i++) {
-			x = x * 1103515245u + 12345u;
-			b[k][i] = (uint8_t)(x >> 16);
-		}
-	for (len = 4; len <= sizeof(b[0]); len += 61) {
-		size_t off = (len * 7 / 13) & ~(size_t)3;
+	for (bad = -1; bad < 3; bad++) {
+		bool ok[3];
 
-		for (bad = -1; bad < 3; bad++) {
-			bool ok[3];
-
-			for (k = 0; k < 3; k++) {
-				od_cksum_set(b[k], len, off);
-				if (k == bad)
-					b[k][len - 1] ^= 0x40;
-			}
-			od_cksum3(p, len, off, ok);
-			for (k = 0; k < 3; k++)
-				T_CHECK(ts, ok[k] == od_cksum_ok(b[k], len, off) &&
-					    ok[k] == (k != bad));
+		for (k = 0; k < 3; k++) {
+			od_cksum_set(crc3_buf[k], len, off);
+			if (k == bad)
+				crc3_buf[k][len - 1] ^= 0x40;
 		}
+		od_cksum3(p, len, off, ok);
+		for (k = 0; k < 3; k++)
+			T_CHECK(ts, ok[k] == od_cksum_ok(crc3_buf[k], len, off) &&
+				    ok[k] == (k != bad));
 	}
+}
+
+static void test_crc3(struct t_state *ts)
+{
+	uint32_t x = 12345;
+	size_t len, i;
+	int k;
+
+	for (k = 0; k < 3; k++)
+		for (i = 0; i < sizeof(crc3_buf[k]); i++) {
+			x = x * 1103515245u + 12345u;
+			crc3_buf[k][i] = (uint8_t)(x >> 16);
+		}
+	for (len = 4; len <= sizeof(crc3_buf[0]); len += 61)
+		crc3_case(ts, len, (len * 7 / 13) & ~(size_t)3);
+	/* whole words, the crc in either half of one (one pass, masked) */
+	for (len = 8; len <= 1024; len += 8 * 7) {
+		crc3_case(ts, len, (len / 2) & ~(size_t)7);
+		crc3_case(ts, len, ((len / 2) & ~(size_t)7) + 4 - (len == 8) * 4);
+		crc3_case(ts, len, len - 4);
+	}
+	crc3_case(ts, 512, OD_DINODE_CRC_OFF);
+	crc3_case(ts, 256, OD_DINODE_CRC_OFF);
 }
 
 static void test_bmbt_rec(struct t_state *ts)

@@ -1,0 +1,176 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Shared by bench/report.sh and bench/check.sh: our command against the
+# reference tool on the same image, in one run, alternating, cold (page
+# cache dropped before every command) and warm; medians, spread, ratios,
+# inodes/s, peak RSS per inode, and the cold time against dd reading the
+# inode-chunk bytes with direct I/O.  Needs root (to drop caches), GNU
+# time (/usr/bin/time) and bash 5 (EPOCHREALTIME).
+#
+#   . bench/lib.sh
+#   b_setup "$@"            # -n RUNS, -w (warm only), -c (cold only), IMAGE
+#   b_compare NAME "OURS..." "REFERENCE..."
+
+B_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+B_BIN=${XFSDEFRAG:-$B_DIR/../xfsdefrag}
+B_RUNS=7
+B_COLD=1 B_WARM=1
+B_IMG=
+B_OUT=
+
+b_usage() {
+	echo "usage: $0 [-n RUNS] [-c | -w] [IMAGE | DEVICE]" >&2
+	echo "  RUNS samples of each command (default 7, at least 5)," >&2
+	echo "  -c cold only, -w warm only; IMAGE defaults to" >&2
+	echo "  /tmp/xfsdefrag-bench-1m.img (made by bench/mkbig.sh)" >&2
+	exit 2
+}
+
+b_setup() {
+	local opt
+	while getopts "n:cwh" opt; do
+		case $opt in
+		n) B_RUNS=$OPTARG ;;
+		c) B_WARM=0 ;;
+		w) B_COLD=0 ;;
+		*) b_usage ;;
+		esac
+	done
+	shift $((OPTIND - 1))
+	[ $# -le 1 ] || b_usage
+	[ "$B_RUNS" -ge 1 ] 2>/dev/null || b_usage
+	B_IMG=${1:-/tmp/xfsdefrag-bench-1m.img}
+	if [ ! -e "$B_IMG" ]; then
+		"$B_DIR/mkbig.sh" "$B_IMG" 1000 1000 4g
+	fi
+	[ -x "$B_BIN" ] || { echo "$B_BIN: not built (make)" >&2; exit 1; }
+	if [ "$B_COLD" = 1 ] && [ "$(id -u)" != 0 ]; then
+		echo "cold runs drop the page cache: run as root (or -w)" >&2
+		exit 1
+	fi
+	[ -n "${EPOCHREALTIME:-}" ] || { echo "needs bash 5" >&2; exit 1; }
+	B_OUT=$(mktemp -d)
+	trap 'rm -rf "$B_OUT"' EXIT
+	b_machine
+}
+
+b_machine() {
+	local cpu
+	cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
+	echo "machine: $(nproc) CPUs ($cpu), $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo), kernel $(uname -r)"
+	echo "image:   $B_IMG ($(stat -L -c %F "$B_IMG"), on $(df -P "$B_IMG" 2>/dev/null | awk 'NR == 2 {print $1}'))"
+	echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+}
+
+b_drop() {
+	sync
+	echo 3 > /proc/sys/vm/drop_caches
+}
+
+# b_time LABEL CMD...: one run; appends "seconds rss_kib" to $B_OUT/LABEL
+b_time() {
+	local label=$1 t0 t1 rc
+	shift
+	t0=$EPOCHREALTIME
+	/usr/bin/time -f %M -o "$B_OUT/rss" "$@" > /dev/null 2> "$B_OUT/err"
+	rc=$?
+	t1=$EPOCHREALTIME
+	# xfs_repair -n and check exit 1 or 3 on a damaged fs; the bench
+	# image is clean, so anything but 0 is a failure of the run
+	if [ $rc -ne 0 ]; then
+		echo "$label: exit $rc: $(head -n 2 "$B_OUT/err")" >&2
+		exit 1
+	fi
+	echo "$t0 $t1 $(tail -n 1 "$B_OUT/rss")" |
+		awk '{printf "%.4f %d\n", $2 - $1, $3}' >> "$B_OUT/$label"
+}
+
+# The inode-chunk bytes our scan reads (runs joined across holes of up
+# to 64 KiB, as the scan's reader does), read by dd with direct I/O, one
+# dd per run (each run is one or a few 1 MiB requests of ours).
+b_runs() {
+	"$B_BIN" debug-inoruns --gap 65536 "$B_IMG" > "$B_OUT/runs" 2> "$B_OUT/runs.err" ||
+		{ echo "debug-inoruns failed: $(cat "$B_OUT/runs.err")" >&2; exit 1; }
+	B_NRUNS=$(wc -l < "$B_OUT/runs")
+	B_RUNBYTES=$(awk '{s += $2} END {print s + 0}' "$B_OUT/runs")
+}
+
+# dd over the runs: bash -c SCRIPT _ RUNS IMAGE
+B_DD_SCRIPT='while read -r off len; do
+	len=$(( (len + 4095) / 4096 * 4096 ))
+	dd if="$2" of=/dev/null bs=1M iflag=direct,skip_bytes,count_bytes \
+		skip="$off" count="$len" status=none || exit 1
+done < "$1"'
+
+# b_inodes: allocated inodes, from our report --json
+b_inodes() {
+	"$B_BIN" report --json "$B_IMG" 2>/dev/null |
+		python3 -c 'import json, sys; print(json.load(sys.stdin)["scan"]["inodes"])'
+}
+
+# b_compare NAME OURS REF: OURS and REF are command strings (word-split)
+b_compare() {
+	local name=$1 ours=$2 ref=$3 i
+	local -a o r
+	read -r -a o <<< "$ours"
+	read -r -a r <<< "$ref"
+	B_INODES=$(b_inodes)
+	b_runs
+	echo "inodes:  $B_INODES; inode-chunk bytes read: $B_RUNBYTES in $B_NRUNS runs"
+	echo "ours:    ${o[*]} IMAGE"
+	echo "ref:     ${r[*]} IMAGE"
+	echo "runs:    $B_RUNS of each, alternating (order swapped every round)"
+	if [ "$B_COLD" = 1 ]; then
+		for ((i = 0; i < B_RUNS; i++)); do
+			if ((i % 2)); then
+				b_drop; b_time cold.ref "${r[@]}" "$B_IMG"
+				b_drop; b_time cold.ours "${o[@]}" "$B_IMG"
+			else
+				b_drop; b_time cold.ours "${o[@]}" "$B_IMG"
+				b_drop; b_time cold.ref "${r[@]}" "$B_IMG"
+			fi
+			b_drop; b_time cold.dd bash -c "$B_DD_SCRIPT" _ "$B_OUT/runs" "$B_IMG"
+		done
+	fi
+	if [ "$B_WARM" = 1 ]; then
+		"${o[@]}" "$B_IMG" > /dev/null 2>&1
+		"${r[@]}" "$B_IMG" > /dev/null 2>&1
+		for ((i = 0; i < B_RUNS; i++)); do
+			if ((i % 2)); then
+				b_time warm.ref "${r[@]}" "$B_IMG"
+				b_time warm.ours "${o[@]}" "$B_IMG"
+			else
+				b_time warm.ours "${o[@]}" "$B_IMG"
+				b_time warm.ref "${r[@]}" "$B_IMG"
+			fi
+		done
+	fi
+	echo "load after:  $(cut -d' ' -f1-3 /proc/loadavg)"
+	python3 - "$B_OUT" "$name" "$B_INODES" "$B_RUNBYTES" <<'PY'
+import os, statistics, sys
+d, name, inodes, rbytes = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+def load(label):
+    p = os.path.join(d, label)
+    if not os.path.exists(p):
+        return None
+    rows = [l.split() for l in open(p)]
+    return [float(a) for a, _ in rows], [int(b) for _, b in rows]
+def fmt(t):
+    return "%.3f s (%.3f-%.3f)" % (statistics.median(t), min(t), max(t))
+for phase in ("cold", "warm"):
+    us, ref = load(phase + ".ours"), load(phase + ".ref")
+    if not us:
+        continue
+    mu, mr = statistics.median(us[0]), statistics.median(ref[0])
+    print("%s %-4s: %-8s %s   reference %s   ratio %.2fx   %.2fM inodes/s"
+          % (name, phase, "", fmt(us[0]), fmt(ref[0]), mr / mu, inodes / mu / 1e6))
+    if phase == "cold":
+        dd = load("cold.dd")
+        md = statistics.median(dd[0])
+        print("%s cold: dd of the inode-chunk bytes (direct I/O) %s = %.0f MB/s; "
+              "ours / dd = %.2f" % (name, fmt(dd[0]), rbytes / md / 1e6, mu / md))
+    rss = max(us[1]) * 1024
+    print("%s %s: peak RSS %.1f MiB = %.0f bytes per inode (reference %.1f MiB)"
+          % (name, phase, rss / 2**20, rss / inodes, max(ref[1]) / 1024))
+PY
+}

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * xfsdefrag debug-inoruns [--gap BYTES] IMAGE: the byte ranges holding
+ * the physically present inodes, AG by AG in disk order, ranges less
+ * than BYTES apart (default 0: adjacent) joined, as "offset length"
+ * lines.  With --gap 65536 these are the bytes the scan reads for inode
+ * chunks.  A benchmarking aid: bench/report.sh times dd reading them.
+ */
+#include "cmd/cmd.h"
+#include "core/model/inorun.h"
+#include "core/model/scan.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+
+int cmd_debug_inoruns(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "gap", required_argument, NULL, 'g' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct scan_opts so = { 0 };
+	struct model *m = NULL;
+	struct err e = { 0 };
+	struct fs *fs;
+	uint64_t runs = 0, bytes = 0, gap = 0;
+	char *end;
+	uint32_t a;
+	int opt, status = EXIT_OK;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'g':
+			gap = strtoull(optarg, &end, 0);
+			if (*end || end == optarg)
+				return cmd_usage("debug-inoruns");
+			break;
+		case 'h':
+			cmd_usage("debug-inoruns");
+			return EXIT_OK;
+		default:
+			return cmd_usage("debug-inoruns");
+		}
+	}
+	if (argc - optind != 1)
+		return cmd_usage("debug-inoruns");
+	if (cmd_open_ro(argv[optind], &fs, &e))
+		return cmd_fail(&e);
+	if (scan_fs(fs, &so, &m, &e)) {
+		status = cmd_fail(&e);
+		goto out;
+	}
+	for (a = 0; a < m->agcount; a++) {
+		struct inorun r;
+		struct inorun_seg s;
+		uint64_t start = 0, len = 0;
+
+		inorun_init(&r, &fs->geo, &m->ag[a], UINT64_MAX);
+		while (inorun_next(&r, &s)) {
+			if (len && s.start >= start + len &&
+			    s.start - (start + len) <= gap) {
+				len = s.start + s.len - start;
+				continue;
+			}
+			if (len)
+				printf("%" PRIu64 " %" PRIu64 "\n", start, len);
+			runs += len != 0;
+			bytes += len;
+			start = s.start;
+			len = s.len;
+		}
+		if (len)
+			printf("%" PRIu64 " %" PRIu64 "\n", start, len);
+		runs += len != 0;
+		bytes += len;
+	}
+	fprintf(stderr, "%" PRIu64 " runs, %" PRIu64 " bytes\n", runs, bytes);
+out:
+	model_free(m);
+	fs_close(fs);
+	return status;
+}

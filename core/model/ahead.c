@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "core/model/ahead.h"
+#include "ondisk/dir2.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define Q_DIRS		64		/* directories waiting, at most */
+#define Q_BYTES		(32u << 20)	/* their blocks announced, at most */
+
+uint64_t ahead_fork(struct fs *fs, const struct m_ext *x, uint32_t n,
+		    uint64_t below, uint64_t max)
+{
+	const struct od_geo *g = &fs->geo;
+	uint64_t done = 0, off = 0, len = 0;
+	uint32_t i;
+
+	for (i = 0; i < n && done + len < max; i++) {
+		struct od_irec r;
+		uint64_t cnt, b;
+
+		m_ext_get(&x[i], &r);
+		if (r.startoff >= below)
+			break;
+		cnt = r.blockcount;
+		if (cnt > below - r.startoff)
+			cnt = below - r.startoff;
+		if (!od_fsb_valid(g, r.startblock, cnt))
+			continue;
+		b = od_fsb_daddr(g, r.startblock) << 9;
+		cnt <<= g->blocklog;
+		if (len && off + len == b) {
+			len += cnt;	/* contiguous: one hint */
+			continue;
+		}
+		if (len)
+			img_willneed(fs->img, off, len);
+		done += len;
+		off = b;
+		len = cnt;
+	}
+	if (len) {
+		if (done + len > max)
+			len = max - done;
+		img_willneed(fs->img, off, len);
+		done += len;
+	}
+	return done;
+}
+
+void ahead_q_init(struct ahead_q *q, struct fs *fs)
+{
+	memset(q, 0, sizeof(*q));
+	q->fs = fs;
+}
+
+bool ahead_q_full(const struct ahead_q *q)
+{
+	return q->n == Q_DIRS || (q->n && q->bytes >= Q_BYTES);
+}
+
+int ahead_q_push(struct ahead_q *q, const struct od_inode *di,
+		 const uint8_t *raw, size_t idx, const struct m_ext *x,
+		 uint32_t n)
+{
+	const struct od_geo *g = &q->fs->geo;
+	struct ahead_dir *d;
+
+	if (!q->v) {
+		q->v = malloc(Q_DIRS * sizeof(*q->v));
+		if (!q->v)
+			return -ENOMEM;
+	}
+	if (q->n == Q_DIRS)
+		return -ENOMEM;		/* the caller pops first */
+	d = &q->v[(q->head + q->n) % Q_DIRS];
+	d->ip.di = *di;
+	memcpy(d->ip.raw, raw, g->inodesize);
+	d->idx = idx;
+	/* only the data space: leaf and free blocks are not iterated */
+	d->bytes = di->format == OD_FMT_LOCAL ? 0 :
+		   ahead_fork(q->fs, x, n, OD_DIR2_LEAF_OFFSET >> g->blocklog,
+			      Q_BYTES);
+	q->bytes += d->bytes;
+	q->n++;
+	return 0;
+}
+
+const struct ahead_dir *ahead_q_pop(struct ahead_q *q)
+{
+	const struct ahead_dir *d;
+
+	if (!q->n)
+		return NULL;
+	d = &q->v[q->head];
+	q->head = (q->head + 1) % Q_DIRS;
+	q->n--;
+	q->bytes -= d->bytes;
+	return d;
+}
+
+void ahead_q_free(struct ahead_q *q)
+{
+	free(q->v);
+	q->v = NULL;
+	q->n = 0;
+}

@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Unit tests of the bulk reader: a file whose every 8-byte word holds its
+ * own offset, read as random streams of segments (holes of every size,
+ * segments past the limit, unaligned starts) with every mechanism, with
+ * and without direct I/O, at several depths, request sizes and hole
+ * limits.  Every segment must come back once, in order, with its tag and
+ * its bytes (or no bytes exactly when it lies past the limit); a reader
+ * closed half way must not leak or write into freed memory (ASan); a
+ * memory image hands every segment back unread.
+ */
+#include "t.h"
+#include "core/base/reader.h"
+
+#include <fcntl.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+#define FILE_SZ		(8u << 20)
+#define MAXSEG		600
+
+struct stream {
+	struct rdr_seg v[MAXSEG];
+	size_t n, next;
+};
+
+static uint32_t rnd(uint32_t *s)
+{
+	*s = *s * 1103515245u + 12345u;
+	return (*s >> 8) & 0xffffff;
+}
+
+static bool pull(void *priv, struct rdr_seg *s)
+{
+	struct stream *st = priv;
+
+	if (st->next == st->n)
+		return false;
+	*s = st->v[st->next++];
+	return true;
+}
+
+/* Segments in disk order, up to maxlen bytes, some of them past limit. */
+static void make_stream(struct stream *st, uint32_t *seed, uint32_t maxlen,
+			uint64_t limit)
+{
+	uint64_t off = rnd(seed) % 5000;
+
+	st->n = st->next = 0;
+	while (st->n < MAXSEG) {
+		struct rdr_seg *s = &st->v[st->n];
+		uint32_t r = rnd(seed) % 8;
+		uint64_t gap = r < 3 ? 0 : r < 5 ? rnd(seed) % 4096 :
+			       r < 7 ? rnd(seed) % (200u << 10) :
+			       rnd(seed) % (2u << 20);
+
+		off += gap;
+		s->len = 512 * (1 + rnd(seed) % 64);
+		if (rnd(seed) % 4 == 0)
+			s->len = 1 + rnd(seed) % (256u << 10);
+		if (s->len > maxlen)
+			s->len = maxlen;
+		if (off + s->len > FILE_SZ + (1u << 20))
+			break;
+		s->off = off;
+		s->tag = st->n * 7 + 1;
+		off += s->len;
+		st->n++;
+	}
+	(void)limit;
+}
+
+static bool bytes_ok(const uint8_t *p, uint64_t off, uint32_t len)
+{
+	uint32_t k;
+
+	for (k = 0; k < len; k++) {
+		uint64_t w = (off + k) & ~7ull;
+		uint8_t want = (uint8_t)(w >> (8 * ((off + k) & 7)));
+
+		if (p[k] != want)
+			return false;
+	}
+	return true;
+}
+
+/* Read the whole stream (or stop after half) and check what comes back. */
+static void run(struct t_state *ts, struct img *im, const struct rdr_cfg *cfg,
+		struct stream *st, bool half, bool expect_data)
+{
+	struct rdr_item it;
+	struct rdr *r;
+	size_t i = 0, bad = 0, unread = 0;
+	uint64_t limit = cfg->limit ? cfg->limit : im->size;
+
+	st->next = 0;
+	T_CHECK(ts, rdr_open(im, cfg, pull, st, &r) == 0);
+	if (!r)
+		return;
+	while (rdr_get(r, &it)) {
+		const struct rdr_seg *want = &st->v[i];
+		bool past = want->off + want->len > limit;
+
+		if (it.seg.off != want->off || it.seg.len != want->len ||
+		    it.seg.tag != want->tag || !it.scratch) {
+			bad++;
+			break;
+		}
+		if (!it.data) {
+			unread++;
+			if (expect_data && !past)
+				bad++;
+		} else if (past || !bytes_ok(it.data, it.seg.off, it.seg.len)) {
+			bad++;
+		}
+		/* the scratch buffer takes a whole segment */
+		memset(it.scratch, 0xa5, it.seg.len);
+		i++;
+		if (half && i == st->n / 2)
+			break;
+	}
+	T_CHECK(ts, bad == 0);
+	T_CHECK(ts, half ? i == st->n / 2 : i == st->n);
+	if (!expect_data)
+		T_CHECK(ts, unread == i);
+	rdr_close(r);
+}
+
+int main(void)
+{
+	static const char *const how[] = { "sync", "fadvise", "thread",
+					   "uring", "mmap" };
+	static const struct rdr_cfg cfgs[] = {
+		{ 0, 0, 0, 0 },
+		{ 1, 4096, 0, 0 },
+		{ 4, 65536, 1, 0 },
+		{ 8, 1u << 20, 1u << 20, 0 },
+		{ 3, 256u << 10, 8192, FILE_SZ / 2 + 1234 },
+		{ 2, 1u << 20, 65536, FILE_SZ - 100 },
+	};
+	struct t_state ts = { 0, 0 };
+	char path[] = "/tmp/xfsdefrag-test-reader.XXXXXX";
+	const char *tmpdir = getenv("TMPDIR");
+	char tpath[4096];
+	struct stream *st = malloc(sizeof(*st));
+	uint64_t *words = malloc(FILE_SZ);
+	struct img *im = NULL, *mem = NULL;
+	struct err e = { 0 };
+	uint32_t seed = 12345;
+	unsigned h, c, d;
+	bool have_direct = false;
+	int fd;
+
+	if (tmpdir && *tmpdir) {
+		snprintf(tpath, sizeof(tpath), "%s/xfsdefrag-test-reader."
+			 "XXXXXX", tmpdir);
+		fd = mkstemp(tpath);
+	} else {
+		fd = mkstemp(path);
+		snprintf(tpath, sizeof(tpath), "%s", path);
+	}
+	T_CHECK(&ts, fd >= 0 && st && words);
+	if (fd < 0 || !st || !words)
+		return t_done(&ts, "reader");
+	for (size_t k = 0; k < FILE_SZ / 8; k++)
+		words[k] = k * 8;
+	T_CHECK(&ts, write(fd, words, FILE_SZ) == (ssize_t)FILE_SZ);
+	close(fd);
+
+	T_CHECK(&ts, rdr_how_parse("uring") == RDR_URING);
+	T_CHECK(&ts, rdr_how_parse("nonsense") < 0);
+	T_CHECK(&ts, img_open_file(tpath, 0, &im, &e) == 0);
+	for (d = 0; im && d < 2; d++) {
+		if (d == 1) {
+			int ret = img_set_direct(im);
+
+			if (ret) {
+				printf("reader: no direct I/O in %s (%s): "
+				       "direct cases skipped\n", tpath,
+				       strerror(-ret));
+				break;
+			}
+			have_direct = true;
+		}
+		for (h = 0; h < sizeof(how) / sizeof(how[0]); h++) {
+			struct img_bulk b = { rdr_how_parse(how[h]), 0, 0, 0 };
+
+			img_set_bulk(im, &b);
+			for (c = 0; c < sizeof(cfgs) / sizeof(cfgs[0]); c++) {
+				struct rdr_cfg cfg = cfgs[c];
+
+				make_stream(st, &seed, cfg.max_req ?
+					    cfg.max_req : 1u << 20, cfg.limit);
+				run(&ts, im, &cfg, st, false, true);
+				run(&ts, im, &cfg, st, true, true);
+			}
+		}
+	}
+	(void)have_direct;
+
+	/* a memory image: every segment comes back for the caller to read */
+	T_CHECK(&ts, img_open_mem(words, FILE_SZ, 0, &mem) == 0);
+	if (mem) {
+		struct rdr_cfg cfg = { 0, 0, 0, 0 };
+
+		make_stream(st, &seed, 1u << 20, 0);
+		run(&ts, mem, &cfg, st, false, false);
+		img_close(mem);
+	}
+	img_close(im);
+	unlink(tpath);
+	free(st);
+	free(words);
+	return t_done(&ts, "reader");
+}
