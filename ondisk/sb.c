@@ -91,6 +91,19 @@ enum od_err od_sb_decode(const uint8_t *buf, size_t len, struct od_sb *sb)
 	return OD_OK;
 }
 
+bool od_sb_set_needsrepair(uint8_t *buf, size_t len, bool on)
+{
+	struct od_sb sb;
+
+	if (od_sb_decode(buf, len, &sb) != OD_OK || !od_sb_is_v5(&sb))
+		return false;
+	if (on)
+		sb.features_incompat |= OD_INCOMPAT_NEEDSREPAIR;
+	else
+		sb.features_incompat &= ~OD_INCOMPAT_NEEDSREPAIR;
+	return od_sb_encode(&sb, buf, len) == OD_OK;
+}
+
 enum od_err od_sb_encode(const struct od_sb *sb, uint8_t *buf, size_t len)
 {
 	size_t i;

@@ -163,6 +163,13 @@ const char *od_sb_log_incompat_name(uint32_t bit);
 const char *od_sb_version_name(uint16_t bit);
 const char *od_sb_features2_name(uint32_t bit);
 
+/*
+ * Set or clear NEEDSREPAIR (v5 incompat) in the superblock sector buf and
+ * update its crc; v4 sectors and ones that do not decode are left as they
+ * are (false).
+ */
+bool od_sb_set_needsrepair(uint8_t *buf, size_t len, bool on);
+
 /* Encode the decoded fields back (for the writer); updates the crc on v5. */
 enum od_err od_sb_encode(const struct od_sb *sb, uint8_t *buf, size_t len);
 

@@ -52,7 +52,6 @@ static bool pow2_in(uint32_t v, uint32_t lo, uint32_t hi)
 	return v >= lo && v <= hi && (v & (v - 1)) == 0;
 }
 
-#define BAD(f) do { *field = (f); return OD_EFIELD; } while (0)
 
 enum od_err od_undo_hdr_decode(const uint8_t *buf, size_t len,
 			       struct od_undo_hdr *h, const char **field)
@@ -83,21 +82,21 @@ enum od_err od_undo_hdr_decode(const uint8_t *buf, size_t len,
 	memcpy(h->path, buf + OD_UNDO_PATH_OFF, OD_UNDO_PATH_LEN - 1);
 	h->path[OD_UNDO_PATH_LEN - 1] = '\0';
 	if (h->version < OD_UNDO_VERSION_MIN || h->version > OD_UNDO_VERSION)
-		BAD("version");
+		return od_bad_field(field, "version");
 	if (od_get_be32(buf + 12) != OD_UNDO_HDR_LEN)
-		BAD("header length");
+		return od_bad_field(field, "header length");
 	if (!pow2_in(h->blocksize, 512, 65536))
-		BAD("blocksize");
+		return od_bad_field(field, "blocksize");
 	if (!pow2_in(h->sectsize, 512, h->blocksize))
-		BAD("sectsize");
+		return od_bad_field(field, "sectsize");
 	if (h->agblocks == 0 || h->agcount == 0 || h->dblocks == 0 ||
 	    h->dblocks > (uint64_t)h->agblocks * h->agcount)
-		BAD("dblocks");
+		return od_bad_field(field, "dblocks");
 	if (h->image_size / h->blocksize < h->dblocks)
-		BAD("image size");
+		return od_bad_field(field, "image size");
 	if (h->log_len && (h->log_off > h->image_size ||
 			   h->log_len > h->image_size - h->log_off))
-		BAD("log");
+		return od_bad_field(field, "log");
 	return OD_OK;
 }
 
@@ -160,14 +159,14 @@ enum od_err od_undo_rec_decode(const uint8_t *buf, size_t len,
 	r->dcrc = od_get_be32(buf + OD_UNDO_REC_DCRC_OFF);
 	if (r->end ? r->len != 0 : (r->len == 0 ||
 				    r->len > OD_UNDO_REC_MAXDATA))
-		BAD("len");
+		return od_bad_field(field, "len");
 	if (r->batch > r->seq || (r->end && r->batch != r->seq))
-		BAD("batch");
+		return od_bad_field(field, "batch");
 	if (r->kind == OD_UNDO_SEAL && r->len != OD_UNDO_SEAL_LEN)
-		BAD("len");
+		return od_bad_field(field, "len");
 	if ((r->kind == OD_UNDO_PROOF || r->kind == OD_UNDO_MOVES ||
 	     r->kind == OD_UNDO_SEAL) && r->off != 0)
-		BAD("offset");
+		return od_bad_field(field, "offset");
 	return OD_OK;
 }
 
@@ -225,4 +224,41 @@ void od_undo_mark_put(uint8_t *sector, int kind, uint64_t nonce)
 	od_put_be64(m + 8, nonce);
 }
 
-#undef BAD
+void od_undo_move_encode(const struct od_undo_move *m, uint8_t *p)
+{
+	od_put_be64(p, m->x);
+	od_put_be64(p + 8, m->y);
+	od_put_be32(p + 16, m->n);
+	od_put_be32(p + 20, 0);
+}
+
+void od_undo_move_decode(const uint8_t *p, struct od_undo_move *m)
+{
+	m->x = od_get_be64(p);
+	m->y = od_get_be64(p + 8);
+	m->n = od_get_be32(p + 16);
+}
+
+void od_undo_prf_run_encode(uint64_t block, uint32_t n, uint8_t *p)
+{
+	od_put_be64(p, block);
+	od_put_be32(p + 8, n);
+	od_put_be32(p + 12, 0);
+}
+
+void od_undo_prf_run_decode(const uint8_t *p, uint64_t *block, uint32_t *n)
+{
+	*block = od_get_be64(p);
+	*n = od_get_be32(p + 8);
+}
+
+void od_undo_prf_crc_put(uint8_t *p, uint32_t crc)
+{
+	od_put_be32(p, crc);
+}
+
+uint32_t od_undo_prf_crc_get(const uint8_t *p)
+{
+	return od_get_be32(p);
+}
+

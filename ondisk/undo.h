@@ -168,4 +168,20 @@ int od_undo_mark_get(const uint8_t *sector, uint64_t *nonce);
 /* Write (or with OD_UNDO_MARK_NONE clear) the mark; no crc, no flag. */
 void od_undo_mark_put(uint8_t *sector, int kind, uint64_t nonce);
 
+/* A move record's entry (OD_UNDO_MOV_ENT bytes): n blocks from x to y. */
+struct od_undo_move {
+	uint64_t x, y;
+	uint32_t n;
+};
+void od_undo_move_encode(const struct od_undo_move *m, uint8_t *p);
+void od_undo_move_decode(const uint8_t *p, struct od_undo_move *m);
+/*
+ * A proof record is runs: a header (OD_UNDO_PRF_RUNHDR bytes: first block,
+ * count) then count crc32c words, one per block.
+ */
+void od_undo_prf_run_encode(uint64_t block, uint32_t n, uint8_t *p);
+void od_undo_prf_run_decode(const uint8_t *p, uint64_t *block, uint32_t *n);
+void od_undo_prf_crc_put(uint8_t *p, uint32_t crc);
+uint32_t od_undo_prf_crc_get(const uint8_t *p);
+
 #endif

@@ -91,11 +91,8 @@ static int write_mark(struct scan *s, struct fs *fs, const uint8_t *orig,
 		return err_set(e, -ENOMEM, "out of memory");
 	memcpy(mk, orig, ss);
 	od_undo_mark_put(mk, OD_UNDO_MARK_BY_UNDO, s->h.nonce);
-	if (od_sb_is_v5(&fs->sb)) {
-		od_put_be32(mk + 216, od_get_be32(mk + 216) |
-			    OD_INCOMPAT_NEEDSREPAIR);
-		od_cksum_set(mk, ss, OD_SB_CRC_OFF);
-	}
+	if (od_sb_is_v5(&fs->sb))
+		od_sb_set_needsrepair(mk, ss, true);
 	ret = put(fs, mk, ss, 0, e);
 	if (ret == 0)
 		ret = flush(fs, e);

@@ -159,18 +159,10 @@ int undo_mark_free_end(struct undo *u, uint64_t linblock, uint64_t len,
 void undo_sb_mark(const struct undo *u, uint8_t *sector, uint32_t sectsize,
 		  bool on)
 {
-	struct od_sb sb;
-
 	od_undo_mark_put(sector, on ? OD_UNDO_MARK_BY_RUN : OD_UNDO_MARK_NONE,
 			 u->nonce);
-	if (!od_sb_is_v5(&u->fs->sb) ||
-	    od_sb_decode(sector, sectsize, &sb) != OD_OK)
-		return;
-	if (on)
-		sb.features_incompat |= OD_INCOMPAT_NEEDSREPAIR;
-	else
-		sb.features_incompat &= ~OD_INCOMPAT_NEEDSREPAIR;
-	od_sb_encode(&sb, sector, sectsize);	/* and its crc */
+	if (od_sb_is_v5(&u->fs->sb))
+		od_sb_set_needsrepair(sector, sectsize, on);
 }
 
 /* Output of the seal: records of one kind, filled and flushed. */
@@ -241,10 +233,8 @@ static int seal_moves(struct undo *u, struct bitmap *covered,
 			ret = out_room(&o, OD_UNDO_MOV_ENT);
 			if (ret)
 				break;
-			od_put_be64(o.buf + o.len, x);
-			od_put_be64(o.buf + o.len + 8, y);
-			od_put_be32(o.buf + o.len + 16, (uint32_t)run);
-			od_put_be32(o.buf + o.len + 20, 0);
+			od_undo_move_encode(&(struct od_undo_move){ x, y,
+					    (uint32_t)run }, o.buf + o.len);
 			o.len += OD_UNDO_MOV_ENT;
 			ret = bm_set(covered, x, run);
 			*nblocks += run;
@@ -344,12 +334,10 @@ static int seal_proof(struct undo *u, uint64_t *nblocks, struct err *e)
 					      strerror(-ret));
 				break;
 			}
-			od_put_be32(o.buf + o.len, crc);
+			od_undo_prf_crc_put(o.buf + o.len, crc);
 			o.len += 4;
 		}
-		od_put_be64(o.buf + at, b - n);
-		od_put_be32(o.buf + at + 8, n);
-		od_put_be32(o.buf + at + 12, 0);
+		od_undo_prf_run_encode(b - n, n, o.buf + at);
 		*nblocks += n;
 	}
 	if (!ret)

@@ -99,8 +99,7 @@ static int parse_proof(struct vctx *c, const struct urec *r, const uint8_t *d)
 		if (r->len - p < OD_UNDO_PRF_RUNHDR)
 			return scan_damaged(c->s, c->e, r->pos, "a proof record "
 					    "ends inside a run");
-		b = od_get_be64(d + p);
-		n = od_get_be32(d + p + 8);
+		od_undo_prf_run_decode(d + p, &b, &n);
 		p += OD_UNDO_PRF_RUNHDR;
 		if (n == 0 || (r->len - p) / 4 < n || b > c->nblocks ||
 		    n > c->nblocks - b ||
@@ -115,7 +114,7 @@ static int parse_proof(struct vctx *c, const struct urec *r, const uint8_t *d)
 			return nomem(c);
 		c->run[c->nrun++] = (struct prun){ b, n, c->ncrc };
 		for (i = 0; i < n; i++, p += 4)
-			c->crc[c->ncrc++] = od_get_be32(d + p);
+			c->crc[c->ncrc++] = od_undo_prf_crc_get(d + p);
 	}
 	return 0;
 }
@@ -128,17 +127,17 @@ static int parse_moves(struct vctx *c, const struct urec *r, const uint8_t *d)
 		return scan_damaged(c->s, c->e, r->pos, "a move record has a "
 				    "bad length");
 	for (p = 0; p < r->len; p += OD_UNDO_MOV_ENT) {
-		uint64_t x = od_get_be64(d + p), y = od_get_be64(d + p + 8);
-		uint32_t n = od_get_be32(d + p + 16);
+		struct od_undo_move mv;
 
-		if (n == 0 || x > c->nblocks || n > c->nblocks - x ||
-		    y > c->nblocks || n > c->nblocks - y)
+		od_undo_move_decode(d + p, &mv);
+		if (mv.n == 0 || mv.x > c->nblocks || mv.n > c->nblocks - mv.x ||
+		    mv.y > c->nblocks || mv.n > c->nblocks - mv.y)
 			return scan_damaged(c->s, c->e, r->pos, "a move record "
 					    "lies outside the image");
 		if (grow((void **)&c->mv, &c->capmv, c->nmv + 1,
 			 sizeof(*c->mv)))
 			return nomem(c);
-		c->mv[c->nmv++] = (struct ucopy){ x, y, n };
+		c->mv[c->nmv++] = (struct ucopy){ mv.x, mv.y, mv.n };
 	}
 	return 0;
 }
@@ -380,7 +379,7 @@ static int check_moves(struct vctx *c)
 static enum sbstate classify(struct vctx *c, const uint8_t *cur,
 			     const uint8_t *orig, uint64_t *nonce, int *kind)
 {
-	bool valid = od_get_be32(cur) == OD_SB_MAGIC &&
+	bool valid = od_sb_has_magic(cur, c->ss) &&
 		     (!od_sb_is_v5(&c->fs->sb) ||
 		      od_cksum_ok(cur, c->ss, OD_SB_CRC_OFF));
 

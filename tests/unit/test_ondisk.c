@@ -171,9 +171,19 @@ static void test_sb(struct t_state *ts)
 	memset(tmp, 0, sizeof(tmp));
 	T_CHECK(ts, od_sb_encode(&sb, tmp, sizeof(tmp)) == OD_OK);
 	T_CHECK(ts, memcmp(buf, tmp, sizeof(buf)) == 0);
+	/* NEEDSREPAIR on and off: only that bit and the crc change */
+	memcpy(tmp, buf, sizeof(buf));
+	T_CHECK(ts, od_sb_set_needsrepair(tmp, sizeof(tmp), true));
+	T_CHECK(ts, od_cksum_ok(tmp, sizeof(tmp), OD_SB_CRC_OFF));
+	T_CHECK(ts, od_sb_decode(tmp, sizeof(tmp), &sb) == OD_OK &&
+		    (sb.features_incompat & OD_INCOMPAT_NEEDSREPAIR));
+	T_CHECK(ts, memcmp(tmp, buf, OD_SB_CRC_OFF) != 0);
+	T_CHECK(ts, od_sb_set_needsrepair(tmp, sizeof(tmp), false));
+	T_CHECK(ts, memcmp(tmp, buf, sizeof(buf)) == 0);
 	/* wrong magic */
 	memcpy(tmp, buf, sizeof(buf));
 	tmp[0] = 'Y';
+	T_CHECK(ts, !od_sb_set_needsrepair(tmp, sizeof(tmp), true));
 	T_CHECK(ts, od_sb_decode(tmp, sizeof(tmp), &sb) == OD_EMAGIC);
 	/* each corrupted field is named */
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
