@@ -121,7 +121,7 @@ $(eval $(call tree_rules,$(A),$$(A_CFLAGS), [asan],$$(A_LDFLAGS)))
 $(eval $(call tree_rules,$(TS),$$(TS_CFLAGS), [tsan],$$(TS_LDFLAGS)))
 
 xfsdefrag: $(B)/xfsdefrag
-	$(Q)cp $< $@
+	$(Q)cp $< $@.tmp && mv -f $@.tmp $@
 
 UNIT_NAMES     := $(patsubst tests/unit/%.c,%,$(UNIT_SRC)) fuzz_replay
 UNIT_BINS      := $(addprefix $(B)/tests/,$(UNIT_NAMES))
