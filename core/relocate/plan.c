@@ -607,6 +607,8 @@ int plan_build(const struct model *m, const struct plan_opts *o,
 		goto out;
 	}
 	for (a = 0; a < m->agcount; a++)
+		p->ag[a].newino = ~0u;
+	for (a = 0; a < m->agcount; a++)
 		for (k = 0; k < m->ag[a].nino; k++) {
 			pl.ref[pl.nref].ag = &m->ag[a];
 			pl.ref[pl.nref].mi = &m->ag[a].ino[k];
@@ -693,10 +695,27 @@ void plan_free(struct plan *p)
 	bigmem_free(p->pf, p->cap_pf, sizeof(*p->pf));
 	bigmem_free(p->mv, p->cap_mv, sizeof(*p->mv));
 	bigmem_free(p->note, p->cap_note, sizeof(*p->note));
+	free(p->ino);
+	free(p->ich);
 	for (i = 0; p->ag && p->m && i < p->m->agcount; i++)
 		free(p->ag[i].freesp);
 	free(p->ag);
 	memset(p, 0, sizeof(*p));
+}
+
+uint64_t plan_ino_new(const struct plan *p, uint64_t ino)
+{
+	size_t lo = 0, hi = p->nino;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->ino[mid].old < ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < p->nino && p->ino[lo].old == ino ? p->ino[lo].new : ino;
 }
 
 const struct plan_ag *plan_ag(const struct plan *p, uint32_t agno)

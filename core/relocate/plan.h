@@ -66,10 +66,41 @@ struct plan_ag {
 	struct m_free *freesp;		/* free extents after, by agbno */
 	size_t nfreesp;
 	bool changed;			/* needs its btrees rebuilt */
+	uint32_t newino;		/* AGI newino after the run (agino);
+					 * NULLAGINO (~0u): leave it */
+};
+
+/*
+ * Inode renumbering (issue 10).  An inode that moves gets a new number:
+ * its slot in a chunk the run allocates, or a free slot of a chunk that
+ * stays.  The executor copies the inode there (di_ino, CRC), frees the old
+ * slot and rewrites every reference (shared/XFS-NOTES.md, "Renumbering an
+ * inode").  Fixed: root's chunk, the inodes the superblock names.  A new
+ * number is >= 2^32 only if the old one was (a shortform directory never
+ * grows from 4- to 8-byte entries).
+ */
+struct plan_ino {
+	uint64_t old, new;
+};
+
+/* An inode chunk record that the run adds (alloc) or drops (free: every
+ * inode in it moved out; its blocks become free space). */
+struct plan_ichunk {
+	uint64_t startino;	/* first of its 64 inode numbers */
+	uint16_t holemask;	/* sparse chunks: set bit = 4 inodes absent */
+	bool alloc;
+};
+
+enum plan_renumber {
+	PR_AUTO,	/* renumber where it shortens the walk (default) */
+	PR_ALL,		/* every inode that may move gets a place in walk order */
+	PR_NONE,	/* inodes stay */
 };
 
 struct plan_opts {
 	enum walk_order order;	/* the reader to lay the tree out for */
+	enum plan_renumber renumber;
+	bool inode32;		/* every inode below 2^32, or -ENOSPC */
 };
 
 struct plan {
@@ -79,6 +110,8 @@ struct plan {
 	struct plan_fork *pf;	size_t npf, cap_pf;
 	struct plan_note *note;	size_t nnote, cap_note;
 	struct plan_ag *ag;
+	struct plan_ino *ino;	size_t nino, cap_ino;	/* sorted by old */
+	struct plan_ichunk *ich; size_t nich, cap_ich;	/* sorted by startino */
 	/* totals */
 	uint64_t moved_blocks, copied_blocks;
 	uint64_t extents_before, extents_after;	/* all fork records */
@@ -106,6 +139,9 @@ void plan_free(struct plan *p);
  */
 const struct plan_fork *plan_fork_find(const struct plan *p, uint64_t ino,
 				       int fork);
+
+/* The number inode ino has after the plan (ino itself if it stays). */
+uint64_t plan_ino_new(const struct plan *p, uint64_t ino);
 
 /* Sorted free extents of AG a after the plan (for checks and reports). */
 const struct plan_ag *plan_ag(const struct plan *p, uint32_t agno);
