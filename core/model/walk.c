@@ -37,6 +37,10 @@ struct walker {
 	uint64_t *seen;		/* bit per dense index */
 	struct frame *st;
 	size_t top, cap;
+	/* the last inode looked up: a directory's entries usually name
+	 * inodes in sequence, so the next one is checked before a search */
+	const struct m_ag *hint_ag;
+	size_t hint_k;
 };
 
 static int cmp_drun(const void *a, const void *b)
@@ -97,13 +101,20 @@ static bool seen_test_set(struct walker *wk, uint32_t d)
 	return was;
 }
 
-static int dense_of(const struct walker *wk, uint64_t ino, uint32_t *d)
+static int dense_of(struct walker *wk, uint64_t ino, uint32_t *d)
 {
-	const struct m_ag *ag;
-	const struct m_ino *mi = model_find(wk->m, ino, &ag);
+	const struct m_ag *ag = wk->hint_ag;
+	const struct m_ino *mi = NULL;
+	size_t k = wk->hint_k + 1;
 
+	if (ag && k < ag->nino && ag->ino[k].ino == ino)
+		mi = &ag->ino[k];
+	else
+		mi = model_find(wk->m, ino, &ag);
 	if (!mi)
 		return -ENOENT;
+	wk->hint_ag = ag;
+	wk->hint_k = (size_t)(mi - ag->ino);
 	*d = walk_dense(wk->w, ag, mi);
 	return 0;
 }
@@ -116,7 +127,7 @@ struct nent {
 };
 
 struct ncollect {
-	const struct walker *wk;
+	struct walker *wk;
 	struct nent *v;
 	size_t n, cap;
 	uint8_t *pool;
