@@ -89,17 +89,14 @@ void html_map_svg(struct html *h, const struct html_map *m,
 /* The colour legend of the maps. */
 void html_map_legend(struct html *h);
 
-/*
- * One read-back figure (cost model), now and, from a plan, after.
- * HOOK(readback): the read-back cost model is filled in by
- * html_readback_figs() in html_doc.c; the section renders what it gets.
- */
+/* One read-back figure (cost model), now and, from a plan, after. */
 struct html_fig {
 	char label[64];
 	char key[48];		/* data-key for tests: its JSON name */
 	char unit[16];
 	double now, after;
 	bool has_after;
+	bool integer;		/* a count: printed without decimals */
 };
 
 /* What the document shows. */
@@ -109,6 +106,8 @@ struct html_input {
 	const struct model *m;
 	const struct report *r;		/* today's figures, top lists, paths */
 	const struct plan *p;		/* NULL: a report, not a plan */
+	const struct rb_fig *rb;	/* read-back cost now (plan: p->rb_*) */
+	enum walk_order order;		/* ... for a reader in this order */
 	char *const *note_paths;	/* plan: paths of p->note[] */
 	const char *refusal;		/* plan: why run would refuse */
 };

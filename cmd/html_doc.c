@@ -411,18 +411,58 @@ static void fragmented(struct html *h, const struct html_input *in)
 	section_end(h);
 }
 
-/*
- * HOOK(readback): the read-back cost model's figures.  Fill figs[] from
- * in->r (and, for a plan, in->p) once the report carries them; the
- * section below renders whatever this returns.
- */
+static void fig(struct html_fig *f, const char *label, const char *key,
+		const char *unit, double now, const double *after)
+{
+	snprintf(f->label, sizeof(f->label), "%s", label);
+	snprintf(f->key, sizeof(f->key), "%s", key);
+	snprintf(f->unit, sizeof(f->unit), "%s", unit);
+	f->now = now;
+	f->has_after = after != NULL;
+	f->after = after ? *after : 0;
+	f->integer = strcmp(unit, "ms") != 0 && strcmp(unit, "MiB") != 0;
+}
+
+/* The read-back cost model's figures (core/model/readback.h), named as
+ * in report --json's "readback" object. */
 static size_t html_readback_figs(const struct html_input *in,
 				 struct html_fig *figs, size_t max)
 {
-	(void)in;
-	(void)figs;
-	(void)max;
-	return 0;
+	const struct rb_fig *a = in->p ? &in->p->rb_now : in->rb;
+	const struct rb_fig *b = in->p ? &in->p->rb_after : NULL;
+	double v[7], w[7];
+	size_t i;
+	static const char *const label[7] = {
+		"modelled 7200 rpm read time", "SSD read requests",
+		"jumps", "far jumps (> 1 MiB)", "inode cluster reads",
+		"accesses", "bytes read" };
+	static const char *const key[7] = {
+		"hdd_ms", "ssd_requests", "jumps", "far_jumps",
+		"inode_clusters", "accesses", "" };
+	static const char *const unit[7] = {
+		"ms", "", "", "", "", "", "MiB" };
+
+	if (!a || max < 7)
+		return 0;
+	v[0] = a->hdd_seconds * 1e3;
+	v[1] = (double)a->requests;
+	v[2] = (double)a->jumps;
+	v[3] = (double)a->far_jumps;
+	v[4] = (double)a->clusters;
+	v[5] = (double)a->accesses;
+	v[6] = (double)a->bytes / 1048576.0;
+	if (b) {
+		w[0] = b->hdd_seconds * 1e3;
+		w[1] = (double)b->requests;
+		w[2] = (double)b->jumps;
+		w[3] = (double)b->far_jumps;
+		w[4] = (double)b->clusters;
+		w[5] = (double)b->accesses;
+		w[6] = (double)b->bytes / 1048576.0;
+	}
+	for (i = 0; i < 7; i++)
+		fig(&figs[i], label[i], key[i], unit[i], v[i], b ? &w[i] : NULL);
+	return 7;
 }
 
 static void readback(struct html *h, const struct html_input *in)
@@ -432,20 +472,35 @@ static void readback(struct html *h, const struct html_input *in)
 
 	section(h, "readback", "Read-back cost");
 	if (!n) {
-		html_raw(h, "<p class=\"hook\">This build does not estimate the "
-			 "read-back cost.</p>\n");
+		html_raw(h, "<p>No read-back figures.</p>\n");
 		section_end(h);
 		return;
 	}
+	html_raw(h, "<p>Reading the whole tree back in %s order (the cost "
+		 "model of <code>report</code>: a directory before its "
+		 "entries, each file's inode then its data).</p>\n",
+		 walk_order_name(in->p ? in->p->order : in->order));
 	html_raw(h, "<table class=\"figs grid\">\n<tr><th></th><th>now</th>%s"
 		 "<th></th></tr>\n", in->p ? "<th>after</th>" : "");
 	for (i = 0; i < n; i++) {
+		const struct html_fig *f = &figs[i];
+		int prec = f->integer ? 0 : 2;
+
 		html_raw(h, "<tr><th>");
-		html_text(h, figs[i].label);
-		html_raw(h, "</th><td data-key=\"%s\">%.2f</td>", figs[i].key,
-			 figs[i].now);
-		if (in->p)
-			html_raw(h, "<td>%.2f</td>", figs[i].after);
+		html_text(h, f->label);
+		html_raw(h, "</th>");
+		/* keyed as in the JSON of report, or of plan (now, after) */
+		if (f->key[0])
+			html_raw(h, "<td data-key=\"%s%s\">%.*f</td>",
+				 in->p ? "plan.now.readback." : "readback.",
+				 f->key, prec, f->now);
+		else
+			html_raw(h, "<td>%.*f</td>", prec, f->now);
+		if (in->p && f->key[0])
+			html_raw(h, "<td data-key=\"plan.after.readback.%s\">"
+				 "%.*f</td>", f->key, prec, f->after);
+		else if (in->p)
+			html_raw(h, "<td>%.*f</td>", prec, f->after);
 		html_raw(h, "<td>");
 		html_text(h, figs[i].unit);
 		html_raw(h, "</td></tr>\n");

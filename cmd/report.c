@@ -517,7 +517,8 @@ int cmd_report(int argc, char **argv)
 	phase("paths");
 	if (html) {
 		struct html_input hi = { .image = c.image, .fs = c.fs,
-					 .m = c.m, .r = &c.r };
+					 .m = c.m, .r = &c.r, .rb = &c.rb,
+					 .order = c.order };
 
 		if (html_write(html, &hi, &e)) {
 			status = cmd_fail(&e);

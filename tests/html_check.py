@@ -317,6 +317,9 @@ def report_main(html, rep_json, bmap_out=None):
     rep = json.load(open(rep_json))
     check_common(doc, rep, ["summary", "maps", "histograms", "fragmented",
                             "readback", "ags"], 1)
+    for k in ("hdd_ms", "ssd_requests", "jumps", "far_jumps"):
+        if "readback." + k not in doc.keys:
+            fail("read-back figure %s missing from the HTML" % k)
     check_files(doc, rep, bmap_out)
 
 
@@ -336,6 +339,10 @@ def plan_main(html, plan_json, rep_json):
     rep = json.load(open(rep_json))
     covers = check_common(doc, rep, ["summary", "plan", "maps", "histograms",
                                      "fragmented", "readback", "ags"], 2)
+    for k in ("hdd_ms", "ssd_requests", "jumps", "far_jumps"):
+        for when in ("now", "after"):
+            if "plan.%s.readback.%s" % (when, k) not in doc.keys:
+                fail("plan read-back figure %s %s missing" % (when, k))
     n = 0
     for k, text in doc.keys.items():
         if not k.startswith("plan."):
