@@ -5,6 +5,8 @@
 # adds).  Usage: bench/html.sh [IMAGE]  (IMAGE is made by bench/mkbig.sh
 # if missing; that needs root and a loop device).  Needs hyperfine.
 set -euo pipefail
+command -v hyperfine >/dev/null ||
+	{ echo "html.sh: needs hyperfine (apt-get install hyperfine)" >&2; exit 1; }
 here=$(cd "$(dirname "$0")" && pwd)
 bin=$here/../xfsdefrag
 img=${1:-/tmp/xfsdefrag-bench-1m.img}
@@ -15,7 +17,8 @@ trap 'rm -rf "$out"' EXIT
 
 hyperfine -N --warmup 2 --runs 10 --export-json "$out/h.json" \
 	"$bin report $img" "$bin report --html $out/r.html $img" \
-	"$bin plan --html $out/p.html $img" > "$out/h.txt" 2>&1
+	"$bin plan --html $out/p.html $img" > "$out/h.txt" 2>&1 ||
+	{ cat "$out/h.txt" >&2; exit 1; }
 python3 - "$out" <<'PY'
 import json, os, sys
 d = sys.argv[1]
