@@ -16,14 +16,17 @@
 # trees).  Needs root, 2 loop devices, xfsprogs (xfs_fsr), python3, tar.
 # Usage: bench/readback.sh [WORKDIR] [NAME...]
 #   NAME from GEOMETRIES below (name|image size|mkfs options); SEED,
-#   ROUNDS, FILL, READS override the workload and the number of reads.
+#   ROUNDS, FILL, READS override the workload and the number of reads;
+#   RUN_OPTS are extra options for `run` (e.g. "--renumber none").
+# The dist column is the median inode-to-first-data distance in blocks
+# (report --json inode_data_distance.to_first_block.median).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 bin=$here/../xfsdefrag
 work=${1:-/tmp/xfsdefrag-bench-readback}
 shift || true
 SEED=${SEED:-7} ROUNDS=${ROUNDS:-8} FILL=${FILL:-0.55}
-READS=${READS:-3}
+READS=${READS:-3} RUN_OPTS=${RUN_OPTS:-}
 # (16 AGs of 1 KiB blocks need AGs larger than the 64 MiB minimum log)
 GEOMETRIES=(
 	"bs4k-ag4|768m|-b size=4096 -d agcount=4"
@@ -66,11 +69,13 @@ fresh_copy() {	# AGED FRESH OPTS
 	umount "$m1"
 }
 
-fig() {	# IMAGE -> "jumps far hdd_s ssd"
+fig() {	# IMAGE -> "jumps far hdd_s ssd dist"
 	"$bin" report --json "$1" 2>/dev/null | python3 -c '
 import json, sys
-r = json.load(sys.stdin)["readback"]
-print(r["jumps"], r["far_jumps"], "%.3f" % (r["hdd_ms"] / 1e3), r["ssd_requests"])'
+j = json.load(sys.stdin)
+r = j["readback"]
+d = j["inode_data_distance"]["to_first_block"]["median"]
+print(r["jumps"], r["far_jumps"], "%.3f" % (r["hdd_ms"] / 1e3), r["ssd_requests"], d)'
 }
 
 cold1() {	# IMAGE -> "seconds requests" of one cold read
@@ -110,8 +115,8 @@ cold_all() {	# DIR -> "T(aged run fsr fresh) R(aged run fsr fresh)"
 	done | tr '\n' ' '
 }
 
-printf '%-16s %-6s %8s %8s %9s %8s %7s %8s %7s %8s\n' geometry image jumps far \
-	"model-s" ssd-req "x-fresh" "cold-s" "x-fresh" "cold-req"
+printf '%-16s %-6s %8s %8s %9s %8s %7s %8s %7s %8s %7s\n' geometry image jumps far \
+	"model-s" ssd-req "x-fresh" "cold-s" "x-fresh" "cold-req" dist
 for g in "${GEOMETRIES[@]}"; do
 	IFS='|' read -r name SIZE opts <<< "$g"
 	if [ ${#want[@]} -gt 0 ] && [[ " ${want[*]} " != *" $name "* ]]; then
@@ -126,7 +131,8 @@ for g in "${GEOMETRIES[@]}"; do
 	[ -f "$d/fresh.img" ] || fresh_copy "$d/aged.img" "$d/fresh.img" "$opts"
 	cp --sparse=always "$d/aged.img" "$d/run.img"
 	rm -f "$d/run.undo"
-	"$bin" run --undo "$d/run.undo" "$d/run.img" > "$d/run.out" 2>&1 ||
+	# shellcheck disable=SC2086
+	"$bin" run $RUN_OPTS --undo "$d/run.undo" "$d/run.img" > "$d/run.out" 2>&1 ||
 		{ echo "$name: run failed: $(head -n 3 "$d/run.out")"; continue; }
 	xfs_repair -n "$d/run.img" > "$d/repair.out" 2>&1 ||
 		echo "$name: xfs_repair -n REJECTS run's result"
@@ -137,19 +143,19 @@ for g in "${GEOMETRIES[@]}"; do
 		umount "$m1"
 		mv "$d/fsr.img.tmp" "$d/fsr.img"
 	fi
-	read -r fj ff fh fs <<< "$(fig "$d/fresh.img")"
+	read -r fj ff fh fs fd <<< "$(fig "$d/fresh.img")"
 	declare -A cs cr
 	read -r cs[aged] cs[run] cs[fsr] cs[fresh] cr[aged] cr[run] cr[fsr] \
 		cr[fresh] <<< "$(cold_all "$d")"
 	fc=${cs[fresh]}
 	for img in aged run fsr fresh; do
-		read -r j f h s <<< "$(fig "$d/$img.img")"
+		read -r j f h s dist <<< "$(fig "$d/$img.img")"
 		c=${cs[$img]}
-		printf '%-16s %-6s %8s %8s %9s %8s %7s %8s %7s %8s\n' "$name" "$img" \
+		printf '%-16s %-6s %8s %8s %9s %8s %7s %8s %7s %8s %7s\n' "$name" "$img" \
 			"$j" "$f" "$h" "$s" \
 			"$(python3 -c "print('%.2f' % ($h / $fh))")" "$c" \
 			"$(python3 -c "print('%.2f' % ($c / $fc if $fc else 0))")" \
-			"${cr[$img]}"
+			"${cr[$img]}" "$dist"
 	done
 	echo "$name: $(cat "$d/age.out"); run: $(sed -n 's/^moved \([0-9.]* MiB\).* in \([0-9.]* s\).*/moved \1 in \2/p' "$d/run.out")"
 done
