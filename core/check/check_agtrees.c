@@ -415,6 +415,12 @@ void check_ag_trees(struct check_ctx *c, uint32_t agno)
 	const struct od_agi *agi = &ca->ag->agi;
 
 	note_fixed(c, ca);
+	/* the headers' LSNs too: xfs_repair rejects any metadata LSN ahead
+	 * of the log head (check_lsn_verdict) */
+	if (g->v5 && ca->ag->have_agf)
+		check_note_lsn(&ca->lsn, agf->lsn, "ag %u AGF", agno);
+	if (g->v5 && ca->ag->have_agi)
+		check_note_lsn(&ca->lsn, agi->lsn, "ag %u AGI", agno);
 	if (ca->ag->have_agf) {
 		walk_tree(c, ca, CT_BNO, OD_BT_BNO, CK_BNOBT,
 			  agf->roots[OD_BTNUM_BNO], agf->levels[OD_BTNUM_BNO],
