@@ -144,7 +144,8 @@ int cmd_check(int argc, char **argv)
 	if (res.skipped)
 		cmd_error("note: %s", res.skipped);
 	if (res.problems > c.printed)
-		cmd_error("... and %llu more problem%s",
+		cmd_error("... and %llu more problem%s in the filesystem "
+			  "(-n sets how many are listed)",
 			  (unsigned long long)(res.problems - c.printed),
 			  res.problems - c.printed == 1 ? "" : "s");
 	if (res.problems == 0) {
