@@ -5,6 +5,7 @@
  * every unit of data goes: its AG first (one per fork), then a window.
  */
 #include "core/relocate/plan_priv.h"
+#include "core/relocate/plan_limits_priv.h"
 #include "core/base/sort.h"
 #include "core/base/bigmem.h"
 #include "core/relocate/btbuild.h"
@@ -295,6 +296,8 @@ int plan_pin_units(struct agplan *ap)
 		    !fork_in_order(ap->pl, pm->ino_idx, pm->fork))
 			ap->pinned[pm->unit] = 0;
 	}
+	if (plan_lim_pin(ap))
+		return -ENOMEM;
 	for (i = 0; i < ap->nunit; i++)
 		if (ap->pinned[i] &&
 		    add_obst(ap, ap->unit[i].start, ap->unit[i].len))
@@ -814,6 +817,8 @@ int plan_place_all(struct planner *pl, struct agplan *aps)
 			all[n++].idx = (uint32_t)i;
 		}
 		room[a] = space > used + reserve ? space - used - reserve : 0;
+		if (!plan_lim_ag(pl, a))
+			room[a] = 0;	/* left alone: nothing moves in */
 	}
 	qsort_r(all, n, sizeof(*all), cmp_uref, aps);
 	/* pass 1: choose target AGs; a move frees room where it came from */

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Limits on what a plan may touch (issue 14): some AGs only, the files
+ * under some directories only, the files with at least N extents only.
+ *
+ * An AG outside the set is left byte for byte as it is: no unit moves in
+ * or out of it, no bmap btree block is freed or allocated there, its AG
+ * btrees are not rebuilt (plan_ag.changed false).  So a file may move only
+ * if its inode, every extent and every bmap btree block lie in the set.
+ * A btree fork whose bmap blocks span both sides would force its rebuild
+ * to free blocks outside the set: such AGs join the set (the plan says so
+ * in plan.ag_added).
+ *
+ * Path and extent limits are soft: a file outside them stays where it is
+ * (an obstacle that placement fills around), unless it shares blocks with
+ * a file that moves (reflink: the blocks move with all their owners);
+ * those are the files "in the way" that the plan names (plan.inway).
+ */
+#ifndef CORE_PLAN_LIMITS_H
+#define CORE_PLAN_LIMITS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct plan_limits {
+	const bool *ags;	/* per AG (agcount): may change; NULL: all */
+	const uint64_t *roots;	/* inode numbers: only what is under them */
+	size_t nroots;		/* 0: every file */
+	uint32_t min_extents;	/* data fork records; 0 or 1: no limit */
+};
+
+/* Does l limit anything at all? */
+bool plan_limits_any(const struct plan_limits *l);
+
+#endif
