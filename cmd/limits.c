@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -111,8 +112,14 @@ int cmd_limits_setup(struct cmd_limits *l, struct fs *fs, struct err *e)
 			memset(&st, 0, sizeof(st));
 			ret = path_resolve(fs, l->paths[i], true, &l->roots[i],
 					   &st, e);
-			if (ret)
-				return ret;
+			if (ret) {
+				char msg[sizeof(e->msg)];
+
+				snprintf(msg, sizeof(msg), "%s", e->msg);
+				err_clear(e);
+				return err_set(e, ret, "--path: %s (a path inside "
+					       "the filesystem)", msg);
+			}
 		}
 		l->pl.roots = l->roots;
 		l->pl.nroots = l->npaths;

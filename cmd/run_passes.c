@@ -184,7 +184,7 @@ static bool plan_has_work(const struct plan *p)
 	return false;
 }
 
-static int plan_now(struct rp *r, const bool *ags, struct plan *p)
+static int plan_now(struct rp *r, const bool *focus, struct plan *p)
 {
 	struct plan_limits pl = r->a->lim.pl;
 	struct plan_opts po = r->a->po;
@@ -192,8 +192,7 @@ static int plan_now(struct rp *r, const bool *ags, struct plan *p)
 
 	if (ret)
 		return ret;
-	if (ags)
-		pl.ags = ags;
+	pl.focus = focus;
 	po.lim = &pl;
 	return plan_build(r->m, &po, p, &r->e);
 }
@@ -204,11 +203,12 @@ static double secs_since(uint64_t t0)
 }
 
 /*
- * One pass over what ags (NULL: the user's limits) allow: 0 and *did
+ * One pass over the files of the AGs in focus (NULL: all) that the
+ * user's limits allow: 0 and *did
  * false when there is nothing to do; 0 and *did after a verified pass;
  * <0 (an exit status, negated) after a failure, rolled back.
  */
-static int one_pass(struct rp *r, const bool *ags, const char *what,
+static int one_pass(struct rp *r, const bool *focus, const char *what,
 		    bool *did)
 {
 	struct run_args *a = r->a;
@@ -222,7 +222,7 @@ static int one_pass(struct rp *r, const bool *ags, const char *what,
 
 	*did = false;
 	memset(&rec, 0, sizeof(rec));
-	ret = plan_now(r, ags, &p);
+	ret = plan_now(r, focus, &p);
 	if (ret) {
 		cmd_fail(&r->e);
 		plan_free(&p);

@@ -24,7 +24,7 @@ struct plim {
 
 bool plan_limits_any(const struct plan_limits *l)
 {
-	return l && (l->ags || l->nroots || l->min_extents > 1);
+	return l && (l->ags || l->nroots || l->min_extents > 1 || l->focus);
 }
 
 bool plan_lim_ag(const struct planner *pl, uint32_t agno)
@@ -216,18 +216,24 @@ int plan_lim_setup(struct planner *pl, const struct plan_limits *lim)
 		const struct m_ag *ag = pl->ref[i].ag;
 		bool hard = l->ag[od_ino_agno(g, mi->ino)] &&
 			    !(l->f[i] & LF_BMBT_OUT);
+		bool focus = !lim->focus || lim->focus[od_ino_agno(g, mi->ino)];
 
-		for (k = 0; k < mi->nde + mi->nae && hard; k++) {
+		for (k = 0; k < mi->nde + mi->nae && (hard || !focus); k++) {
 			struct od_irec x;
+			uint32_t xa;
 
+			if ((mi->flags & MI_REALTIME) && k < mi->nde)
+				continue;
 			m_ext_get(&ag->ext[mi->ext + k], &x);
-			if (!((mi->flags & MI_REALTIME) && k < mi->nde) &&
-			    !l->ag[od_fsb_agno(g, x.startblock)])
+			xa = od_fsb_agno(g, x.startblock);
+			if (!l->ag[xa])
 				hard = false;
+			if (lim->focus && lim->focus[xa])
+				focus = true;
 		}
 		if (hard)
 			l->f[i] |= LF_HARD;
-		if ((!sel || sel[i]) &&
+		if ((!sel || sel[i]) && focus &&
 		    (lim->min_extents <= 1 || mi->nde >= lim->min_extents)) {
 			l->f[i] |= LF_SOFT;
 			if (hard && od_mode_isreg(mi->mode))

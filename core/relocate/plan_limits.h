@@ -11,7 +11,7 @@
  * to free blocks outside the set: such AGs join the set (the plan says so
  * in plan.ag_added).
  *
- * Path and extent limits are soft: a file outside them stays where it is
+ * Path, extent and focus limits are soft: a file outside them stays where it is
  * (an obstacle that placement fills around), unless it shares blocks with
  * a file that moves (reflink: the blocks move with all their owners);
  * those are the files "in the way" that the plan names (plan.inway).
@@ -28,6 +28,14 @@ struct plan_limits {
 	const uint64_t *roots;	/* inode numbers: only what is under them */
 	size_t nroots;		/* 0: every file */
 	uint32_t min_extents;	/* data fork records; 0 or 1: no limit */
+	/*
+	 * A pass over some AGs (per AG, NULL: none): only files whose inode
+	 * or some extent lies in them, a soft limit.  Each file still goes
+	 * to the AG the planner gives it (its inode's, room permitting), so
+	 * a pass over AG k gathers AG k's files from everywhere and sends
+	 * the others in AG k home: AG k ends as a full plan lays it out.
+	 */
+	const bool *focus;
 };
 
 /* Does l limit anything at all? */
