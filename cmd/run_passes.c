@@ -393,7 +393,7 @@ int run_passes(struct fs *fs, struct run_args *a)
 		snprintf(what, sizeof(what), "AG %u", g);
 		ret = one_pass(&r, one, what, &did);
 	}
-	/* then what no AG pass could do alone (files spanning AGs) */
+	/* then whatever the AG passes left (an AG too full for its files) */
 	if (!ret && !stopped && time_up(&r))
 		stopped = true;
 	else if (!ret && !stopped)

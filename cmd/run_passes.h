@@ -5,8 +5,8 @@
  * verified by the checker before the next begins, so between passes the
  * filesystem is whole (NEEDSREPAIR cleared, the pass's undo file
  * complete).  By AG (--passes, implied by --max-time): one pass per AG
- * that has work, then one over everything the AG passes could not do
- * (files spanning AGs).  Nothing is kept between passes but the undo
+ * that has work, over the files whose inode or some extent lies in it
+ * (plan_limits.h, focus), then one over everything if anything is left.  Nothing is kept between passes but the undo
  * files, so a later run just plans again and finds what is left.
  */
 #ifndef CMD_RUN_PASSES_H
