@@ -305,7 +305,7 @@ static int reserve_bmbt(struct planner *pl, struct agplan *aps)
 		for (tries = 0; tries < g->agcount && got < pf->nbmbt; tries++) {
 			struct agplan *ap = &aps[(agno + tries) % g->agcount];
 
-			if (!plan_lim_ag(pl, ap->agno))
+			if (!plan_lim_rebuild(pl, ap->agno))
 				continue;
 			if (!got && plan_seg_take(ap, pf->nbmbt, &at)) {
 				for (k = 0; k < pf->nbmbt; k++)
@@ -662,6 +662,8 @@ int plan_build(const struct model *m, const struct plan_opts *o,
 		if (!again)
 			break;
 	}
+	if (!ret)
+		ret = plan_lim_settle(&pl, aps);
 	for (a = 0; a < m->agcount && !ret; a++)
 		ret = remap(&aps[a], &nr);
 	if (!ret)

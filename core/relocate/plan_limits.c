@@ -16,9 +16,12 @@
 #define LF_SOFT		0x02	/* the path and extent limits select it */
 #define LF_BMBT_IN	0x04	/* has bmap blocks in AGs that may change */
 #define LF_BMBT_OUT	0x08	/* ... and in AGs that may not */
+#define LF_REBUILT	0x10	/* a bmap btree of it is rebuilt (settle) */
 
 struct plim {
-	bool *ag;		/* per AG: may change */
+	bool *ag;		/* per AG: data may move in and out */
+	bool *touched;		/* per AG: changes, its btrees rebuilt */
+	bool settled;		/* touched[] is known (after placement) */
 	uint8_t *f;		/* per dense inode index */
 };
 
@@ -38,10 +41,15 @@ bool plan_lim_movable(const struct planner *pl, uint32_t idx)
 			   (LF_HARD | LF_SOFT);
 }
 
+bool plan_lim_rebuild(const struct planner *pl, uint32_t agno)
+{
+	return !pl->lim || !pl->lim->settled || pl->lim->touched[agno];
+}
+
 bool plan_lim_keep(const struct planner *pl, uint32_t idx)
 {
-	return pl->lim && !(pl->lim->f[idx] & LF_BMBT_IN) &&
-	       !plan_lim_movable(pl, idx);
+	return pl->lim && pl->lim->settled &&
+	       !(pl->lim->f[idx] & LF_REBUILT);
 }
 
 static int dense_of(const struct planner *pl, uint64_t ino, uint32_t *idx)
@@ -72,36 +80,6 @@ static void mark_bmbt(struct planner *pl, struct plim *l)
 				continue;
 			l->f[idx] |= l->ag[a] ? LF_BMBT_IN : LF_BMBT_OUT;
 		}
-}
-
-/*
- * A btree fork with bmap blocks on both sides is rebuilt (it has blocks
- * in an AG that changes), which frees its blocks on the other side too:
- * that AG has to change as well.  Repeat until no fork straddles.
- */
-static bool close_ags(struct planner *pl, struct plim *l)
-{
-	const struct model *m = pl->m;
-	bool added = false, again = true;
-	uint32_t a, idx;
-	size_t k;
-
-	while (again) {
-		again = false;
-		mark_bmbt(pl, l);
-		for (a = 0; a < m->agcount; a++)
-			for (k = 0; k < m->ag[a].nmeta && !l->ag[a]; k++) {
-				const struct m_meta_blk *mb = &m->ag[a].meta[k];
-
-				if (mb->kind != MM_BMBT ||
-				    dense_of(pl, mb->owner, &idx) ||
-				    !(l->f[idx] & LF_BMBT_IN))
-					continue;
-				l->ag[a] = true;
-				again = added = true;
-			}
-	}
-	return added;
 }
 
 static int cmp_link(const void *a, const void *b)
@@ -198,13 +176,12 @@ int plan_lim_setup(struct planner *pl, const struct plan_limits *lim)
 	l->f = calloc(pl->nref ? pl->nref : 1, 1);
 	if (!l->ag || !l->f)
 		return -ENOMEM;
+	l->touched = calloc(m->agcount, sizeof(*l->touched));
+	if (!l->touched)
+		return -ENOMEM;
 	for (a = 0; a < m->agcount; a++)
 		l->ag[a] = !lim->ags || lim->ags[a];
-	if (close_ags(pl, l))
-		for (a = 0; a < m->agcount; a++)
-			if (l->ag[a] && lim->ags && !lim->ags[a] &&
-			    grow_push(&pl->p->ag_added, &pl->p->nag_added, a))
-				return -ENOMEM;
+	mark_bmbt(pl, l);
 	if (lim->nroots) {
 		sel = calloc(pl->nref ? pl->nref : 1, 1);
 		if (!sel)
@@ -249,6 +226,7 @@ void plan_lim_release(struct planner *pl)
 	if (!pl->lim)
 		return;
 	free(pl->lim->ag);
+	free(pl->lim->touched);
 	free(pl->lim->f);
 	free(pl->lim);
 	pl->lim = NULL;
@@ -281,6 +259,13 @@ int plan_lim_pin(struct agplan *ap)
 	return 0;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 static bool unit_moved(const struct agplan *ap, const struct unit *un)
 {
 	uint32_t k;
@@ -293,11 +278,79 @@ static bool unit_moved(const struct agplan *ap, const struct unit *un)
 	return false;
 }
 
-static int cmp_u64(const void *a, const void *b)
+/* The first extent's AG of a btree fork of idx (where its rebuilt bmap
+ * blocks go first). */
+static uint32_t first_ag(const struct planner *pl, uint32_t idx)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	const struct m_ino *mi = pl->ref[idx].mi;
+	const struct m_ag *ag = pl->ref[idx].ag;
+	struct od_irec x;
+	uint32_t k = m_dfmt(mi) == OD_FMT_BTREE ? 0 : mi->nde;
 
-	return x < y ? -1 : x > y;
+	if (k >= mi->nde + mi->nae)
+		return od_ino_agno(pl->g, mi->ino);
+	m_ext_get(&ag->ext[mi->ext + k], &x);
+	return od_fsb_agno(pl->g, x.startblock);
+}
+
+/*
+ * After placement: the AGs that change are those data moves out of or
+ * into, and those holding bmap btree blocks of a fork that is rebuilt
+ * (freed there) or taking the rebuilt blocks.  A btree fork is rebuilt
+ * when its file moves, or when any of its bmap blocks lies in an AG that
+ * changes (a rebuilt AG keeps only the bmap blocks the plan lists);
+ * otherwise it is kept as it is.  Repeat until nothing more changes.
+ */
+int plan_lim_settle(struct planner *pl, struct agplan *aps)
+{
+	const struct model *m = pl->m;
+	struct plim *l = pl->lim;
+	bool again = true;
+	uint32_t a, idx;
+	size_t i, k;
+
+	if (!l)
+		return 0;
+	for (a = 0; a < m->agcount; a++)
+		for (i = 0; i < aps[a].nunit; i++) {
+			const struct unit *un = &aps[a].unit[i];
+
+			if (unit_moved(&aps[a], un))
+				l->touched[a] = l->touched[un->target] = true;
+		}
+	for (k = 0; k < pl->nref; k++)
+		if (plan_lim_movable(pl, (uint32_t)k))
+			l->f[k] |= LF_REBUILT;
+	while (again) {
+		again = false;
+		for (a = 0; a < m->agcount; a++)
+			for (k = 0; k < m->ag[a].nmeta; k++) {
+				const struct m_meta_blk *mb = &m->ag[a].meta[k];
+
+				if (mb->kind != MM_BMBT ||
+				    dense_of(pl, mb->owner, &idx))
+					continue;
+				if (l->touched[a] && !(l->f[idx] & LF_REBUILT)) {
+					l->f[idx] |= LF_REBUILT;
+					again = true;
+				}
+				if ((l->f[idx] & LF_REBUILT) && !l->touched[a]) {
+					l->touched[a] = true;
+					again = true;
+				}
+				if ((l->f[idx] & LF_REBUILT) &&
+				    !l->touched[first_ag(pl, idx)]) {
+					l->touched[first_ag(pl, idx)] = true;
+					again = true;
+				}
+			}
+	}
+	l->settled = true;
+	for (a = 0; a < m->agcount; a++)
+		if (l->touched[a] && !l->ag[a] &&
+		    grow_push(&pl->p->ag_added, &pl->p->nag_added, a))
+			return -ENOMEM;
+	return 0;
 }
 
 int plan_lim_finish(struct planner *pl, struct agplan *aps)
@@ -330,7 +383,7 @@ int plan_lim_finish(struct planner *pl, struct agplan *aps)
 			}
 			p->inway[n++] = pl->ref[pm->ino_idx].mi->ino;
 		}
-		if (pl->lim->ag[a])
+		if (pl->lim->touched[a])
 			continue;
 		/* left alone: its free space stays as the model has it */
 		free(pa->freesp);

@@ -7,9 +7,11 @@
  * or out of it, no bmap btree block is freed or allocated there, its AG
  * btrees are not rebuilt (plan_ag.changed false).  So a file may move only
  * if its inode, every extent and every bmap btree block lie in the set.
- * A btree fork whose bmap blocks span both sides would force its rebuild
- * to free blocks outside the set: such AGs join the set (the plan says so
- * in plan.ag_added).
+ * A btree fork whose bmap blocks span both sides is rebuilt when an AG of
+ * the set changes, which changes the AG outside too (no data moves there;
+ * the plan says so in plan.ag_added).  Only AGs that change are rebuilt
+ * (plan_ag.changed): those data moves out of or into, and those holding
+ * bmap blocks of a fork that is rebuilt; any other AG stays as it is.
  *
  * Path, extent and focus limits are soft: a file outside them stays where it is
  * (an obstacle that placement fills around), unless it shares blocks with

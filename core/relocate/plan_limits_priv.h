@@ -17,8 +17,13 @@ void plan_lim_release(struct planner *pl);
 bool plan_lim_ag(const struct planner *pl, uint32_t agno);
 /* May inode (dense index) idx move? */
 bool plan_lim_movable(const struct planner *pl, uint32_t idx);
-/* Must the inode's forks stay exactly as they are (not even rebuilt)? */
+/* Must the inode's forks stay exactly as they are (not even rebuilt)?
+ * Known after plan_lim_settle. */
 bool plan_lim_keep(const struct planner *pl, uint32_t idx);
+/* Does AG agno change (its btrees rebuilt)?  All, until settled. */
+bool plan_lim_rebuild(const struct planner *pl, uint32_t agno);
+/* After placement: which AGs change, which btree forks are kept. */
+int plan_lim_settle(struct planner *pl, struct agplan *aps);
 /* Pin the units of this AG that hold an inode that may not move, or
  * only inodes the soft limits leave alone (before the obstacles merge). */
 int plan_lim_pin(struct agplan *ap);
