@@ -23,6 +23,8 @@ struct rp {
 	struct run_args *a;
 	struct fs *pfs;		/* view the model was scanned from */
 	struct model *m;	/* valid until a pass writes */
+	struct plan_home *home;	/* of m, by a full plan (NULL: not yet) */
+	size_t nhome;
 	struct report before, after;
 	struct rb_fig rb_before, rb_after;
 	bool have_before, have_after;
@@ -117,6 +119,9 @@ static int view_open(struct rp *r, bool writable, struct fs **out,
 
 static void drop_model(struct rp *r)
 {
+	free(r->home);
+	r->home = NULL;
+	r->nhome = 0;
 	model_free(r->m);
 	fs_close(r->pfs);
 	r->m = NULL;
@@ -184,15 +189,65 @@ static bool plan_has_work(const struct plan *p)
 	return false;
 }
 
+/*
+ * Where a full plan of the model puts each inode's data: the AG of its
+ * new first data record, or of its first record when it stays.
+ */
+static int homes(struct rp *r)
+{
+	struct plan_limits pl = r->a->lim.pl;
+	struct plan_opts po = r->a->po;
+	struct plan full = { 0 };
+	const struct od_geo *g = &r->pfs->geo;
+	uint32_t a;
+	size_t k, n = 0;
+	int ret;
+
+	if (r->home)
+		return 0;
+	po.lim = &pl;
+	ret = plan_build(r->m, &po, &full, &r->e);
+	if (!ret) {
+		r->home = malloc((r->m->ninodes ? r->m->ninodes : 1) *
+				 sizeof(*r->home));
+		if (!r->home)
+			ret = err_set(&r->e, -ENOMEM, "out of memory");
+	}
+	for (a = 0; !ret && a < r->m->agcount; a++)
+		for (k = 0; k < r->m->ag[a].nino && n < r->m->ninodes; k++) {
+			const struct m_ino *mi = &r->m->ag[a].ino[k];
+			const struct plan_fork *pf =
+				plan_fork_find(&full, mi->ino, FORK_DATA);
+			struct od_irec x;
+
+			if (pf && pf->nrecs) {
+				x = pf->recs[0];
+			} else if (mi->nde && !(mi->flags & MI_REALTIME)) {
+				m_ext_get(&r->m->ag[a].ext[mi->ext], &x);
+			} else {
+				continue;
+			}
+			r->home[n].ino = mi->ino;
+			r->home[n++].agno = od_fsb_agno(g, x.startblock);
+		}
+	r->nhome = n;
+	plan_free(&full);
+	return ret;
+}
+
 static int plan_now(struct rp *r, const bool *focus, struct plan *p)
 {
 	struct plan_limits pl = r->a->lim.pl;
 	struct plan_opts po = r->a->po;
 	int ret = fresh_model(r);
 
+	if (!ret && focus)
+		ret = homes(r);
 	if (ret)
 		return ret;
 	pl.focus = focus;
+	pl.home = r->home;
+	pl.nhome = r->nhome;
 	po.lim = &pl;
 	return plan_build(r->m, &po, p, &r->e);
 }

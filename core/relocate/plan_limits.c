@@ -20,6 +20,8 @@
 
 struct plim {
 	bool *ag;		/* per AG: data may move in and out */
+	uint32_t *home;		/* per dense inode: AG a full plan gives it */
+	uint32_t **uhome;	/* per AG, per unit: its first owner's home */
 	bool *touched;		/* per AG: changes, its btrees rebuilt */
 	bool settled;		/* touched[] is known (after placement) */
 	uint8_t *f;		/* per dense inode index */
@@ -174,8 +176,22 @@ int plan_lim_setup(struct planner *pl, const struct plan_limits *lim)
 	pl->lim = l;
 	l->ag = calloc(m->agcount, sizeof(*l->ag));
 	l->f = calloc(pl->nref ? pl->nref : 1, 1);
-	if (!l->ag || !l->f)
+	l->uhome = calloc(m->agcount, sizeof(*l->uhome));
+	if (!l->ag || !l->f || !l->uhome)
 		return -ENOMEM;
+	if (lim->focus && lim->home) {
+		uint32_t idx;
+
+		l->home = malloc((pl->nref ? pl->nref : 1) * sizeof(*l->home));
+		if (!l->home)
+			return -ENOMEM;
+		for (i = 0; i < pl->nref; i++)
+			l->home[i] = od_ino_agno(g, pl->ref[i].mi->ino);
+		for (i = 0; i < lim->nhome; i++)
+			if (!dense_of(pl, lim->home[i].ino, &idx) &&
+			    lim->home[i].agno < m->agcount)
+				l->home[idx] = lim->home[i].agno;
+	}
 	l->touched = calloc(m->agcount, sizeof(*l->touched));
 	if (!l->touched)
 		return -ENOMEM;
@@ -193,7 +209,8 @@ int plan_lim_setup(struct planner *pl, const struct plan_limits *lim)
 		const struct m_ag *ag = pl->ref[i].ag;
 		bool hard = l->ag[od_ino_agno(g, mi->ino)] &&
 			    !(l->f[i] & LF_BMBT_OUT);
-		bool focus = !lim->focus || lim->focus[od_ino_agno(g, mi->ino)];
+		bool focus = !lim->focus || lim->focus[l->home ? l->home[i] :
+						       od_ino_agno(g, mi->ino)];
 
 		for (k = 0; k < mi->nde + mi->nae && (hard || !focus); k++) {
 			struct od_irec x;
@@ -225,6 +242,10 @@ void plan_lim_release(struct planner *pl)
 {
 	if (!pl->lim)
 		return;
+	for (uint32_t a = 0; pl->lim->uhome && a < pl->m->agcount; a++)
+		free(pl->lim->uhome[a]);
+	free(pl->lim->uhome);
+	free(pl->lim->home);
 	free(pl->lim->ag);
 	free(pl->lim->touched);
 	free(pl->lim->f);
@@ -243,6 +264,22 @@ int plan_lim_pin(struct agplan *ap)
 	st = calloc(ap->nunit ? ap->nunit : 1, 1);
 	if (!st)
 		return -ENOMEM;
+	if (pl->lim->home) {
+		uint32_t **uh = &pl->lim->uhome[ap->agno];
+
+		free(*uh);
+		*uh = malloc((ap->nunit ? ap->nunit : 1) * sizeof(**uh));
+		if (!*uh) {
+			free(st);
+			return -ENOMEM;
+		}
+		for (i = 0; i < ap->nunit; i++)
+			(*uh)[i] = ~0u;
+		for (i = 0; i < ap->nmap; i++)
+			if ((*uh)[ap->map[i].unit] == ~0u)
+				(*uh)[ap->map[i].unit] =
+					pl->lim->home[ap->map[i].ino_idx];
+	}
 	for (i = 0; i < ap->nmap; i++) {
 		const struct pmap *pm = &ap->map[i];
 		uint8_t f = pl->lim->f[pm->ino_idx];
@@ -264,6 +301,17 @@ static int cmp_u64(const void *a, const void *b)
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 
 	return x < y ? -1 : x > y;
+}
+
+bool plan_lim_home(const struct agplan *aps, const struct uref *u,
+		   uint32_t *agno)
+{
+	const struct plim *l = aps[u->agno].pl->lim;
+
+	if (!l || !l->home || !l->uhome[u->agno])
+		return false;
+	*agno = l->uhome[u->agno][u->idx];
+	return *agno != ~0u;
 }
 
 static bool unit_moved(const struct agplan *ap, const struct unit *un)

@@ -25,6 +25,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Where a full plan puts an inode's data (plan_limits.home). */
+struct plan_home {
+	uint64_t ino;
+	uint32_t agno;
+};
+
 struct plan_limits {
 	const bool *ags;	/* per AG (agcount): may change; NULL: all */
 	const uint64_t *roots;	/* inode numbers: only what is under them */
@@ -38,6 +44,15 @@ struct plan_limits {
 	 * the others in AG k home: AG k ends as a full plan lays it out.
 	 */
 	const bool *focus;
+	/*
+	 * With focus: the AG a full plan of the same model gives each
+	 * inode's data (sorted by inode; NULL: its inode's AG).  A pass then
+	 * takes the files a full plan puts in its AGs, plus those in its
+	 * AGs that a full plan puts elsewhere, and sends each where the full
+	 * plan does, so no file moves twice for want of room.
+	 */
+	const struct plan_home *home;
+	size_t nhome;
 };
 
 /* Does l limit anything at all? */

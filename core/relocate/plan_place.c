@@ -539,7 +539,11 @@ static void choose_target(const struct od_geo *g, struct agplan *aps,
 	}
 	if (!total)
 		goto out;
-	if (owner < g->agcount && room[owner] >= total - have[owner]) {
+	/* a pass goes where the full plan goes (plan_limits.h, home) */
+	if (plan_lim_home(aps, u, &t) && t < g->agcount &&
+	    room[t] >= total - have[t]) {
+		found = true;
+	} else if (owner < g->agcount && room[owner] >= total - have[owner]) {
 		t = owner;
 		found = true;
 	} else if (one_ag) {
