@@ -257,6 +257,16 @@ static double secs_since(uint64_t t0)
 	return (double)(run_now_ns() - t0) / 1e9;
 }
 
+/* After a failed pass: what the passes before it left. */
+static void earlier_passes(const struct rp *r, unsigned n)
+{
+	if (n <= 1)
+		return;
+	cmd_error("(\"before the run\" means before pass %u: passes 1 to %u "
+		  "stay done, each verified; xfsdefrag undo %s %s undoes them)",
+		  n, n - 1, r->a->undo_path, r->a->image);
+}
+
 /*
  * One pass over the files of the AGs in focus (NULL: all) that the
  * user's limits allow: 0 and *did
@@ -310,6 +320,7 @@ static int one_pass(struct rp *r, const bool *focus, const char *what,
 		cmd_fail(&r->e);
 		cmd_error("pass %u (%s) failed", rec.n, what);
 		failed_run(r->pfs, &rec.st, rec.undo, a->image);
+		earlier_passes(r, rec.n);
 		drop_model(r);
 		return rec.st.writes_done == 0 && r->e.code == -EPERM ?
 		       -EXIT_REFUSED : -EXIT_ERROR;
@@ -328,6 +339,7 @@ static int one_pass(struct rp *r, const bool *focus, const char *what,
 			  "restoring it from %s", rec.n,
 			  (unsigned long long)cr.problems, rec.undo);
 		failed_run(r->fs, &rec.st, rec.undo, a->image);
+		earlier_passes(r, rec.n);
 		return -EXIT_ERROR;
 	}
 	rec.seconds = secs_since(t0);

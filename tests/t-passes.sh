@@ -14,7 +14,9 @@
 #             byte for byte (cmp_live.py: blocks free before the run are
 #             not journaled, by design, so a whole-image cmp cannot hold,
 #             for a single run either), manifest identical
-#   interrupt a crash inside pass 2: undo restores the original
+#   interrupt a crash inside pass 2: undo restores the original; a write
+#             error in pass 3: the run rolls pass 3 back (exit 1), passes 1
+#             and 2 stay, the filesystem whole, and undo restores it all
 #   ag        run --ag 1 leaves every block of the other AGs as it was
 #             (but the superblock); the plan's predicted figures are met
 #   path      run --path /churn: only files under it change their maps
@@ -197,6 +199,18 @@ interrupt() {
 		t_ok "interrupt: undo restores the interrupted pass 2 and pass 1: live blocks, repair, manifest"
 	else
 		t_fail "interrupt: undo after the crash: $(head -n 3 "$T_TMP/ipu.out")"
+	fi
+	cp --sparse=always "$orig" "$w"
+	rm -f "$T_TMP"/ip.undo*
+	"$bin" run --passes --fault-pass 3 --fault-error 50 --undo "$T_TMP/ip.undo" "$w" > "$T_TMP/ip.out" 2>&1
+	rc=$?
+	if [ $rc -eq 1 ] && [ -f "$T_TMP/ip.undo.2" ] && [ ! -e "$T_TMP/ip.undo.3" ] &&
+	   grep -q 'rolled back' "$T_TMP/ip.out" && xfs_repair -n "$w" > /dev/null 2>&1 &&
+	   "$bin" undo "$T_TMP/ip.undo" "$w" > "$T_TMP/ipu.out" 2>&1 &&
+	   python3 "$here/cmp_live.py" "$orig" "$w" > "$T_TMP/cmp.out"; then
+		t_ok "interrupt: a write error in pass 3 rolls that pass back (exit 1), passes 1-2 stay whole; undo restores the original"
+	else
+		t_fail "interrupt: write error in pass 3: exit $rc: $(grep xfsdefrag: "$T_TMP/ip.out" | head -n 3)"
 	fi
 }
 
