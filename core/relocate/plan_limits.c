@@ -410,6 +410,16 @@ int plan_lim_finish(struct planner *pl, struct agplan *aps)
 
 	if (!pl->lim)
 		return 0;
+	/*
+	 * Inodes that get new numbers, chunks added or dropped (plan.h,
+	 * renumbering) change the inode btrees of their AGs: rebuild those.
+	 */
+	for (i = 0; i < p->nino; i++) {
+		pl->lim->touched[od_ino_agno(pl->g, p->ino[i].old)] = true;
+		pl->lim->touched[od_ino_agno(pl->g, p->ino[i].new)] = true;
+	}
+	for (i = 0; i < p->nich; i++)
+		pl->lim->touched[od_ino_agno(pl->g, p->ich[i].startino)] = true;
 	for (a = 0; a < m->agcount; a++) {
 		const struct m_ag *ag = &m->ag[a];
 		struct plan_ag *pa = &p->ag[a];

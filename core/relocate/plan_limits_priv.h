@@ -3,6 +3,11 @@
  * The planner's side of plan_limits.h: which AGs may change, which
  * inodes may move, and the figures of the AGs left alone.  Every call is
  * a no-op (everything allowed) when the plan has no limits.
+ *
+ * For an inode planner (renumbering): with limits, give new numbers only
+ * to inodes plan_lim_movable() allows, in AGs plan_lim_ag() allows;
+ * plan_lim_finish() rebuilds the AGs that plan.ino and plan.ich touch,
+ * provided they are filled in before it runs.
  */
 #ifndef CORE_PLAN_LIMITS_PRIV_H
 #define CORE_PLAN_LIMITS_PRIV_H
