@@ -13,6 +13,7 @@
 #include "core/model/scan.h"
 #include "core/fs/fork.h"
 
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -34,6 +35,33 @@ struct rp {
 	uint64_t last_ns, copy_t0;
 	struct err e;
 };
+
+/*
+ * SIGINT or SIGTERM during a run in passes: finish the pass under way
+ * (stopping inside it would leave it for undo), then stop as --max-time
+ * does.  The handler puts the default back, so a second signal ends the
+ * process at once, as a crash would (undo restores the pass).  The one
+ * global: a signal handler has nowhere else to write.
+ */
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int sig)
+{
+	stop_signal = sig;
+	signal(sig, SIG_DFL);
+}
+
+static void catch_stop_signals(bool on)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on ? on_stop_signal : SIG_DFL;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
 
 bool run_args_passes(const struct run_args *a)
 {
@@ -370,6 +398,8 @@ static int one_pass(struct rp *r, const bool *focus, const char *what,
 
 static bool time_up(const struct rp *r)
 {
+	if (stop_signal && r->a->by_ag)
+		return true;
 	return r->a->max_time > 0 && r->npass &&
 	       secs_since(r->a->t0) >= r->a->max_time;
 }
@@ -395,9 +425,14 @@ static void print_text(const struct rp *r, const struct run_summary *s)
 	if (s->failed)
 		return;
 	if (s->stopped_by_time && s->left_blocks) {
-		printf("stopped: --max-time %g s reached (%.1f s); left: %llu "
-		       "blocks (%.1f MiB) to move, in AG", s->a->max_time,
-		       s->seconds, (unsigned long long)s->left_blocks,
+		if (stop_signal)
+			printf("stopped by signal %d after the pass under way "
+			       "(%.1f s)", (int)stop_signal, s->seconds);
+		else
+			printf("stopped: --max-time %g s reached (%.1f s)",
+			       s->a->max_time, s->seconds);
+		printf("; left: %llu blocks (%.1f MiB) to move, in AG",
+		       (unsigned long long)s->left_blocks,
 		       (double)(s->left_blocks * r->fs->geo.blocksize) /
 		       1048576.0);
 		for (g = 0; g < s->agcount; g++)
@@ -441,6 +476,8 @@ int run_passes(struct fs *fs, struct run_args *a)
 	r.fs = fs;
 	r.a = a;
 	r.tty = isatty(STDERR_FILENO) == 1;
+	if (a->by_ag)
+		catch_stop_signals(true);
 	one = calloc(agcount, sizeof(*one));
 	left_ags = calloc(agcount, sizeof(*left_ags));
 	if (!one || !left_ags) {
@@ -494,6 +531,7 @@ int run_passes(struct fs *fs, struct run_args *a)
 	s.pass = r.pass;
 	s.npass = r.npass;
 	s.stopped_by_time = stopped;
+	s.stop_signal = stop_signal;
 	s.complete = !s.failed && !s.left_blocks;
 	s.left_ags = left_ags;
 	s.agcount = agcount;
@@ -504,6 +542,8 @@ int run_passes(struct fs *fs, struct run_args *a)
 	else
 		print_text(&r, &s);
 out:
+	if (a->by_ag)
+		catch_stop_signals(false);
 	plan_free(&left);
 	drop_model(&r);
 	report_free(&r.before);

@@ -62,6 +62,7 @@ struct run_summary {
 	uint32_t agcount;
 	double seconds;
 	const char *error;
+	int stop_signal;		/* stopped by SIGINT/SIGTERM (0: no) */
 };
 void run_json(const struct run_summary *s);
 

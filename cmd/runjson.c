@@ -111,7 +111,12 @@ void run_json(const struct run_summary *s)
 	json_arr_end(&j);
 	json_u64(&j, "npasses", s->npass);
 	json_bool(&j, "complete", s->complete);
-	json_bool(&j, "stopped_by_max_time", s->stopped_by_time);
+	json_bool(&j, "stopped_by_max_time", s->stopped_by_time &&
+		  !s->stop_signal);
+	if (s->stop_signal)
+		json_u64(&j, "stopped_by_signal", (uint64_t)s->stop_signal);
+	else
+		json_null(&j, "stopped_by_signal");
 	json_obj_begin(&j, "left");
 	json_u64(&j, "moved_blocks", s->left_blocks);
 	json_arr_begin(&j, "ags");

@@ -24,6 +24,9 @@
 #   minext    run --min-extents 4: files of fewer extents keep their maps
 #   rate      run --max-rate 5 takes at least copied/5 MiB/s
 #   json      run --json parses, carries before/after, matches report --json
+#   signal    SIGINT during pass 2 of run --passes (slowed by --max-rate):
+#             pass 2 finishes, the run stops there with exit 0, says what is
+#             left, the filesystem whole
 #   refusal   a stale second-pass undo file refuses the run
 #   fixtures  run --passes on other geometries (16 AGs, 1 KiB blocks,
 #             rmapbt + nrext64): xfs_repair -n clean, and the image block
@@ -345,6 +348,24 @@ PY
 	else t_fail "json: run --json output wrong: $(head -c 300 "$T_TMP/js.json")"; fi
 }
 
+signal() {
+	local w=$T_TMP/sg pid rc
+	cp --sparse=always "$orig" "$w"
+	rm -f "$T_TMP"/sg.undo*
+	"$bin" run --passes --max-rate 2 --json --undo "$T_TMP/sg.undo" "$w" > "$T_TMP/sg.json" 2> "$T_TMP/sg.err" &
+	pid=$!
+	sleep 1.2
+	kill -INT $pid
+	wait $pid
+	rc=$?
+	if [ $rc -eq 0 ] && [ "$(jget "$T_TMP/sg.json" 'd["stopped_by_signal"] == 2 and 1 <= d["npasses"] < 4 and d["left"]["moved_blocks"] > 0 and not d["complete"]')" = True ] &&
+	   whole "$w" "signal"; then
+		t_ok "signal: SIGINT stops the run after the pass under way ($(jget "$T_TMP/sg.json" 'd["npasses"]') passes), exit 0, the filesystem whole, what is left said"
+	else
+		t_fail "signal: exit $rc: $(head -c 300 "$T_TMP/sg.json") $(head -n 2 "$T_TMP/sg.err")"
+	fi
+}
+
 refusal() {
 	local w=$T_TMP/rf sum rc
 	cp --sparse=always "$orig" "$w"
@@ -381,7 +402,7 @@ fixtures() {
 	done
 }
 
-for c in maxtime passes interrupt ag path minext rate json refusal fixtures; do
+for c in maxtime passes interrupt ag path minext rate json signal refusal fixtures; do
 	t_case $c && $c
 done
 t_summary passes
