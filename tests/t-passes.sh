@@ -354,7 +354,9 @@ signal() {
 	rm -f "$T_TMP"/sg.undo*
 	"$bin" run --passes --max-rate 2 --json --undo "$T_TMP/sg.undo" "$w" > "$T_TMP/sg.json" 2> "$T_TMP/sg.err" &
 	pid=$!
-	sleep 1.2
+	# once pass 1 writes (its undo file exists), the handler is in place
+	for _ in $(seq 300); do [ -e "$T_TMP/sg.undo" ] && break; sleep 0.1; done
+	sleep 0.5
 	kill -INT $pid
 	wait $pid
 	rc=$?
