@@ -7,6 +7,7 @@
 #include "cmd/cmd.h"
 #include "cmd/html.h"
 #include "cmd/json.h"
+#include "cmd/planlim.h"
 #include "cmd/rbfmt.h"
 #include "core/model/model_paths.h"
 #include "core/relocate/plan.h"
@@ -29,6 +30,8 @@ struct pctx {
 	char **note_paths;
 	const char *refusal;
 	struct err refuse_err;
+	struct cmd_limits lim;
+	char **inway_paths;
 };
 
 static double pct(uint64_t a, uint64_t b)
@@ -99,6 +102,10 @@ static void print_text(const struct pctx *c)
 			printf(": %u extents: %s\n", p->note[i].extents,
 			       p->note[i].why);
 		}
+	}
+	if (p->limited || c->lim.max_rate > 0) {
+		printf("\n");
+		planlim_text(p, &c->lim, c->inway_paths, (uint32_t)bs);
 	}
 	if (c->refusal) {
 		printf("\nrun would refuse: ");
@@ -171,6 +178,7 @@ static void print_json(const struct pctx *c)
 		json_obj_end(&j);
 	}
 	json_arr_end(&j);
+	planlim_json(&j, p, &c->lim, c->inway_paths, c->fs->geo.blocksize);
 	json_str(&j, "refusal", c->refusal);
 	json_obj_end(&j);
 	json_end(&j);
@@ -183,6 +191,7 @@ int cmd_plan(int argc, char **argv)
 		{ "html", required_argument, NULL, 'H' },
 		{ "top", required_argument, NULL, 'T' },
 		{ "order", required_argument, NULL, 'O' },
+		CMD_LIMIT_LONGOPTS,
 		CMD_SCAN_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -218,6 +227,8 @@ int cmd_plan(int argc, char **argv)
 			cmd_usage("plan");
 			return EXIT_OK;
 		default:
+			if (cmd_limits_opt(&c.lim, opt, optarg) > 0)
+				break;
 			if (cmd_scan_opt(&sc, opt, optarg) <= 0)
 				return cmd_usage("plan");
 		}
@@ -232,6 +243,11 @@ int cmd_plan(int argc, char **argv)
 	if (refuse_write(c.fs, &c.refuse_err))
 		c.refusal = c.refuse_err.msg;
 	so.dirs = true;
+	if (cmd_limits_setup(&c.lim, c.fs, &e)) {
+		status = cmd_fail(&e);
+		goto out;
+	}
+	po.lim = &c.lim.pl;
 	if (scan_fs(c.fs, &so, &c.m, &e)) {
 		status = cmd_fail(&e);
 		goto out;
@@ -255,6 +271,7 @@ int cmd_plan(int argc, char **argv)
 		}
 		free(inos);
 	}
+	c.inway_paths = planlim_paths(&c.p);
 	if (html) {
 		struct html_input hi = { .image = c.image, .fs = c.fs,
 					 .m = c.m, .r = &c.before, .p = &c.p,
@@ -277,6 +294,8 @@ out:
 	for (i = 0; c.note_paths && i < c.p.nnote; i++)
 		free(c.note_paths[i]);
 	free(c.note_paths);
+	planlim_free_paths(&c.p, c.inway_paths);
+	cmd_limits_free(&c.lim);
 	plan_free(&c.p);
 	report_free(&c.before);
 	model_free(c.m);

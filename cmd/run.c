@@ -12,6 +12,7 @@
  */
 #include "cmd/cmd.h"
 #include "cmd/rbfmt.h"
+#include "cmd/run_passes.h"
 #include "core/check/check.h"
 #include "core/relocate/exec.h"
 #include "core/relocate/plan.h"
@@ -33,7 +34,7 @@ struct rctx {
 	uint64_t last_ns, t0;
 };
 
-static uint64_t now_ns(void)
+uint64_t run_now_ns(void)
 {
 	struct timespec ts;
 
@@ -44,7 +45,7 @@ static uint64_t now_ns(void)
 static void progress(void *priv, const struct exec_progress *p)
 {
 	struct rctx *c = priv;
-	uint64_t t = now_ns();
+	uint64_t t = run_now_ns();
 
 	if (!c->tty || (t - c->last_ns < 100000000ull && p->done < p->total))
 		return;
@@ -91,7 +92,7 @@ static int roll_back(struct fs *fs, const char *undo_path, const char *image,
 }
 
 /* The run failed after st->writes_done writes: roll back, say the state. */
-static void failed_run(struct fs *fs, const struct exec_stats *st,
+void failed_run(struct fs *fs, const struct exec_stats *st,
 		       const char *undo_path, const char *image)
 {
 	struct undo_info ui;
@@ -137,7 +138,7 @@ static int measure(struct fs *fs, unsigned threads, struct model **m,
 	return report_build(*m, -1, 0, r, e);
 }
 
-static void print_figures(const struct report *b, const struct report *a,
+void run_print_figures(const struct report *b, const struct report *a,
 			  const struct rb_fig *rb, const struct rb_fig *ra,
 			  enum walk_order o)
 {
@@ -178,10 +179,16 @@ int cmd_run(int argc, char **argv)
 		{ "fault-error", required_argument, NULL, 'E' },
 		{ "fault-dead", required_argument, NULL, 'D' },
 		{ "order", required_argument, NULL, 'O' },
+		{ "max-time", required_argument, NULL, 'T' },
+		{ "passes", no_argument, NULL, 'P' },
+		{ "json", no_argument, NULL, 'J' },
+		{ "fault-pass", required_argument, NULL, 'Q' },
+		CMD_LIMIT_LONGOPTS,
 		CMD_SCAN_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct run_args ra = { 0 };
 	struct exec_opts xo = { 0 };
 	struct exec_stats st;
 	struct scan_opts so = { 0 };
@@ -202,9 +209,23 @@ int cmd_run(int argc, char **argv)
 	char *end;
 	int opt, status = EXIT_OK;
 
+	ra.t0 = run_now_ns();
+	ra.fault_pass = 1;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "+u:j:", longopts, NULL)) != -1) {
 		switch (opt) {
+		case 'T':
+			if (cmd_parse_positive(optarg, &ra.max_time))
+				return cmd_usage("run");
+			ra.by_ag = true;
+			break;
+		case 'P': ra.by_ag = true; break;
+		case 'J': ra.json = true; break;
+		case 'Q':
+			ra.fault_pass = (unsigned)strtoul(optarg, &end, 10);
+			if (*end || !ra.fault_pass)
+				return cmd_usage("run");
+			break;
 		case 'u': undo_path = optarg; break;
 		case 'F':
 		case 'E':
@@ -223,6 +244,8 @@ int cmd_run(int argc, char **argv)
 			cmd_usage("run");
 			return EXIT_OK;
 		default:
+			if (cmd_limits_opt(&ra.lim, opt, optarg) > 0)
+				break;
 			if (cmd_scan_opt(&sc, opt, optarg) <= 0)
 				return cmd_usage("run");
 		}
@@ -247,6 +270,22 @@ int cmd_run(int argc, char **argv)
 			 "xfsdefrag-%s.undo", uuid);
 		undo_path = undo_default;
 	}
+	if (run_args_passes(&ra)) {
+		char u2[1100];
+
+		run_undo_name(undo_path, 2, u2, sizeof(u2));
+		if (access(u2, F_OK) == 0) {
+			cmd_error("refusing to write: undo file %s already "
+				  "exists (undo that run first, or name "
+				  "another with --undo)", u2);
+			status = EXIT_REFUSED;
+			goto out;
+		}
+		if (cmd_limits_setup(&ra.lim, fs, &e)) {
+			status = cmd_fail(&e);
+			goto out;
+		}
+	}
 	if (access(undo_path, F_OK) == 0) {
 		cmd_error("refusing to write: undo file %s already exists "
 			  "(undo that run first, or name another with --undo)",
@@ -266,6 +305,17 @@ int cmd_run(int argc, char **argv)
 		status = EXIT_REFUSED;
 		goto out;
 	}
+	if (run_args_passes(&ra)) {
+		ra.image = image;
+		ra.undo_path = undo_path;
+		ra.po = po;
+		ra.sc = sc;
+		ra.fault = fault;
+		ra.fault_err = xo.fault_err;
+		ra.fault_sticky = xo.fault_sticky;
+		status = run_passes(fs, &ra);
+		goto out;
+	}
 	so.dirs = true;
 	so.threads = sc.threads;
 	if (scan_fs(fs, &so, &m, &e) ||
@@ -278,7 +328,7 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	}
 	rc.tty = isatty(STDERR_FILENO) == 1;
-	rc.t0 = now_ns();
+	rc.t0 = run_now_ns();
 	xo.undo_path = undo_path;
 	xo.fault_after = fault;
 	xo.progress = progress;
@@ -331,8 +381,9 @@ int cmd_run(int argc, char **argv)
 	       (double)st.journal_bytes / 1048576.0, undo_path);
 	printf("%llu image writes; verified: consistent (own checker)\n\n",
 	       (unsigned long long)st.writes);
-	print_figures(&before, &after, &p.rb_now, &rb_after, po.order);
+	run_print_figures(&before, &after, &p.rb_now, &rb_after, po.order);
 out:
+	cmd_limits_free(&ra.lim);
 	report_free(&before);
 	report_free(&after);
 	plan_free(&p);

@@ -7,6 +7,8 @@
  * or a changed filesystem writes nothing.
  */
 #include "cmd/cmd.h"
+#include "cmd/undochain.h"
+#include "cmd/run_passes.h"
 #include "core/relocate/undo.h"
 
 #include <getopt.h>
@@ -110,6 +112,8 @@ int cmd_undo(int argc, char **argv)
 	const char *file, *image;
 	bool check = false, verbose = false;
 	int opt, ret, status = EXIT_OK;
+	unsigned nchain;
+	char last[1100];
 
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "+v", longopts, NULL)) != -1) {
@@ -127,6 +131,19 @@ int cmd_undo(int argc, char **argv)
 		return cmd_usage("undo");
 	file = argv[optind];
 	image = argv[optind + 1];
+	/* a run in passes: FILE, FILE.2, ... (cmd/undochain.c) */
+	nchain = undo_chain_len(file);
+	if (nchain > 1 && !check) {
+		ret = undo_chain(file, image, nchain);
+		return ret ? status_of(ret) : EXIT_OK;
+	}
+	if (nchain > 1) {
+		run_undo_name(file, nchain, last, sizeof(last));
+		printf("a run in %u passes: checking the last one's file, %s "
+		       "(undo %s undoes them all, last first)\n", nchain, last,
+		       file);
+		file = last;
+	}
 
 	ret = undo_open_fs(file, image, check ? 0 : FS_RDWR, &fs, &e);
 	if (ret < 0) {

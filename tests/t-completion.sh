@@ -146,6 +146,10 @@ expect "bmap on a missing image: nothing, quietly" "$T_TMP/want"
 printf 'tree/\n' > "$T_TMP/want"
 COMP_COMP_CWORD=3 comp tui --path tr "$img"
 expect "tui --path before the image" "$T_TMP/want"
+for c in run plan; do
+	COMP_COMP_CWORD=3 comp $c --path tr "$img"
+	expect "$c --path: paths inside the image" "$T_TMP/want"
+done
 
 # a real readline: what is inserted is quoted for the shell
 if command -v tmux > /dev/null; then

@@ -718,7 +718,14 @@ int exec_ags(struct xctx *x)
 	int ret = 0;
 
 	for (a = 0; a < x->m->agcount && !ret; a++) {
-		ret = rebuild_ag(x, a, &fdblocks);
+		const struct od_agf *agf = &x->m->ag[a].agf;
+
+		/* an AG the plan leaves alone (plan_limits.h) keeps its trees */
+		if (!plan_ag(x->p, a)->changed)
+			fdblocks += (uint64_t)agf->freeblks + agf->flcount +
+				    agf->btreeblks;
+		else
+			ret = rebuild_ag(x, a, &fdblocks);
 		x_progress(x, "ags", a + 1, x->m->agcount);
 	}
 	if (ret)

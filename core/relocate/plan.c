@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "core/relocate/plan_priv.h"
+#include "core/relocate/plan_limits_priv.h"
 #include "core/base/sort.h"
 #include "core/base/bigmem.h"
 #include "core/relocate/btbuild.h"
@@ -255,12 +256,12 @@ static int collect_forks(struct planner *pl, struct nrecs *nr)
 						       recs[cnt - 1].blockcount)
 				runs++;
 		if (fork == FORK_DATA && od_mode_isreg(mi->mode) && n > runs &&
-		    add_note(p, mi->ino, (uint32_t)n,
+		    plan_lim_movable(pl, idx) && add_note(p, mi->ino, (uint32_t)n,
 			     unmerged_reason(g, recs, n, why))) {
 			free(recs);
 			return -ENOMEM;
 		}
-		if (fmt != OD_FMT_BTREE &&
+		if ((fmt != OD_FMT_BTREE || plan_lim_keep(pl, idx)) &&
 		    same_as_model(pl, idx, fork, recs, (uint32_t)n)) {
 			free(recs);
 			continue;
@@ -304,6 +305,8 @@ static int reserve_bmbt(struct planner *pl, struct agplan *aps)
 		for (tries = 0; tries < g->agcount && got < pf->nbmbt; tries++) {
 			struct agplan *ap = &aps[(agno + tries) % g->agcount];
 
+			if (!plan_lim_rebuild(pl, ap->agno))
+				continue;
 			if (!got && plan_seg_take(ap, pf->nbmbt, &at)) {
 				for (k = 0; k < pf->nbmbt; k++)
 					pf->bmbt[k] = od_agb_fsb(g, ap->agno,
@@ -617,6 +620,8 @@ int plan_build(const struct model *m, const struct plan_opts *o,
 	ret = walk_order(&pl, p->order);
 	if (ret == -EOVERFLOW)
 		goto out;
+	if (!ret)
+		ret = plan_lim_setup(&pl, o ? o->lim : NULL);
 	pl.in_order = calloc(2 * (pl.nref ? pl.nref : 1), 1);
 	compact = calloc(m->agcount, sizeof(*compact));
 	if (!pl.in_order || !compact)
@@ -650,13 +655,15 @@ int plan_build(const struct model *m, const struct plan_opts *o,
 		if (!ret)
 			ret = plan_place_all(&pl, aps);
 		for (a = 0; a < m->agcount && !ret && pass == 0; a++)
-			if (!plan_consolidated(&aps[a])) {
+			if (!plan_consolidated(&aps[a]) && plan_lim_ag(&pl, a)) {
 				compact[a] = true;
 				again = true;
 			}
 		if (!again)
 			break;
 	}
+	if (!ret)
+		ret = plan_lim_settle(&pl, aps);
 	for (a = 0; a < m->agcount && !ret; a++)
 		ret = remap(&aps[a], &nr);
 	if (!ret)
@@ -666,6 +673,8 @@ int plan_build(const struct model *m, const struct plan_opts *o,
 	for (a = 0; a < m->agcount && !ret; a++)
 		ret = finish_ag(&pl, &aps[a]);
 	if (!ret)
+		ret = plan_lim_finish(&pl, aps);
+	if (!ret)
 		ret = metrics(&pl);
 out:
 	for (a = 0; aps && a < m->agcount; a++)
@@ -673,6 +682,7 @@ out:
 	free(aps);
 	free(pl.ref);
 	walk_free(&pl.walk);
+	plan_lim_release(&pl);
 	free(pl.in_order);
 	free(compact);
 	bigmem_free(nr.v, nr.cap, sizeof(*nr.v));
@@ -697,6 +707,8 @@ void plan_free(struct plan *p)
 	bigmem_free(p->note, p->cap_note, sizeof(*p->note));
 	free(p->ino);
 	free(p->ich);
+	free(p->inway);
+	free(p->ag_added);
 	for (i = 0; p->ag && p->m && i < p->m->agcount; i++)
 		free(p->ag[i].freesp);
 	free(p->ag);

@@ -97,10 +97,14 @@ enum plan_renumber {
 	PR_NONE,	/* inodes stay */
 };
 
+struct plan_limits;
+
 struct plan_opts {
 	enum walk_order order;	/* the reader to lay the tree out for */
 	enum plan_renumber renumber;
 	bool inode32;		/* every inode below 2^32, or -ENOSPC */
+	/* limits (plan_limits.h); NULL: none */
+	const struct plan_limits *lim;
 };
 
 struct plan {
@@ -122,6 +126,12 @@ struct plan {
 	uint64_t undo_estimate;	/* bytes of live data overwritten */
 	uint64_t dist_median_after, dist_p90_after, dist_max_after;
 	struct rb_fig rb_now, rb_after;	/* read-back in that order */
+	/* limits (plan_limits.h) */
+	bool limited;			/* plan_opts.lim limited something */
+	uint64_t files_selected;	/* regular files the limits let move */
+	uint64_t *inway;	size_t ninway;	/* outside the limits, moved
+						 * anyway (shared blocks), sorted */
+	uint32_t *ag_added;	size_t nag_added; /* AGs the limits had to add */
 };
 
 /*

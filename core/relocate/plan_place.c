@@ -5,6 +5,7 @@
  * every unit of data goes: its AG first (one per fork), then a window.
  */
 #include "core/relocate/plan_priv.h"
+#include "core/relocate/plan_limits_priv.h"
 #include "core/base/sort.h"
 #include "core/base/bigmem.h"
 #include "core/relocate/btbuild.h"
@@ -295,6 +296,8 @@ int plan_pin_units(struct agplan *ap)
 		    !fork_in_order(ap->pl, pm->ino_idx, pm->fork))
 			ap->pinned[pm->unit] = 0;
 	}
+	if (plan_lim_pin(ap))
+		return -ENOMEM;
 	for (i = 0; i < ap->nunit; i++)
 		if (ap->pinned[i] &&
 		    add_obst(ap, ap->unit[i].start, ap->unit[i].len))
@@ -536,7 +539,11 @@ static void choose_target(const struct od_geo *g, struct agplan *aps,
 	}
 	if (!total)
 		goto out;
-	if (owner < g->agcount && room[owner] >= total - have[owner]) {
+	/* a pass goes where the full plan goes (plan_limits.h, home) */
+	if (plan_lim_home(aps, u, &t) && t < g->agcount &&
+	    room[t] >= total - have[t]) {
+		found = true;
+	} else if (owner < g->agcount && room[owner] >= total - have[owner]) {
 		t = owner;
 		found = true;
 	} else if (one_ag) {
@@ -814,6 +821,8 @@ int plan_place_all(struct planner *pl, struct agplan *aps)
 			all[n++].idx = (uint32_t)i;
 		}
 		room[a] = space > used + reserve ? space - used - reserve : 0;
+		if (!plan_lim_ag(pl, a))
+			room[a] = 0;	/* left alone: nothing moves in */
 	}
 	qsort_r(all, n, sizeof(*all), cmp_uref, aps);
 	/* pass 1: choose target AGs; a move frees room where it came from */

@@ -62,6 +62,7 @@ struct planner {
 	struct walk walk;
 	bool stream;		/* walk orders: one stream per AG (plan_stream.c) */
 	uint8_t *in_order;	/* per inode and fork: 0 unknown, 1 yes, 2 no */
+	struct plim *lim;	/* plan_limits.c; NULL: no limits */
 };
 
 /* ---- per AG ---- */

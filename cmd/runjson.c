@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * run --json: the passes, what is left, and the figures before and after
+ * in the names report --json and plan --json use (xfsdefrag(8), "JSON").
+ */
+#include "cmd/json.h"
+#include "cmd/rbfmt.h"
+#include "cmd/run_passes.h"
+#include "core/model/frag.h"
+
+static double pct(uint64_t a, uint64_t b)
+{
+	return b ? (double)a * 100.0 / (double)b : 0.0;
+}
+
+static void figures(struct json *j, const char *key, const struct report *r,
+		    const struct rb_fig *rb, enum walk_order o)
+{
+	uint32_t g;
+
+	if (!r) {
+		json_null(j, key);
+		return;
+	}
+	json_obj_begin(j, key);
+	json_u64(j, "extents", r->frag_actual);
+	json_u64(j, "frag_ideal", r->frag_ideal);
+	json_f2(j, "frag_factor_pct", frag_factor(r->frag_actual,
+						  r->frag_ideal));
+	json_u64(j, "files_multi_extent", r->files_multi);
+	json_u64(j, "data_extents", r->data_extents);
+	json_u64(j, "free_extents", r->freesp.extents);
+	json_u64(j, "free_blocks", r->freesp.blocks);
+	json_u64(j, "distance_median", r->dist_first.median);
+	json_u64(j, "distance_p90", r->dist_first.p90);
+	json_u64(j, "distance_max", r->dist_first.max);
+	rbfmt_json(j, "readback", rb, o);
+	json_arr_begin(j, "ags");
+	for (g = 0; g < r->nag; g++) {
+		const struct rpt_ag *a = &r->ag[g];
+
+		json_obj_begin(j, NULL);
+		json_u64(j, "ag", a->agno);
+		json_u64(j, "free_blocks", a->free_blocks);
+		json_u64(j, "free_extents", a->nfree);
+		json_u64(j, "longest_free", a->longest);
+		json_f2(j, "longest_free_pct", pct(a->longest,
+						   a->free_blocks));
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	json_obj_end(j);
+}
+
+void run_json(const struct run_summary *s)
+{
+	const struct run_args *a = s->a;
+	struct json j;
+	size_t i;
+	uint32_t g;
+
+	json_init(&j, stdout);
+	json_obj_begin(&j, NULL);
+	json_u64(&j, "schema_version", 1);
+	json_str(&j, "image", s->image);
+	json_str(&j, "order", walk_order_name(s->order));
+	json_obj_begin(&j, "limits");
+	if (a->lim.nagv) {
+		json_arr_begin(&j, "ags");
+		for (i = 0; i < a->lim.nagv; i++)
+			json_u64(&j, NULL, a->lim.agv[i]);
+		json_arr_end(&j);
+	} else {
+		json_null(&j, "ags");
+	}
+	json_arr_begin(&j, "paths");
+	for (i = 0; i < a->lim.npaths; i++)
+		json_str(&j, NULL, a->lim.paths[i]);
+	json_arr_end(&j);
+	json_u64(&j, "min_extents", a->lim.min_extents);
+	if (a->lim.max_rate > 0)
+		json_f2(&j, "max_rate_mib_s", a->lim.max_rate);
+	else
+		json_null(&j, "max_rate_mib_s");
+	if (a->max_time > 0)
+		json_f2(&j, "max_time_s", a->max_time);
+	else
+		json_null(&j, "max_time_s");
+	json_bool(&j, "by_ag", a->by_ag);
+	json_obj_end(&j);
+	json_arr_begin(&j, "passes");
+	for (i = 0; i < s->npass; i++) {
+		const struct run_pass_rec *p = &s->pass[i];
+
+		json_obj_begin(&j, NULL);
+		json_u64(&j, "pass", p->n);
+		json_str(&j, "scope", p->what);
+		json_u64(&j, "moved_blocks", p->moved_blocks);
+		json_u64(&j, "copied_bytes", p->st.bytes_copied);
+		json_u64(&j, "remapped_blocks", p->st.blocks_remapped);
+		json_u64(&j, "image_writes", p->st.writes);
+		json_u64(&j, "journal_bytes", p->st.journal_bytes);
+		json_f2(&j, "seconds", p->seconds);
+		json_f2(&j, "copy_mib_s", p->st.ns_copy ?
+			(double)p->st.bytes_copied / 1048576.0 /
+			((double)p->st.ns_copy / 1e9) : 0.0);
+		json_str(&j, "undo_file", p->undo);
+		json_bool(&j, "verified", true);
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+	json_u64(&j, "npasses", s->npass);
+	json_bool(&j, "complete", s->complete);
+	json_bool(&j, "stopped_by_max_time", s->stopped_by_time &&
+		  !s->stop_signal);
+	if (s->stop_signal)
+		json_u64(&j, "stopped_by_signal", (uint64_t)s->stop_signal);
+	else
+		json_null(&j, "stopped_by_signal");
+	json_obj_begin(&j, "left");
+	json_u64(&j, "moved_blocks", s->left_blocks);
+	json_arr_begin(&j, "ags");
+	for (g = 0; s->left_ags && g < s->agcount; g++)
+		if (s->left_ags[g])
+			json_u64(&j, NULL, g);
+	json_arr_end(&j);
+	json_obj_end(&j);
+	json_f2(&j, "seconds", s->seconds);
+	figures(&j, "before", s->before, s->rb_before, s->order);
+	figures(&j, "after", s->after, s->rb_after, s->order);
+	json_str(&j, "error", s->error);
+	json_obj_end(&j);
+	json_end(&j);
+}
