@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The executor's driver: the phases in order, and the I/O they share. */
 #include "core/relocate/exec_priv.h"
+#include "core/relocate/refuse.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -173,9 +174,26 @@ static int mark_free(struct xctx *x)
 	return ret;
 }
 
+static int exec_run1(struct fs *fs, const struct model *m,
+		     const struct plan *p, const struct exec_opts *o,
+		     struct exec_stats *st, struct err *e);
+
 int exec_run(struct fs *fs, const struct model *m, const struct plan *p,
 	     const struct exec_opts *o, struct exec_stats *st,
 	     struct err *e)
+{
+	struct plan q;
+	int ret = exec_debug_plan(m, p, &q, e);
+
+	if (!ret)
+		ret = exec_run1(fs, m, &q, o, st, e);
+	exec_debug_free(p, &q);
+	return ret;
+}
+
+static int exec_run1(struct fs *fs, const struct model *m,
+		     const struct plan *p, const struct exec_opts *o,
+		     struct exec_stats *st, struct err *e)
 {
 	struct xctx x;
 	uint64_t t0 = now_ns(), t1;
@@ -202,6 +220,11 @@ int exec_run(struct fs *fs, const struct model *m, const struct plan *p,
 	}
 	/* read what the old btrees say before anything overwrites them */
 	ret = exec_ags_prepare(&x);
+	/* renumbering: refused, or checked and planned out, before a write */
+	if (!ret && (p->nino || p->nich))
+		ret = refuse_renumber(fs, e);
+	if (!ret)
+		ret = exec_renum_prepare(&x);
 	if (ret)
 		goto out;
 	if (o->fault_after >= 0) {
@@ -220,6 +243,8 @@ int exec_run(struct fs *fs, const struct model *m, const struct plan *p,
 	x_progress(&x, "mark", 0, 1);
 	if (!ret)
 		ret = mark_sb(&x);
+	if (!ret)
+		ret = exec_inodes(&x);	/* before copy may reuse freed chunks */
 	t1 = now_ns();
 	if (!ret)
 		ret = exec_copy(&x);
@@ -229,6 +254,8 @@ int exec_run(struct fs *fs, const struct model *m, const struct plan *p,
 	if (!ret)
 		ret = exec_forks(&x);
 	if (!ret)
+		ret = exec_irefs(&x);
+	if (!ret)
 		ret = exec_ags(&x);
 	if (!ret)
 		ret = finish(&x);
@@ -236,6 +263,7 @@ int exec_run(struct fs *fs, const struct model *m, const struct plan *p,
 	undo_end(fs, x.u);
 out:
 	exec_ags_release(&x);
+	exec_renum_release(&x);
 	free(x.written);
 	free(x.buf);
 	st->ns_total = now_ns() - t0;

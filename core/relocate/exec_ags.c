@@ -123,7 +123,7 @@ static int add_fork_maps(struct agx *ax, const struct m_ag *ag,
 			continue;
 		rr.startblock = od_fsb_agbno(g, r.startblock);
 		rr.blockcount = r.blockcount;
-		rr.owner = mi->ino;
+		rr.owner = xr_new(ax->x, mi->ino);
 		rr.offset = r.startoff | flag |
 			    (r.unwritten ? OD_RMAP_OFF_UNWRITTEN : 0);
 		if (rr_add(&ax->maps, &rr))
@@ -136,7 +136,7 @@ static int add_fork_maps(struct agx *ax, const struct m_ag *ag,
 			continue;
 		rr.startblock = od_fsb_agbno(g, pf->bmbt[k]);
 		rr.blockcount = 1;
-		rr.owner = mi->ino;
+		rr.owner = xr_new(ax->x, mi->ino);
 		rr.offset = OD_RMAP_OFF_BMBT_BLOCK | flag;
 		if (rr_add(&ax->maps, &rr))
 			return -ENOMEM;
@@ -233,16 +233,18 @@ static int build_inobt_recs(struct agx *ax)
 {
 	const struct od_geo *g = ax->x->g;
 	const struct m_ag *ag = ax->ag;
-	size_t i;
+	/* renumbering: the chunk records as the run leaves them */
+	const struct od_inobt_rec *recs = ax->x->xr ?
+		ax->x->xr->ag[ax->agno].rec : ag->chunk;
+	size_t i, nrecs = ax->x->xr ? ax->x->xr->ag[ax->agno].nrec :
+			  ag->nchunk;
 
-	ax->ino_recs = malloc((ag->nchunk ? ag->nchunk : 1) *
-			      OD_INOBT_REC_LEN);
-	ax->fino_recs = malloc((ag->nchunk ? ag->nchunk : 1) *
-			       OD_INOBT_REC_LEN);
+	ax->ino_recs = malloc((nrecs ? nrecs : 1) * OD_INOBT_REC_LEN);
+	ax->fino_recs = malloc((nrecs ? nrecs : 1) * OD_INOBT_REC_LEN);
 	if (!ax->ino_recs || !ax->fino_recs)
 		return -ENOMEM;
-	for (i = 0; i < ag->nchunk; i++) {
-		const struct od_inobt_rec *r = &ag->chunk[i];
+	for (i = 0; i < nrecs; i++) {
+		const struct od_inobt_rec *r = &recs[i];
 		uint8_t *p = ax->ino_recs + OD_INOBT_REC_LEN * i;
 
 		od_inobt_rec_encode(g, r, p);
@@ -250,7 +252,7 @@ static int build_inobt_recs(struct agx *ax)
 			memcpy(ax->fino_recs + OD_INOBT_REC_LEN *
 			       ax->nfino_recs++, p, OD_INOBT_REC_LEN);
 	}
-	ax->nino_recs = ag->nchunk;
+	ax->nino_recs = nrecs;
 	return 0;
 }
 
@@ -599,6 +601,8 @@ static int write_agi(struct agx *ax, const struct newhdr *h)
 		agi.iblocks = ax->nb[T_INO];
 		agi.fblocks = ax->nb[T_FINO];
 	}
+	if (x->xr)
+		exec_renum_agi(x, ax->agno, &agi);
 	od_agi_encode(&agi, g, buf, g->sectsize);	/* and its crc */
 	return x_pwrite(x, off, buf, g->sectsize, x->e, what);
 }
@@ -640,8 +644,12 @@ static int rebuild_ag(struct xctx *x, uint32_t agno, uint64_t *fdblocks)
 		return err_set(x->e, -EFSCORRUPTED, "ag %u: headers were not "
 			       "readable", agno);
 	/* the statics were read before the copy phase (exec_ags_prepare) */
+	ret = exec_renum_statics(x, agno, &x->agprep->statics[agno].v,
+				 &x->agprep->statics[agno].n,
+				 &x->agprep->statics[agno].cap);
 	ax.statics = x->agprep->statics[agno];
-	ret = gather(&ax) ? err_set(x->e, -ENOMEM, "out of memory") : 0;
+	if (!ret)
+		ret = gather(&ax) ? err_set(x->e, -ENOMEM, "out of memory") : 0;
 	if (!ret && x->g->reflink)
 		ret = build_refcounts(&ax) ?
 		      err_set(x->e, -ENOMEM, "out of memory") : 0;
@@ -728,5 +736,9 @@ int exec_ags(struct xctx *x)
 	if (ret)
 		return ret;
 	sb.fdblocks = fdblocks;
+	if (x->xr) {
+		sb.icount = x->xr->icount;
+		sb.ifree = x->xr->ifree;
+	}
 	return x_sb_write(x, buf, &sb);
 }

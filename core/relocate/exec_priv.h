@@ -4,6 +4,7 @@
 #define CORE_EXEC_PRIV_H
 
 #include "core/relocate/exec.h"
+#include "core/relocate/exec_renum.h"
 
 struct xctx {
 	struct fs *fs;
@@ -18,6 +19,9 @@ struct xctx {
 	uint64_t nlin;		/* agcount * agblocks */
 	uint8_t *buf;		/* I/O buffer, XBUF bytes */
 	struct exec_agprep *agprep;	/* read before anything is written */
+	struct xrenum *xr;	/* inode renumbering, NULL if none */
+	uint64_t *dst;		/* the plan's new inode numbers, sorted */
+	size_t ndst;
 };
 
 #define XBUF	(4u << 20)
@@ -59,6 +63,11 @@ void x_progress(struct xctx *x, const char *phase, uint64_t done,
 int x_sb_read(struct xctx *x, uint8_t *buf, struct od_sb *sb);
 /* Encode sb over that sector (and its crc) and write it. */
 int x_sb_write(struct xctx *x, uint8_t *buf, const struct od_sb *sb);
+
+/* TEMPORARY (exec_debug.c): a hand-made renumbering for tests. */
+int exec_debug_plan(const struct model *m, const struct plan *p,
+		    struct plan *q, struct err *e);
+void exec_debug_free(const struct plan *p, struct plan *q);
 
 int exec_copy(struct xctx *x);
 int exec_headers(struct xctx *x);
