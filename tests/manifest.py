@@ -9,7 +9,10 @@ logical extent map (data / unwritten / hole runs, with the shared flag)
 from FIEMAP.  Then the reflink relation: which ranges of which files
 share physical blocks with which others, expressed in file offsets only.
 Two manifests of the same filesystem before and after a relocation must
-be identical.  Usage: manifest.py MOUNTPOINT
+be identical.  Inode numbers are left out (a renumbering run changes
+them; the hard-link groups, named by their first path, must not).
+Usage: manifest.py MOUNTPOINT
+       manifest.py --inodes MOUNTPOINT   (one "inode path" line per path)
 """
 import array
 import fcntl
@@ -76,7 +79,23 @@ def xattrs(path):
     return ";".join(out)
 
 
+def inodes(root):
+    """Each path with its inode number: for counting renumbered inodes."""
+    out = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        for n in dirnames + filenames:
+            p = os.path.join(dirpath, n)
+            out.append((repr(os.path.relpath(p, root))[2:-1],
+                        os.lstat(p).st_ino))
+    out.append((".", os.lstat(root).st_ino))
+    for rel, ino in sorted(out):
+        print(ino, rel)
+
+
 def main():
+    if sys.argv[1] == "--inodes":
+        inodes(sys.argv[2].encode())
+        return
     root = sys.argv[1].encode()
     entries = []
     for dirpath, dirnames, filenames in os.walk(root):
