@@ -331,6 +331,14 @@ int cmd_run(int argc, char **argv)
 	       (double)st.journal_bytes / 1048576.0, undo_path);
 	printf("%llu image writes; verified: consistent (own checker)\n\n",
 	       (unsigned long long)st.writes);
+	if (st.inodes_renumbered)
+		printf("renumbered %llu inodes (image writes %llu-%llu, "
+		       "references %llu-%llu)\n\n",
+		       (unsigned long long)st.inodes_renumbered,
+		       (unsigned long long)st.w_inodes[0],
+		       (unsigned long long)st.w_inodes[1],
+		       (unsigned long long)st.w_refs[0],
+		       (unsigned long long)st.w_refs[1]);
 	print_figures(&before, &after, &p.rb_now, &rb_after, po.order);
 out:
 	report_free(&before);

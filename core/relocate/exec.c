@@ -243,8 +243,10 @@ static int exec_run1(struct fs *fs, const struct model *m,
 	x_progress(&x, "mark", 0, 1);
 	if (!ret)
 		ret = mark_sb(&x);
+	st->w_inodes[0] = st->writes + 1;
 	if (!ret)
 		ret = exec_inodes(&x);	/* before copy may reuse freed chunks */
+	st->w_inodes[1] = st->writes;
 	t1 = now_ns();
 	if (!ret)
 		ret = exec_copy(&x);
@@ -253,8 +255,11 @@ static int exec_run1(struct fs *fs, const struct model *m,
 		ret = exec_headers(&x);
 	if (!ret)
 		ret = exec_forks(&x);
+	st->w_refs[0] = st->writes + 1;
 	if (!ret)
 		ret = exec_irefs(&x);
+	st->w_refs[1] = st->writes;
+	st->inodes_renumbered = x.xr ? p->nino : 0;
 	if (!ret)
 		ret = exec_ags(&x);
 	if (!ret)

@@ -133,23 +133,37 @@ static int fix_dir(struct xctx *x, const struct extmap *em, uint64_t ino,
 	return ret;
 }
 
-/* Owner of every fs block of the fork (attr or symlink blocks). */
+/*
+ * Owner of every block of an attr fork (leaf, node and remote value
+ * blocks: one header per fs block, xfs_attr3_rmt_hdr included) or of a
+ * remote symlink (one header per mapping: the kernel reads each extent
+ * as one buffer, xfs_readlink_bmap).
+ */
 static int own_blocks(struct xctx *x, const struct extmap *em,
 		      enum od_self_fork f, uint64_t nino, const char *what)
 {
 	size_t i;
-	uint64_t k;
+	uint64_t k, step;
 	int ret = 0;
 
 	for (i = 0; i < em->n && !ret; i++) {
 		uint64_t lin0 = od_fsb_lin(x->g, em->v[i].startblock);
 
-		for (k = 0; k < em->v[i].blockcount && !ret; k++) {
-			ret = x_read(x, lin0 + k, x->buf, 1, what);
+		step = f == OD_SELF_SYMLINK ? em->v[i].blockcount : 1;
+		if ((step << x->g->blocklog) > XBUF)
+			return err_set(x->e, -EFSCORRUPTED, "inode %llu: "
+				       "symlink extent of %llu blocks",
+				       (unsigned long long)nino,
+				       (unsigned long long)step);
+		for (k = 0; k < em->v[i].blockcount && !ret; k += step) {
+			size_t len = (size_t)step << x->g->blocklog;
+
+			ret = x_read(x, lin0 + k, x->buf, step, what);
 			if (ret)
 				break;
-			ret = od_selfowner_set(x->buf, x->g->blocksize, f, nino);
-			ret = ret > 0 ? x_write(x, lin0 + k, x->buf, 1, what) : 0;
+			ret = od_selfowner_set(x->buf, len, f, nino);
+			ret = ret > 0 ? x_write(x, lin0 + k, x->buf, step, what)
+				      : 0;
 		}
 	}
 	return ret;

@@ -1,0 +1,250 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Inode renumbering (issue 10), proven on real kernel XFS: for each
+# geometry (v5 4 KiB blocks, v5 1 KiB blocks, v5 sparse inodes with
+# 1 KiB inodes), mkfs.xfs + a loop mount + tests/renum_workload.py
+# (directories of every format, hard links with parents in several
+# directories, local and remote symlinks and xattrs, reflinks, sparse
+# and unwritten files), then `run --renumber all`:
+#   - xfs_repair -n exits 0; the content manifest (paths, hard-link
+#     groups, data, xattrs, maps) through a read-only mount is the
+#     original's; inode numbers really changed: as many as run says, a
+#     directory whose own inode moved and one that stayed while its
+#     children moved, every hard-link group on one new number;
+#   - a second run renumbers (almost) nothing;
+#   - undo of the finished run: every block live before the run is
+#     restored byte for byte, repair 0, manifest equal;
+#   - runs stopped dead inside the renumbering writes (the inodes phase
+#     and the references phase, their first, middle and last writes),
+#     each undone to the same.
+# v4 is refused with the reason, the image untouched.  Without loop
+# mounts everything skips (XFSDEFRAG_REQUIRE_MOUNT=1, as CI sets, makes
+# that a failure).  T_CASE selects geometries.  Usage: t-renum.sh XFSDEFRAG
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+bin=$(t_bin "${1:-}")
+t_tmpdir
+MNT=$T_TMP/mnt
+mkdir -p "$MNT"
+T_CLEANUP_HOOK='mountpoint -q "$MNT" && umount "$MNT"'
+
+if ! t_can_mount; then
+	if [ -n "${XFSDEFRAG_REQUIRE_MOUNT:-}" ]; then
+		t_fail "renumbering needs root and loop devices to make its filesystems (XFSDEFRAG_REQUIRE_MOUNT is set)"
+	else
+		t_skip "renumbering: its filesystems are made by the kernel; needs a loop mount (root, loop devices)"
+	fi
+	t_summary
+	exit
+fi
+command -v xfs_repair >/dev/null 2>&1 ||
+	{ t_fail "xfs_repair is not installed: it is the judge here"; t_summary; exit 1; }
+
+# the renumbering run's arguments (the planner's --renumber all)
+RENUM=(--renumber all)
+if ! "$bin" run --help 2>&1 | grep -q -- --renumber; then
+	# TEMPORARY until the planner lands: the executor's test hook
+	export XFSDEFRAG_DEBUG_RENUM=${XFSDEFRAG_DEBUG_RENUM:-1000}
+	RENUM=()
+fi
+
+manifest() {	# IMAGE OUT [--inodes]
+	mount -o loop,ro,nouuid "$1" "$MNT" || return 1
+	python3 "$here/manifest.py" ${3:-} "$MNT" > "$2"
+	local rc=$?
+	umount "$MNT"
+	return $rc
+}
+
+repair_ok() {	# NAME IMAGE WHAT
+	if xfs_repair -n "$2" > "$T_TMP/repair.out" 2>&1; then
+		t_ok "$1: $3: xfs_repair -n clean"
+	else
+		t_fail "$1: $3: xfs_repair -n exit $?"
+		grep -v '^        -\|^Phase\|host filesystem\|sector size' \
+			"$T_TMP/repair.out" | head -n 8 | sed 's/^/    /'
+	fi
+}
+
+restored() {	# NAME ORIG IMAGE WHAT
+	if python3 "$here/cmp_live.py" "$2" "$3" > "$T_TMP/cmp.out"; then
+		t_ok "$1: $4: every block live before the run restored"
+	else
+		t_fail "$1: $4: not restored: $(head -n 3 "$T_TMP/cmp.out")"
+	fi
+	repair_ok "$1" "$3" "$4"
+	if manifest "$3" "$T_TMP/man.u" && cmp -s "$T_TMP/man.0" "$T_TMP/man.u"; then
+		t_ok "$1: $4: manifest equal"
+	else
+		t_fail "$1: $4: manifest differs"
+	fi
+}
+
+# fmt IMAGE INO: "format nextents" of an inode (xfs_db)
+fmt() {
+	xfs_db -r -c "inode $2" -c "print core.format" -c "print core.nextents" "$1" |
+		awk -F' = ' '{printf "%s ", $2}' | sed 's/ ([a-z]*)//g'
+}
+
+geometry() {	# NAME MKFS-OPTS...
+	local name=$1 img=$T_TMP/$1.img orig=$T_TMP/$1.orig out n changed
+	shift
+	t_case "$name" || return
+	rm -f "$img" "$T_TMP/u"
+	truncate -s 1g "$img"
+	mkfs.xfs -q -f "$@" "$img" || { t_fail "$name: mkfs.xfs $*"; return; }
+	mount -o loop "$img" "$MNT" || { t_fail "$name: mount"; return; }
+	python3 "$here/renum_workload.py" "$MNT" 7 || t_fail "$name: workload"
+	umount "$MNT"
+	manifest "$img" "$T_TMP/man.0" || { t_fail "$name: manifest"; return; }
+	manifest "$img" "$T_TMP/ino.0" --inodes
+	# the directory formats are there (the workload's promise)
+	local f sf bt
+	sf=$(awk '$2 == "d_sf" {print $1}' "$T_TMP/ino.0")
+	bt=$(awk '$2 == "d_btree" {print $1}' "$T_TMP/ino.0")
+	f="$(fmt "$img" "$sf")/$(fmt "$img" "$bt")"
+	case $f in
+	"1 0 /3 "*) t_ok "$name: shortform and btree-format directories made ($f)" ;;
+	*) t_fail "$name: directory formats are not as the workload meant: $f" ;;
+	esac
+	cp --sparse=always "$img" "$orig"
+
+	out=$T_TMP/run.out
+	if "$bin" run "${RENUM[@]}" --undo "$T_TMP/u" "$img" > "$out" 2>&1; then
+		t_ok "$name: run --renumber all"
+	else
+		t_fail "$name: run exit $?: $(tail -n 3 "$out")"
+		return
+	fi
+	n=$(sed -n 's/^renumbered \([0-9]*\) inodes.*/\1/p' "$out")
+	repair_ok "$name" "$img" "after the run"
+	if manifest "$img" "$T_TMP/man.1" && cmp -s "$T_TMP/man.0" "$T_TMP/man.1"; then
+		t_ok "$name: manifest identical but for inode numbers"
+	else
+		t_fail "$name: manifest differs: $(diff "$T_TMP/man.0" "$T_TMP/man.1" | head -n 4)"
+	fi
+	manifest "$img" "$T_TMP/ino.1" --inodes
+	# old and new number of every path: distinct inodes that changed,
+	# a moved directory, a directory kept whose children moved, and each
+	# hard-link group on one new number
+	python3 - "$T_TMP/ino.0" "$T_TMP/ino.1" "${n:-0}" > "$T_TMP/ino.cmp" <<'PY'
+import sys
+def load(p):
+    d = {}
+    for l in open(p):
+        ino, path = l.rstrip("\n").split(" ", 1)
+        d[path] = int(ino)
+    return d
+a, b, n = load(sys.argv[1]), load(sys.argv[2]), int(sys.argv[3])
+ok = set(a) == set(b)
+moved = {a[p] for p in a if a[p] != b.get(p)}
+old2new = {}
+for p in a:
+    old2new.setdefault(a[p], set()).add(b.get(p))
+split = [o for o, s in old2new.items() if len(s) != 1]
+new2old = {}
+for p in b:
+    new2old.setdefault(b[p], set()).add(a.get(p))
+merged = [x for x, s in new2old.items() if len(s) != 1]
+dirs = {p for p in a if "/" not in p and p.startswith("d_") or p == "early"}
+dmoved = [p for p in a if p.startswith(("d_", "early")) and "/" not in p
+          and a[p] != b[p]]
+kept_kids = [d for d in a if "/" not in d and a[d] == b[d] and
+             any(q.startswith(d + "/") and a[q] != b[q] for q in a)]
+print("paths", len(a), "moved", len(moved), "run", n, "split", len(split),
+      "merged", len(merged), "dirs_moved", len(dmoved), "dir_kept_kids_moved",
+      len(kept_kids))
+sys.exit(0 if ok and not split and not merged else 1)
+PY
+	local rc=$? line
+	line=$(cat "$T_TMP/ino.cmp")
+	if [ $rc -eq 0 ]; then
+		t_ok "$name: hard-link groups intact, no two inodes on one number ($line)"
+	else
+		t_fail "$name: inode numbers inconsistent: $line"
+	fi
+	changed=$(echo "$line" | awk '{print $4}')
+	# every inode the workload made is reachable; those run moved must
+	# show (a few it moved may be unnamed: none here)
+	if [ -n "$n" ] && [ "$n" -gt 100 ] && [ "$changed" -eq "$n" ]; then
+		t_ok "$name: $changed inodes have new numbers, as run says"
+	else
+		t_fail "$name: $changed inodes changed number, run says ${n:-none}"
+	fi
+	if echo "$line" | awk '{exit !($12 > 0 && $14 > 0)}'; then
+		t_ok "$name: a directory moved, and one stayed while its children moved"
+	else
+		t_fail "$name: not both directory cases: $line"
+	fi
+	if [ ${#RENUM[@]} -gt 0 ]; then
+		cp --sparse=always "$img" "$T_TMP/again.img"
+		"$bin" run "${RENUM[@]}" --undo "$T_TMP/u2" "$T_TMP/again.img" > "$T_TMP/again.out" 2>&1
+		local n2
+		n2=$(sed -n 's/^renumbered \([0-9]*\) inodes.*/\1/p' "$T_TMP/again.out")
+		if [ "${n2:-0}" -le $((n / 100)) ]; then
+			t_ok "$name: a second run renumbers ${n2:-0} of $n"
+		else
+			t_fail "$name: a second run renumbers $n2 inodes again (first: $n)"
+		fi
+		rm -f "$T_TMP/again.img" "$T_TMP/u2"
+	fi
+	# undo of the finished run
+	if "$bin" undo "$T_TMP/u" "$img" > "$T_TMP/undo.out" 2>&1; then
+		restored "$name" "$orig" "$img" "undo of the finished run"
+	else
+		t_fail "$name: undo exit $?: $(tail -n 2 "$T_TMP/undo.out")"
+	fi
+	# runs stopped dead inside the renumbering writes
+	local a1 a2 r1 r2 k done=0 bad=0
+	read -r a1 a2 r1 r2 < <(sed -n 's/^renumbered [0-9]* inodes (image writes \([0-9]*\)-\([0-9]*\), references \([0-9]*\)-\([0-9]*\)).*/\1 \2 \3 \4/p' "$out")
+	for k in $a1 $(((a1 + a2) / 2)) $a2 $r1 $(((r1 + r2) / 2)) $r2; do
+		cp --sparse=always "$orig" "$img"
+		rm -f "$T_TMP/u"
+		"$bin" run "${RENUM[@]}" --fault-dead "$k" --undo "$T_TMP/u" "$img" \
+			> "$T_TMP/int.out" 2>&1
+		if ! "$bin" undo "$T_TMP/u" "$img" > "$T_TMP/undo.out" 2>&1; then
+			t_fail "$name: undo of the run stopped after write $k: $(tail -n 2 "$T_TMP/undo.out")"
+			bad=$((bad + 1))
+			continue
+		fi
+		if ! python3 "$here/cmp_live.py" "$orig" "$img" > /dev/null ||
+		   ! xfs_repair -n "$img" > /dev/null 2>&1; then
+			t_fail "$name: the run stopped after write $k is not undone"
+			bad=$((bad + 1))
+			continue
+		fi
+		done=$((done + 1))
+	done
+	if [ $bad -eq 0 ] && [ $done -eq 6 ]; then
+		t_ok "$name: 6 runs stopped dead inside the renumbering writes ($a1-$a2, $r1-$r2) undone: live blocks restored, repair clean"
+		manifest "$img" "$T_TMP/man.u" && cmp -s "$T_TMP/man.0" "$T_TMP/man.u" &&
+			t_ok "$name: ... and the last one's manifest equal" ||
+			t_fail "$name: the last interrupted run's manifest differs after undo"
+	fi
+	rm -f "$img" "$orig" "$T_TMP/u"
+}
+
+geometry v5-4k -d agcount=4
+geometry v5-1k -b size=1024 -d agcount=4
+geometry v5-sparse -i sparse=1,size=1024 -d agcount=4
+
+if t_case v4; then
+	img=$T_TMP/v4.img
+	truncate -s 512m "$img"
+	mkfs.xfs -q -f -m crc=0 "$img"
+	# (kernels built without v4 support do not mount it: files optional)
+	mount -o loop "$img" "$MNT" 2>/dev/null &&
+		{ mkdir "$MNT/d"; touch "$MNT/d/f"; umount "$MNT"; }
+	cp --sparse=always "$img" "$T_TMP/v4.orig"
+	"$bin" run "${RENUM[@]}" --undo "$T_TMP/u" "$img" > "$T_TMP/v4.out" 2>&1
+	rc=$?
+	if [ $rc -eq 4 ] && grep -q "refusing to write: v4" "$T_TMP/v4.out" &&
+	   cmp -s "$img" "$T_TMP/v4.orig" && [ ! -e "$T_TMP/u" ]; then
+		t_ok "v4: refused with the reason ($(grep -o 'refusing[^(]*' "$T_TMP/v4.out" | head -n 1)), image untouched"
+	else
+		t_fail "v4: exit $rc: $(head -n 2 "$T_TMP/v4.out")"
+	fi
+	rm -f "$img" "$T_TMP/v4.orig"
+fi
+t_summary
