@@ -177,7 +177,7 @@ int cmd_run(int argc, char **argv)
 		{ "fault-after", required_argument, NULL, 'F' },
 		{ "fault-error", required_argument, NULL, 'E' },
 		{ "fault-dead", required_argument, NULL, 'D' },
-		{ "order", required_argument, NULL, 'O' },
+		CMD_PLAN_LONGOPTS,
 		CMD_SCAN_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -188,6 +188,7 @@ int cmd_run(int argc, char **argv)
 	struct plan_opts po = { 0 };
 	struct rb_fig rb_after;
 	struct cmd_scan sc = { 0 };
+	struct cmd_plan cp = { false };
 	struct check_result cr;
 	struct report before = { 0 }, after = { 0 };
 	struct model *m = NULL, *m2 = NULL;
@@ -200,7 +201,7 @@ int cmd_run(int argc, char **argv)
 	struct img *view;
 	long fault = -1;
 	char *end;
-	int opt, status = EXIT_OK;
+	int opt, ret, status = EXIT_OK;
 
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "+u:j:", longopts, NULL)) != -1) {
@@ -215,20 +216,20 @@ int cmd_run(int argc, char **argv)
 			xo.fault_err = opt == 'F' ? 0 : -EIO;
 			xo.fault_sticky = opt == 'D';
 			break;
-		case 'O':
-			if (walk_order_parse(optarg, &po.order))
-				return cmd_usage("run");
-			break;
 		case 'h':
 			cmd_usage("run");
 			return EXIT_OK;
 		default:
-			if (cmd_scan_opt(&sc, opt, optarg) <= 0)
+			ret = cmd_plan_opt(&cp, &po, opt, optarg);
+			if (!ret)
+				ret = cmd_scan_opt(&sc, opt, optarg);
+			if (ret <= 0)
 				return cmd_usage("run");
 		}
 	}
 	if (argc - optind != 1)
 		return cmd_usage("run");
+	cmd_plan_setup(&cp, &po);
 	image = argv[optind];
 	if (fs_open(image, FS_RDWR, &fs, &e))
 		return e.code == -EBUSY || e.code == -EROFS ?
