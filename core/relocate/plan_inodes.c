@@ -20,11 +20,14 @@
  * Fixed: the inodes the superblock names (root, realtime bitmap and
  * summary, quota inodes) and so their chunks; inodes the walk does not
  * reach (no directory entry to rewrite); damaged inodes; AGs the scan
- * could not read whole.  A file goes into its directory's AG (a
- * directory keeps its own: the kernel spreads directories over AGs on
- * purpose), else its own.  A new number is below 2^32 whenever the old
- * one was (a shortform directory never grows to 8-byte entries); with
- * --inode32 every moving inode is.
+ * could not read whole.  An inode goes into the AG its directory ends
+ * up in while that AG has room for it and its data (keeping a sixteenth
+ * of the AG free), else stays in its own: a tree walk then reads one AG
+ * front to back instead of jumping to the AG of every directory (the
+ * kernel's spreading of directories over AGs serves parallel writers,
+ * not a reader).  Data follows its inode's AG (plan_place.c).  A new
+ * number is below 2^32 whenever the old one was (a shortform directory
+ * never grows to 8-byte entries); with --inode32 every moving inode is.
  */
 #include "core/relocate/plan_priv.h"
 #include "core/base/sort.h"
@@ -147,6 +150,28 @@ static int chunk_census(const struct planner *pl, uint32_t agno,
 		ok[k] = inuse == have;
 	}
 	return 0;
+}
+
+/* Blocks an AG keeps free when it takes other AGs' inodes and data. */
+#define ROOM_KEEP	16
+
+/* Blocks of the inode's forks outside AG t (what moving it there brings). */
+static uint64_t ino_blocks(const struct od_geo *g, const struct m_ag *ag,
+			   const struct m_ino *mi, uint32_t t)
+{
+	uint64_t n = 0;
+	uint32_t k;
+
+	for (k = 0; k < mi->nde + mi->nae; k++) {
+		struct od_irec r;
+
+		if (k < mi->nde && (mi->flags & MI_REALTIME))
+			continue;
+		m_ext_get(&ag->ext[mi->ext + k], &r);
+		if (od_fsb_agno(g, r.startblock) != t)
+			n += r.blockcount;
+	}
+	return n;
 }
 
 struct member {
@@ -324,7 +349,8 @@ int plan_ino_choose(struct planner *pl, enum plan_renumber mode,
 	const struct od_sb *sb = &m->fs->sb;
 	struct inoplan *ip;
 	struct member *mb = NULL;
-	uint32_t *par = NULL, *cap = NULL, a, cl;
+	uint32_t *par = NULL, *cap = NULL, *fin = NULL, a, cl;
+	int64_t *room = NULL;
 	uint8_t *agok = NULL, **cok = NULL;
 	size_t n = 0, k;
 	int ret = -ENOMEM, pass;
@@ -379,29 +405,46 @@ int plan_ino_choose(struct planner *pl, enum plan_renumber mode,
 	if (ret)
 		goto out;
 	ret = -ENOMEM;
+	fin = malloc((pl->nref ? pl->nref : 1) * sizeof(*fin));
+	room = malloc(m->agcount * sizeof(*room));
+	if (!fin || !room)
+		goto out;
+	for (k = 0; k < pl->nref; k++)
+		fin[k] = od_ino_agno(g, pl->ref[k].mi->ino);
+	for (a = 0; a < m->agcount; a++)
+		room[a] = (int64_t)(m->ag[a].have_agf ? m->ag[a].agf.freeblks :
+				    0) - od_ag_blocks(g, a) / ROOM_KEEP;
+	/* in walk order: a parent's AG is known before its children's */
 	for (k = 0; k < pl->walk.nreached; k++) {
 		uint32_t d = pl->walk.seq[k], p = par[d], own, t;
 		const struct m_ino *mi = pl->ref[d].mi;
-		const struct m_ino *pm;
+		int64_t need;
 
 		if (p == NOSLOT || (nomove && nomove[d] >= 2) ||
 		    named_by_sb(sb, mi->ino) || (mi->flags & MI_DAMAGED) ||
 		    !wants_move(mode, inode32, mi->ino))
 			continue;
 		own = od_ino_agno(g, mi->ino);
-		pm = pl->ref[p].mi;
-		t = od_mode_isdir(mi->mode) || (nomove && nomove[d]) ?
-		    own : od_ino_agno(g, pm->ino);
 		if (!agok[own] || chunk_of(&m->ag[own], od_ino_agino(g, mi->ino))
 		    == m->ag[own].nchunk)
 			continue;
-		if (!agok[t])
+		/* its directory's AG (where that went), if it has room */
+		t = nomove && nomove[d] ? own : fin[p];
+		need = (int64_t)ino_blocks(g, pl->ref[d].ag, mi, t) +
+		       g->ialloc_blks / 16 + 1;
+		if (!agok[t] || (t != own && room[t] < need))
 			t = own;
 		if ((mi->ino < INO32 || inode32) &&
 		    limit32(g, t) < g->ialloc_blks) {
 			/* the lowest AGs hold numbers below 2^32 */
 			t = limit32(g, own) >= g->ialloc_blks ? own : 0;
 		}
+		if (t != own) {
+			need = (int64_t)ino_blocks(g, pl->ref[d].ag, mi, t);
+			room[t] -= need + g->ialloc_blks / 16 + 1;
+			room[own] += need;
+		}
+		fin[d] = t;
 		mb[n].d = d;
 		mb[n].ag = t;
 		mb[n].pord = pl->ref[p].order;
@@ -474,6 +517,8 @@ out:
 	free(cap);
 	free(mb);
 	free(par);
+	free(fin);
+	free(room);
 	return ret;
 }
 
