@@ -174,6 +174,17 @@ static uint64_t ino_blocks(const struct od_geo *g, const struct m_ag *ag,
 	return n;
 }
 
+/* Its own AG if numbers below 2^32 fit there, else the nearest below. */
+static uint32_t low_ag(const struct od_geo *g, uint32_t own)
+{
+	uint32_t a = own + 1;
+
+	while (a-- > 0)
+		if (limit32(g, a) >= g->ialloc_blks)
+			return a;
+	return 0;
+}
+
 struct member {
 	uint32_t d;		/* dense index */
 	uint32_t ag;		/* target AG */
@@ -435,10 +446,8 @@ int plan_ino_choose(struct planner *pl, enum plan_renumber mode,
 		if (!agok[t] || (t != own && room[t] < need))
 			t = own;
 		if ((mi->ino < INO32 || inode32) &&
-		    limit32(g, t) < g->ialloc_blks) {
-			/* the lowest AGs hold numbers below 2^32 */
-			t = limit32(g, own) >= g->ialloc_blks ? own : 0;
-		}
+		    limit32(g, t) < g->ialloc_blks)
+			t = low_ag(g, own);
 		if (t != own) {
 			need = (int64_t)ino_blocks(g, pl->ref[d].ag, mi, t);
 			room[t] -= need + g->ialloc_blks / 16 + 1;
