@@ -21,6 +21,7 @@
 #include "core/model/scan.h"
 #include "core/relocate/undo.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,14 +171,42 @@ static void print_figures(const struct report *b, const struct report *a,
 		       (double)a->ag[g].free_blocks : 0.0);
 }
 
+/*
+ * The --map file: "old new" per renumbered inode, decimal, by old number
+ * (NFS exports and backup catalogues key on inode numbers).  Closes f.
+ */
+static int put_map(FILE *f, const struct plan *p)
+{
+	size_t i;
+	int bad;
+
+	for (i = 0; i < p->nino; i++)
+		fprintf(f, "%llu %llu\n", (unsigned long long)p->ino[i].old,
+			(unsigned long long)p->ino[i].new);
+	bad = ferror(f);
+	return fclose(f) || bad ? -EIO : 0;
+}
+
+static int write_map(const char *path, const struct plan *p)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f || put_map(f, p)) {
+		cmd_error("cannot write %s: %s", path, strerror(errno));
+		return -EIO;
+	}
+	return 0;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "undo", required_argument, NULL, 'u' },
+		{ "map", required_argument, NULL, 'M' },
 		{ "fault-after", required_argument, NULL, 'F' },
 		{ "fault-error", required_argument, NULL, 'E' },
 		{ "fault-dead", required_argument, NULL, 'D' },
-		{ "order", required_argument, NULL, 'O' },
+		CMD_PLAN_LONGOPTS,
 		CMD_SCAN_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -188,6 +217,7 @@ int cmd_run(int argc, char **argv)
 	struct plan_opts po = { 0 };
 	struct rb_fig rb_after;
 	struct cmd_scan sc = { 0 };
+	struct cmd_plan cp = { false };
 	struct check_result cr;
 	struct report before = { 0 }, after = { 0 };
 	struct model *m = NULL, *m2 = NULL;
@@ -196,16 +226,18 @@ int cmd_run(int argc, char **argv)
 	struct fs *fs = NULL, *fs2 = NULL;
 	struct err e = { 0 };
 	char undo_default[96];
-	const char *undo_path = NULL, *image;
+	const char *undo_path = NULL, *map_path = NULL, *image;
+	FILE *map = NULL;
 	struct img *view;
 	long fault = -1;
 	char *end;
-	int opt, status = EXIT_OK;
+	int opt, ret, status = EXIT_OK;
 
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "+u:j:", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'u': undo_path = optarg; break;
+		case 'M': map_path = optarg; break;
 		case 'F':
 		case 'E':
 		case 'D':
@@ -215,20 +247,20 @@ int cmd_run(int argc, char **argv)
 			xo.fault_err = opt == 'F' ? 0 : -EIO;
 			xo.fault_sticky = opt == 'D';
 			break;
-		case 'O':
-			if (walk_order_parse(optarg, &po.order))
-				return cmd_usage("run");
-			break;
 		case 'h':
 			cmd_usage("run");
 			return EXIT_OK;
 		default:
-			if (cmd_scan_opt(&sc, opt, optarg) <= 0)
+			ret = cmd_plan_opt(&cp, &po, opt, optarg);
+			if (!ret)
+				ret = cmd_scan_opt(&sc, opt, optarg);
+			if (ret <= 0)
 				return cmd_usage("run");
 		}
 	}
 	if (argc - optind != 1)
 		return cmd_usage("run");
+	cmd_plan_setup(&cp, &po);
 	image = argv[optind];
 	if (fs_open(image, FS_RDWR, &fs, &e))
 		return e.code == -EBUSY || e.code == -EROFS ?
@@ -273,8 +305,25 @@ int cmd_run(int argc, char **argv)
 		status = cmd_fail(&e);
 		goto out;
 	}
-	if (!p.nmv && !p.npf) {
+	if (!p.nmv && !p.npf && !p.nino && !p.nich) {
 		printf("nothing to move: every file is already in place\n");
+		if (map_path && write_map(map_path, &p))
+			status = EXIT_ERROR;
+		goto out;
+	}
+#ifndef EXEC_CAN_RENUMBER
+	if (p.nino || p.nich) {
+		cmd_error("refusing to write: this build's executor does not "
+			  "renumber inodes yet (use --renumber none)");
+		status = EXIT_REFUSED;
+		goto out;
+	}
+#endif
+	/* the map file is made now, so a path that cannot be written
+	 * stops the run before it starts */
+	if (map_path && !(map = fopen(map_path, "w"))) {
+		cmd_error("cannot create %s: %s", map_path, strerror(errno));
+		status = EXIT_ERROR;
 		goto out;
 	}
 	rc.tty = isatty(STDERR_FILENO) == 1;
@@ -340,7 +389,24 @@ int cmd_run(int argc, char **argv)
 		       (unsigned long long)st.w_refs[0],
 		       (unsigned long long)st.w_refs[1]);
 	print_figures(&before, &after, &p.rb_now, &rb_after, po.order);
+	if (map) {
+		int r = put_map(map, &p);
+
+		map = NULL;
+		if (r) {
+			cmd_error("writing %s failed: the run itself is done "
+				  "(undo file %s)", map_path, undo_path);
+			status = EXIT_ERROR;
+		} else if (p.nino) {
+			printf("\n%zu inodes renumbered: old and new numbers "
+			       "in %s\n", p.nino, map_path);
+		}
+	}
 out:
+	if (map) {	/* the run did not finish: no map */
+		fclose(map);
+		unlink(map_path);
+	}
 	report_free(&before);
 	report_free(&after);
 	plan_free(&p);
