@@ -174,26 +174,9 @@ static int mark_free(struct xctx *x)
 	return ret;
 }
 
-static int exec_run1(struct fs *fs, const struct model *m,
-		     const struct plan *p, const struct exec_opts *o,
-		     struct exec_stats *st, struct err *e);
-
 int exec_run(struct fs *fs, const struct model *m, const struct plan *p,
 	     const struct exec_opts *o, struct exec_stats *st,
 	     struct err *e)
-{
-	struct plan q;
-	int ret = exec_debug_plan(m, p, &q, e);
-
-	if (!ret)
-		ret = exec_run1(fs, m, &q, o, st, e);
-	exec_debug_free(p, &q);
-	return ret;
-}
-
-static int exec_run1(struct fs *fs, const struct model *m,
-		     const struct plan *p, const struct exec_opts *o,
-		     struct exec_stats *st, struct err *e)
 {
 	struct xctx x;
 	uint64_t t0 = now_ns(), t1;
@@ -259,7 +242,7 @@ static int exec_run1(struct fs *fs, const struct model *m,
 	if (!ret)
 		ret = exec_irefs(&x);
 	st->w_refs[1] = st->writes;
-	st->inodes_renumbered = x.xr ? p->nino : 0;
+	st->inodes_renumbered = x.xr ? x.xr->moved : 0;
 	if (!ret)
 		ret = exec_ags(&x);
 	if (!ret)

@@ -100,10 +100,14 @@ static int collect(struct xctx *x, struct islots *s)
 	size_t i;
 	int ret;
 
-	/* moved inodes: read where they are, before anything is written */
+	/* moved inodes: read where they are, before anything is written
+	 * (one that keeps its number stays as it is) */
 	for (i = 0; i < p->nino; i++) {
-		uint8_t *raw = slot_add(x, s, p->ino[i].new);
+		uint8_t *raw;
 
+		if (p->ino[i].new == p->ino[i].old)
+			continue;
+		raw = slot_add(x, s, p->ino[i].new);
 		if (!raw)
 			return err_set(x->e, -ENOMEM, "out of memory");
 		ret = fs_pread(x->fs, xr_ino_off(x, p->ino[i].old), raw, isz,
@@ -114,19 +118,22 @@ static int collect(struct xctx *x, struct islots *s)
 			return ret;
 		od_dinode_set_ino(raw, isz, g, p->ino[i].new);
 	}
-	/* vacated slots of chunks that stay */
-	for (i = 0; i < p->nino; i++) {
+	/* vacated slots of chunks that stay: free, the next generation
+	 * (the moved copies are the first slots, in plan order) */
+	for (i = 0, k = 0; i < p->nino; i++) {
 		uint64_t old = p->ino[i].old;
-		uint8_t gen[4], *raw;
+		uint8_t *raw;
+		uint32_t gen;
 
+		if (p->ino[i].new == old)
+			continue;
+		gen = od_dinode_gen(s->raw + (size_t)k++ * isz);
 		if (xr_chunk_freed(x, old) || xr_is_dest(x, old))
 			continue;
-		/* the generation: the moved copy has it (offset 92) */
-		memcpy(gen, s->raw + (size_t)i * isz + 92, 4);
 		raw = slot_add(x, s, old);
 		if (!raw)
 			return err_set(x->e, -ENOMEM, "out of memory");
-		od_dinode_init_free(raw, isz, g, old, od_dinode_gen(gen) + 1);
+		od_dinode_init_free(raw, isz, g, old, gen + 1);
 	}
 	/* new chunks: every present slot no inode moves into is free */
 	for (i = 0; i < p->nich; i++) {
@@ -190,6 +197,16 @@ static int write_slots(struct xctx *x, struct islots *s)
 		if (s->v[i].ino == s->v[i - 1].ino)
 			return err_set(x->e, -EINVAL, "inode %llu written "
 				       "twice", (unsigned long long)s->v[i].ino);
+	/* journal every live block first, one sync (not one per block) */
+	for (i = 0; i < s->n && !ret; i++) {
+		uint64_t o = xr_ino_off(x, s->v[i].ino) & ~(uint64_t)(bs - 1);
+
+		if (!i || o != (xr_ino_off(x, s->v[i - 1].ino) &
+				~(uint64_t)(bs - 1)))
+			ret = undo_prepare(x->u, o, bs, x->e);
+	}
+	if (!ret)
+		ret = undo_sync(x->u, x->e);
 	for (i = 0; i < s->n && !ret; i = j) {
 		uint64_t off = xr_ino_off(x, s->v[i].ino);
 		uint64_t boff = off & ~(uint64_t)(bs - 1);

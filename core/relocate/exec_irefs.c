@@ -21,6 +21,56 @@
 #include <stdlib.h>
 #include <string.h>
 
+/*
+ * Changed blocks wait here and go out in batches: their live originals
+ * journaled with one sync per batch, not one per block.  No block is
+ * read again after it is queued (each belongs to one inode's fork).
+ */
+#define XB_BLOCKS	1024
+
+struct xbatch {
+	uint64_t lin[XB_BLOCKS];
+	uint8_t *data;		/* XB_BLOCKS blocks */
+	size_t n;
+};
+
+static int xb_flush(struct xctx *x, struct xbatch *b)
+{
+	size_t i, bs = x->g->blocksize;
+	int ret = 0;
+
+	for (i = 0; i < b->n && !ret; i++)
+		ret = undo_prepare(x->u, x_off(x, b->lin[i]), bs, x->e);
+	if (!ret && b->n)
+		ret = undo_sync(x->u, x->e);
+	for (i = 0; i < b->n && !ret; i++)
+		ret = x_write(x, b->lin[i], b->data + i * bs, 1,
+			      "renumbered block");
+	b->n = 0;
+	return ret;
+}
+
+/* Queue nblocks blocks from buf at lin. */
+static int xb_add(struct xctx *x, struct xbatch *b, uint64_t lin,
+		  const uint8_t *buf, uint64_t nblocks)
+{
+	size_t bs = x->g->blocksize;
+	uint64_t k;
+	int ret;
+
+	for (k = 0; k < nblocks; k++) {
+		if (b->n == XB_BLOCKS) {
+			ret = xb_flush(x, b);
+			if (ret)
+				return ret;
+		}
+		b->lin[b->n] = lin + k;
+		memcpy(b->data + b->n * bs, buf + k * bs, bs);
+		b->n++;
+	}
+	return 0;
+}
+
 struct bmblks {
 	uint64_t *v;
 	size_t n, cap;
@@ -67,8 +117,9 @@ static uint64_t map_lin(const struct xctx *x, const struct extmap *em,
 }
 
 /* One directory block (n fs blocks at file block fo). */
-static int dir_unit(struct xctx *x, const struct extmap *em, uint64_t fo,
-		    uint32_t n, uint64_t ino, uint64_t nino)
+static int dir_unit(struct xctx *x, struct xbatch *xb,
+		    const struct extmap *em, uint64_t fo, uint32_t n,
+		    uint64_t ino, uint64_t nino)
 {
 	uint32_t bs = x->g->blocksize, k;
 	size_t len = (size_t)n * bs;
@@ -102,8 +153,7 @@ static int dir_unit(struct xctx *x, const struct extmap *em, uint64_t fo,
 			       (unsigned long long)ino,
 			       (unsigned long long)fo);
 	for (k = 0; ret > 0 && k < n; k++) {
-		int w = x_write(x, lin[k], x->buf + (size_t)k * bs, 1,
-				"directory block");
+		int w = xb_add(x, xb, lin[k], x->buf + (size_t)k * bs, 1);
 
 		if (w)
 			return w;
@@ -111,8 +161,8 @@ static int dir_unit(struct xctx *x, const struct extmap *em, uint64_t fo,
 	return 0;
 }
 
-static int fix_dir(struct xctx *x, const struct extmap *em, uint64_t ino,
-		   uint64_t nino)
+static int fix_dir(struct xctx *x, struct xbatch *xb,
+		   const struct extmap *em, uint64_t ino, uint64_t nino)
 {
 	uint32_t n = x->g->dirblkfsbs;
 	uint64_t last = UINT64_MAX;
@@ -127,7 +177,7 @@ static int fix_dir(struct xctx *x, const struct extmap *em, uint64_t ino,
 			if (last != UINT64_MAX && fo <= last)
 				continue;
 			last = fo;
-			ret = dir_unit(x, em, fo, n, ino, nino);
+			ret = dir_unit(x, xb, em, fo, n, ino, nino);
 		}
 	}
 	return ret;
@@ -139,8 +189,9 @@ static int fix_dir(struct xctx *x, const struct extmap *em, uint64_t ino,
  * remote symlink (one header per mapping: the kernel reads each extent
  * as one buffer, xfs_readlink_bmap).
  */
-static int own_blocks(struct xctx *x, const struct extmap *em,
-		      enum od_self_fork f, uint64_t nino, const char *what)
+static int own_blocks(struct xctx *x, struct xbatch *xb,
+		      const struct extmap *em, enum od_self_fork f,
+		      uint64_t nino, const char *what)
 {
 	size_t i;
 	uint64_t k, step;
@@ -162,14 +213,15 @@ static int own_blocks(struct xctx *x, const struct extmap *em,
 			if (ret)
 				break;
 			ret = od_selfowner_set(x->buf, len, f, nino);
-			ret = ret > 0 ? x_write(x, lin0 + k, x->buf, step, what)
+			ret = ret > 0 ? xb_add(x, xb, lin0 + k, x->buf, step)
 				      : 0;
 		}
 	}
 	return ret;
 }
 
-static int own_bmbt(struct xctx *x, const struct bmblks *b, uint64_t nino)
+static int own_bmbt(struct xctx *x, struct xbatch *xb,
+		    const struct bmblks *b, uint64_t nino)
 {
 	size_t i;
 	int ret = 0;
@@ -186,12 +238,13 @@ static int own_bmbt(struct xctx *x, const struct bmblks *b, uint64_t nino)
 				       "inode %llu has no bmbt magic",
 				       (unsigned long long)b->v[i],
 				       (unsigned long long)nino);
-		ret = ret > 0 ? x_write(x, lin, x->buf, 1, "bmbt block") : 0;
+		ret = ret > 0 ? xb_add(x, xb, lin, x->buf, 1) : 0;
 	}
 	return ret;
 }
 
-static int fix_inode(struct xctx *x, const struct m_ino *mi)
+static int fix_inode(struct xctx *x, struct xbatch *xb,
+		     const struct m_ino *mi)
 {
 	uint64_t ino = mi->ino, nino = xr_new(x, ino);
 	bool moved = nino != ino, dir = od_mode_isdir(mi->mode);
@@ -218,15 +271,15 @@ static int fix_inode(struct xctx *x, const struct m_ino *mi)
 		b.n = 0;
 		ret = fork_map(x->fs, &ip, fork, &em, bm_blk, &b, x->e);
 		if (!ret && fork == FORK_DATA && dir)
-			ret = fix_dir(x, &em, ino, nino);
+			ret = fix_dir(x, xb, &em, ino, nino);
 		else if (!ret && moved && fork == FORK_ATTR)
-			ret = own_blocks(x, &em, OD_SELF_ATTR, nino,
+			ret = own_blocks(x, xb, &em, OD_SELF_ATTR, nino,
 					 "attr block");
 		else if (!ret && moved && od_mode_islnk(mi->mode))
-			ret = own_blocks(x, &em, OD_SELF_SYMLINK, nino,
+			ret = own_blocks(x, xb, &em, OD_SELF_SYMLINK, nino,
 					 "symlink block");
 		if (!ret && moved)
-			ret = own_bmbt(x, &b, nino);
+			ret = own_bmbt(x, xb, &b, nino);
 		extmap_free(&em);
 		memset(&em, 0, sizeof(em));
 	}
@@ -236,18 +289,30 @@ static int fix_inode(struct xctx *x, const struct m_ino *mi)
 
 int exec_irefs(struct xctx *x)
 {
+	struct xbatch *xb;
 	uint32_t a;
 	size_t i;
 	int ret = 0;
 
 	if (!x->xr)
 		return 0;
+	xb = calloc(1, sizeof(*xb));
+	if (xb)
+		xb->data = malloc((size_t)XB_BLOCKS * x->g->blocksize);
+	if (!xb || !xb->data) {
+		free(xb);
+		return err_set(x->e, -ENOMEM, "out of memory");
+	}
 	for (a = 0; a < x->m->agcount && !ret; a++) {
 		const struct m_ag *ag = &x->m->ag[a];
 
 		for (i = 0; i < ag->nino && !ret; i++)
-			ret = fix_inode(x, &ag->ino[i]);
+			ret = fix_inode(x, xb, &ag->ino[i]);
 		x_progress(x, "references", a + 1, x->m->agcount);
 	}
+	if (!ret)
+		ret = xb_flush(x, xb);
+	free(xb->data);
+	free(xb);
 	return ret;
 }

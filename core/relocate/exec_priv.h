@@ -64,11 +64,6 @@ int x_sb_read(struct xctx *x, uint8_t *buf, struct od_sb *sb);
 /* Encode sb over that sector (and its crc) and write it. */
 int x_sb_write(struct xctx *x, uint8_t *buf, const struct od_sb *sb);
 
-/* TEMPORARY (exec_debug.c): a hand-made renumbering for tests. */
-int exec_debug_plan(const struct model *m, const struct plan *p,
-		    struct plan *q, struct err *e);
-void exec_debug_free(const struct plan *p, struct plan *q);
-
 int exec_copy(struct xctx *x);
 int exec_headers(struct xctx *x);
 int exec_forks(struct xctx *x);

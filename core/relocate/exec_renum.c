@@ -35,8 +35,9 @@ uint64_t xr_map(void *priv, uint64_t ino)
 	return xr_new(priv, ino);
 }
 
-static const struct plan_ichunk *find_ich(const struct plan *p,
-					  uint64_t startino)
+/* Does the plan drop the chunk starting at startino?  (It may also add
+ * one there: ich is sorted by startino, the dropped one first.) */
+static bool ich_freed(const struct plan *p, uint64_t startino)
 {
 	size_t lo = 0, hi = p->nich;
 
@@ -48,15 +49,15 @@ static const struct plan_ichunk *find_ich(const struct plan *p,
 		else
 			hi = mid;
 	}
-	return lo < p->nich && p->ich[lo].startino == startino ?
-	       &p->ich[lo] : NULL;
+	for (; lo < p->nich && p->ich[lo].startino == startino; lo++)
+		if (!p->ich[lo].alloc)
+			return true;
+	return false;
 }
 
 bool xr_chunk_freed(const struct xctx *x, uint64_t ino)
 {
-	const struct plan_ichunk *c = find_ich(x->p, ino & ~63ull);
-
-	return c && !c->alloc;
+	return ich_freed(x->p, ino & ~63ull);
 }
 
 bool xr_is_dest(const struct xctx *x, uint64_t ino)
@@ -122,122 +123,85 @@ static uint64_t present_mask(const struct od_inobt_rec *r)
 	return m;
 }
 
-/* Per-AG records: the model's chunks plus the plan's new ones. */
-static int load_recs(struct xctx *x)
+/*
+ * The moves in three steps over the records: old slots freed in the
+ * model's chunks; the dropped chunks (which must be empty by then) left
+ * out and the new ones (all free) put in; new slots taken.  A chunk may
+ * be dropped and a new one added at the same place (another holemask,
+ * other inodes).
+ */
+static int slot_rec(struct xctx *x, size_t i, int pass,
+		    struct od_inobt_rec **rp, uint64_t *bitp)
 {
 	const struct od_geo *g = x->g;
+	const struct plan_ino *pi = &x->p->ino[i];
+	uint64_t ino = pass ? pi->new : pi->old;
+	uint32_t agno = od_ino_agno(g, ino), agino = od_ino_agino(g, ino);
+	struct od_inobt_rec *r = agno < x->m->agcount ?
+		rec_of(&x->xr->ag[agno], agino) : NULL;
+
+	if (!r || !od_inobt_present(r, agino - r->startino))
+		return err_set(x->e, -EINVAL, "plan moves inode %llu %s %llu, "
+			       "which is in no inode chunk",
+			       (unsigned long long)pi->old,
+			       pass ? "to" : "from", (unsigned long long)ino);
+	*rp = r;
+	*bitp = 1ull << (agino - r->startino);
+	return 0;
+}
+
+static int free_old(struct xctx *x)
+{
 	const struct plan *p = x->p;
-	struct xrenum *xr = x->xr;
-	uint32_t a;
+	struct od_inobt_rec *r;
+	uint64_t bit;
 	size_t i;
+	uint32_t a;
+	int ret;
 
 	for (a = 0; a < x->m->agcount; a++) {
 		const struct m_ag *ag = &x->m->ag[a];
-		struct xr_ag *xa = &xr->ag[a];
-		size_t nnew = 0;
+		struct xr_ag *xa = &x->xr->ag[a];
 
-		for (i = 0; i < p->nich; i++)
-			nnew += p->ich[i].alloc &&
-				od_ino_agno(g, p->ich[i].startino) == a;
-		xa->rec = malloc((ag->nchunk + nnew + 1) * sizeof(*xa->rec));
+		xa->rec = malloc((ag->nchunk + p->nich + 1) * sizeof(*xa->rec));
 		if (!xa->rec)
 			return err_set(x->e, -ENOMEM, "out of memory");
 		memcpy(xa->rec, ag->chunk, ag->nchunk * sizeof(*xa->rec));
 		xa->nrec = ag->nchunk;
-		for (i = 0; i < p->nich; i++) {
-			const struct plan_ichunk *c = &p->ich[i];
-			struct od_inobt_rec r;
-			uint32_t agino = od_ino_agino(g, c->startino);
-
-			if (!c->alloc || od_ino_agno(g, c->startino) != a)
-				continue;
-			if ((agino & 63) || rec_of(xa, agino) ||
-			    (!g->sparse && c->holemask))
-				return err_set(x->e, -EINVAL, "plan adds inode "
-					       "chunk %llu where it cannot be",
-					       (unsigned long long)c->startino);
-			memset(&r, 0, sizeof(r));
-			r.startino = agino;
-			r.holemask = c->holemask;
-			r.count = (uint8_t)(64 - 4 * popc64(c->holemask));
-			r.free = ~0ull;
-			r.freecount = r.count;
-			xa->rec[xa->nrec++] = r;
-			sort_any(xa->rec, xa->nrec, sizeof(*xa->rec), cmp_rec);
-			xa->chunks_changed = true;
-		}
+	}
+	for (i = 0; i < p->nino; i++) {
+		if (i && p->ino[i - 1].old >= p->ino[i].old)
+			return err_set(x->e, -EINVAL, "plan's inode moves are "
+				       "not sorted");
+		ret = slot_rec(x, i, 0, &r, &bit);
+		if (ret)
+			return ret;
+		if (r->free & bit)
+			return err_set(x->e, -EINVAL, "plan moves inode %llu, "
+				       "which is free",
+				       (unsigned long long)p->ino[i].old);
+		r->free |= bit;
 	}
 	return 0;
 }
 
-/* Old slots freed, then new slots taken (each must be free by then). */
-static int apply_moves(struct xctx *x)
+static int swap_chunks(struct xctx *x)
 {
 	const struct od_geo *g = x->g;
 	const struct plan *p = x->p;
 	size_t i;
-	int pass;
 
-	for (pass = 0; pass < 2; pass++) {
-		for (i = 0; i < p->nino; i++) {
-			uint64_t ino = pass ? p->ino[i].new : p->ino[i].old;
-			uint32_t agno = od_ino_agno(g, ino);
-			uint32_t agino = od_ino_agino(g, ino);
-			struct od_inobt_rec *r;
-			uint64_t bit;
-
-			r = agno < x->m->agcount ?
-			    rec_of(&x->xr->ag[agno], agino) : NULL;
-			bit = 1ull << ((agino - (r ? r->startino : 0)) & 63);
-			if (!r || !od_inobt_present(r, agino - r->startino))
-				return err_set(x->e, -EINVAL, "plan moves inode "
-					       "%llu %s %llu, which is in no "
-					       "inode chunk",
-					       (unsigned long long)p->ino[i].old,
-					       pass ? "to" : "from",
-					       (unsigned long long)ino);
-			if (pass == 0 && (r->free & bit))
-				return err_set(x->e, -EINVAL, "plan moves inode "
-					       "%llu, which is free",
-					       (unsigned long long)ino);
-			if (pass == 1 && !(r->free & bit))
-				return err_set(x->e, -EINVAL, "plan moves inode "
-					       "%llu to %llu, which is taken",
-					       (unsigned long long)p->ino[i].old,
-					       (unsigned long long)ino);
-			if (pass == 1 && (ino > OD_DIR2_MAX_SHORT_INUM) &&
-			    p->ino[i].old <= OD_DIR2_MAX_SHORT_INUM)
-				return err_set(x->e, -EINVAL, "plan moves inode "
-					       "%llu to %llu: above 2^32",
-					       (unsigned long long)p->ino[i].old,
-					       (unsigned long long)ino);
-			r->free ^= bit;
-			if (i && pass == 0 && p->ino[i - 1].old >= ino)
-				return err_set(x->e, -EINVAL, "plan's inode "
-					       "moves are not sorted");
-		}
-	}
-	return 0;
-}
-
-/* Drop the chunks the plan frees (each must be empty now); figures. */
-static int finish_recs(struct xctx *x)
-{
-	const struct od_geo *g = x->g;
-	struct xrenum *xr = x->xr;
-	uint32_t a;
-	size_t i, k;
-
-	for (i = 0; i < x->p->nich; i++) {
-		const struct plan_ichunk *c = &x->p->ich[i];
+	for (i = 0; i < p->nich; i++) {	/* drop: count 0 marks it */
+		const struct plan_ichunk *c = &p->ich[i];
 		uint32_t agno = od_ino_agno(g, c->startino);
+		uint32_t agino = od_ino_agino(g, c->startino);
 		struct od_inobt_rec *r;
 
 		if (c->alloc)
 			continue;
-		r = agno < x->m->agcount ? rec_of(&xr->ag[agno],
-				od_ino_agino(g, c->startino)) : NULL;
-		if (!r || r->startino != od_ino_agino(g, c->startino))
+		r = agno < x->m->agcount ? rec_of(&x->xr->ag[agno], agino) :
+		    NULL;
+		if (!r || r->startino != agino || !r->count)
 			return err_set(x->e, -EINVAL, "plan frees inode chunk "
 				       "%llu, which does not exist",
 				       (unsigned long long)c->startino);
@@ -245,9 +209,80 @@ static int finish_recs(struct xctx *x)
 			return err_set(x->e, -EINVAL, "plan frees inode chunk "
 				       "%llu, which still holds inodes",
 				       (unsigned long long)c->startino);
-		r->count = 0;	/* mark: dropped below */
-		xr->ag[agno].chunks_changed = true;
+		r->count = 0;
+		x->xr->ag[agno].chunks_changed = true;
 	}
+	for (i = 0; i < p->nich; i++) {	/* add, all free */
+		const struct plan_ichunk *c = &p->ich[i];
+		uint32_t agno = od_ino_agno(g, c->startino);
+		uint32_t agino = od_ino_agino(g, c->startino);
+		struct od_inobt_rec nr, *r;
+		struct xr_ag *xa;
+
+		if (!c->alloc)
+			continue;
+		if (agno >= x->m->agcount)
+			return err_set(x->e, -EINVAL, "plan adds inode chunk "
+				       "%llu past the last AG",
+				       (unsigned long long)c->startino);
+		xa = &x->xr->ag[agno];
+		r = rec_of(xa, agino);
+		if ((agino & 63) || (r && r->count) ||
+		    (!g->sparse && c->holemask) || c->holemask == 0xffff)
+			return err_set(x->e, -EINVAL, "plan adds inode chunk "
+				       "%llu where it cannot be",
+				       (unsigned long long)c->startino);
+		memset(&nr, 0, sizeof(nr));
+		nr.startino = agino;
+		nr.holemask = c->holemask;
+		nr.count = (uint8_t)(64 - 4 * popc64(c->holemask));
+		nr.free = ~0ull;
+		if (r)
+			*r = nr;	/* where a dropped one was */
+		else
+			xa->rec[xa->nrec++] = nr;
+		sort_any(xa->rec, xa->nrec, sizeof(*xa->rec), cmp_rec);
+		xa->chunks_changed = true;
+	}
+	return 0;
+}
+
+static int take_new(struct xctx *x)
+{
+	const struct plan *p = x->p;
+	struct od_inobt_rec *r;
+	uint64_t bit;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < p->nino; i++) {
+		ret = slot_rec(x, i, 1, &r, &bit);
+		if (ret)
+			return ret;
+		if (!r->count || !(r->free & bit))
+			return err_set(x->e, -EINVAL, "plan moves inode %llu to "
+				       "%llu, which is taken",
+				       (unsigned long long)p->ino[i].old,
+				       (unsigned long long)p->ino[i].new);
+		if (p->ino[i].new > OD_DIR2_MAX_SHORT_INUM &&
+		    p->ino[i].old <= OD_DIR2_MAX_SHORT_INUM)
+			return err_set(x->e, -EINVAL, "plan moves inode %llu to "
+				       "%llu: above 2^32",
+				       (unsigned long long)p->ino[i].old,
+				       (unsigned long long)p->ino[i].new);
+		r->free &= ~bit;
+		x->xr->moved += p->ino[i].new != p->ino[i].old;
+	}
+	return 0;
+}
+
+/* Drop the dropped records; the figures. */
+static void finish_recs(struct xctx *x)
+{
+	struct xrenum *xr = x->xr;
+	uint32_t a;
+	size_t i, k;
+
 	for (a = 0; a < x->m->agcount; a++) {
 		struct xr_ag *xa = &xr->ag[a];
 
@@ -266,7 +301,6 @@ static int finish_recs(struct xctx *x)
 		xr->icount += xa->count;
 		xr->ifree += xa->freecount;
 	}
-	return 0;
 }
 
 static int check_fixed(struct xctx *x)
@@ -308,11 +342,13 @@ int exec_renum_prepare(struct xctx *x)
 	sort_any(x->dst, x->ndst, sizeof(*x->dst), cmp_u64);
 	ret = check_fixed(x);
 	if (!ret)
-		ret = load_recs(x);
+		ret = free_old(x);
 	if (!ret)
-		ret = apply_moves(x);
+		ret = swap_chunks(x);
 	if (!ret)
-		ret = finish_recs(x);
+		ret = take_new(x);
+	if (!ret)
+		finish_recs(x);
 	return ret;
 }
 

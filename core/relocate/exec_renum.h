@@ -28,6 +28,7 @@ struct xr_ag {
 struct xrenum {
 	struct xr_ag *ag;		/* per AG */
 	uint64_t icount, ifree;		/* superblock figures after the run */
+	uint64_t moved;			/* inodes whose number changes */
 };
 
 /*

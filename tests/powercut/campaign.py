@@ -306,11 +306,6 @@ def main():
     a = ap.parse_args()
     a.scenarios = a.scenarios.split(",")
     a.renum_args = a.renum_args.split()
-    # TEMPORARY until the planner lands: the executor's test hook
-    if "--renumber" in a.renum_args and "--renumber" not in run(
-            [a.bin, "run", "--help"]).stderr + run([a.bin, "run", "--help"]).stdout:
-        os.environ.setdefault("XFSDEFRAG_DEBUG_RENUM", "1000")
-        a.renum_args = []
     c = Campaign(a)
     for fx in a.fixtures.split(","):
         c.fixture(fx)
