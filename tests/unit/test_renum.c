@@ -206,7 +206,15 @@ static void test_sf(struct t_state *ts)
 		T_CHECK(ts, od_dir2_sf_renumber(f, sizeof(f), &size, ftype,
 						map, NULL) == 1);
 		T_CHECK(ts, size == size0 && f[1] == 1);
-		/* a 4-byte directory cannot take an 8-byte number */
+		/* empty, under a parent above 2^32: count 0, i8count 1;
+		 * the parent moves below: 6 bytes, 4-byte form */
+		size = size0 = make_sf(f, true, ftype, BIG, names, in4, 0);
+		T_CHECK(ts, size == 10 && f[0] == 0 && f[1] == 1);
+		T_CHECK(ts, od_dir2_sf_renumber(f, sizeof(f), &size, ftype,
+						map, NULL) == 1);
+		T_CHECK(ts, size == 6 && f[1] == 0 && od_get_be32(f + 2) == 140);
+		T_CHECK(ts, sf_is(f, size, ftype, false, 140, names, in4, 0));
+				/* a 4-byte directory cannot take an 8-byte number */
 		size = size0 = make_sf(f, false, ftype, 128, names, in4, 3);
 		T_CHECK(ts, od_dir2_sf_renumber(f, sizeof(f), &size, ftype,
 						map_up, NULL) == -EOVERFLOW);
