@@ -66,6 +66,51 @@ static uint64_t new_ino(const struct od_geo *g, const struct nchunk *c,
 	return od_agino_ino(g, c->agno, (c->agbno << g->inopblog) + slot);
 }
 
+/* Index of the model chunk of the AG starting at agino, or nchunk. */
+static size_t chunk_at(const struct m_ag *ag, uint32_t agino)
+{
+	size_t lo = 0, hi = ag->nchunk;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ag->chunk[mid].startino < agino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * A new chunk where a freed one was, holding exactly its inodes in their
+ * slots (a second run on its own result): nothing moves, the chunk stays.
+ */
+static void drop_identity(struct planner *pl, struct nchunk *c)
+{
+	const struct od_geo *g = pl->g;
+	const struct m_ag *ag = &pl->m->ag[c->agno];
+	uint32_t agino = c->agbno << g->inopblog, i, have = 0;
+	size_t k = chunk_at(ag, agino), j;
+
+	if (k == ag->nchunk || ag->chunk[k].startino != agino ||
+	    !pl->ip->vacated[c->agno][k])
+		return;
+	for (i = 0; i < c->used; i++)
+		if (pl->ref[pl->ip->mem[c->first + i]].mi->ino !=
+		    new_ino(g, c, i))
+			return;
+	for (j = 0; j < ag->nino; j++) {
+		uint32_t x = od_ino_agino(g, ag->ino[j].ino);
+
+		have += x >= agino && x < agino + OD_INODES_PER_CHUNK;
+	}
+	if (have != c->used)
+		return;
+	pl->ip->vacated[c->agno][k] = 0;
+	c->same = true;
+}
+
 int plan_ino_finish(struct planner *pl, uint8_t *nomove)
 {
 	const struct od_geo *g = pl->g;
@@ -91,6 +136,8 @@ int plan_ino_finish(struct planner *pl, uint8_t *nomove)
 	}
 	if (retry)
 		return -EAGAIN;
+	for (k = 0; k < ip->nch; k++)
+		drop_identity(pl, &ip->ch[k]);
 	p->ino = malloc((ip->nmem ? ip->nmem : 1) * sizeof(*p->ino));
 	if (!p->ino)
 		return -ENOMEM;
@@ -98,7 +145,7 @@ int plan_ino_finish(struct planner *pl, uint8_t *nomove)
 	for (k = 0; k < ip->nch; k++) {
 		const struct nchunk *c = &ip->ch[k];
 
-		for (i = 0; i < c->used; i++) {
+		for (i = 0; i < c->used && !c->same; i++) {
 			uint32_t d = ip->mem[c->first + i];
 
 			p->ino[p->nino].old = pl->ref[d].mi->ino;
@@ -110,13 +157,16 @@ int plan_ino_finish(struct planner *pl, uint8_t *nomove)
 	for (a = 0; a < pl->m->agcount; a++)
 		for (k = 0; k < pl->m->ag[a].nchunk; k++)
 			p->nich += ip->vacated[a][k];
-	p->nich += ip->nch;
+	for (k = 0; k < ip->nch; k++)
+		p->nich += !ip->ch[k].same;
 	p->ich = malloc((p->nich ? p->nich : 1) * sizeof(*p->ich));
 	if (!p->ich)
 		return -ENOMEM;
 	p->cap_ich = p->nich;
 	p->nich = 0;
 	for (k = 0; k < ip->nch; k++) {
+		if (ip->ch[k].same)
+			continue;
 		p->ich[p->nich].startino = new_ino(g, &ip->ch[k], 0);
 		p->ich[p->nich].holemask = 0;
 		p->ich[p->nich].alloc = true;
@@ -175,7 +225,8 @@ int plan_ino_chunks_after(const struct planner *pl, uint32_t agno,
 		if (!plan_ino_vacated(pl, agno, k))
 			v[c++] = ag->chunk[k].startino;
 	for (k = 0; ip && k < ip->nch; k++)
-		if (ip->ch[k].agno == agno && ip->ch[k].agbno != NOAGBNO)
+		if (ip->ch[k].agno == agno && ip->ch[k].agbno != NOAGBNO &&
+		    !ip->ch[k].same)
 			v[c++] = ip->ch[k].agbno << g->inopblog;
 	sort_any(v, c, sizeof(*v), cmp_u32);
 	*out = v;

@@ -78,6 +78,8 @@ struct nchunk {
 	uint32_t first;		/* first member: index into inoplan.mem */
 	bool need32;		/* a member must stay below 2^32 */
 	bool inode32;		/* a member must go below 2^32 (--inode32) */
+	bool same;		/* lands on the freed chunk of its members:
+				 * the chunk stays, nothing moves */
 };
 
 #define NOAGBNO	(~0u)

@@ -327,8 +327,12 @@ int plan_place_stream(struct planner *pl, struct agplan *aps,
 	}
 	for (a = 0; a < g->agcount && pl->ip; a++)
 		st[a].rem += pl->ip->blocks[a];
-	if (pl->ip)
+	if (pl->ip) {
+		/* a second pass places every chunk afresh */
 		pl->ip->next = 0;
+		for (i = 0; i < pl->ip->nch; i++)
+			pl->ip->ch[i].agbno = NOAGBNO;
+	}
 	for (i = 0; i < n && !ret;) {
 		const struct unit *un = &aps[all[i].agno].unit[all[i].idx];
 		uint64_t total = un->len;
