@@ -91,7 +91,7 @@ static void drop_identity(struct planner *pl, struct nchunk *c)
 	const struct od_geo *g = pl->g;
 	const struct m_ag *ag = &pl->m->ag[c->agno];
 	uint32_t agino = c->agbno << g->inopblog, i, have = 0;
-	size_t k = chunk_at(ag, agino), j;
+	size_t k = chunk_at(ag, agino), j, lo, hi;
 
 	if (k == ag->nchunk || ag->chunk[k].startino != agino ||
 	    !pl->ip->vacated[c->agno][k])
@@ -100,11 +100,20 @@ static void drop_identity(struct planner *pl, struct nchunk *c)
 		if (pl->ref[pl->ip->mem[c->first + i]].mi->ino !=
 		    new_ino(g, c, i))
 			return;
-	for (j = 0; j < ag->nino; j++) {
-		uint32_t x = od_ino_agino(g, ag->ino[j].ino);
+	/* the model's inodes in the chunk: from the first at or after it */
+	lo = 0;
+	hi = ag->nino;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
 
-		have += x >= agino && x < agino + OD_INODES_PER_CHUNK;
+		if (od_ino_agino(g, ag->ino[mid].ino) < agino)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
+	for (j = lo; j < ag->nino &&
+	     od_ino_agino(g, ag->ino[j].ino) < agino + OD_INODES_PER_CHUNK; j++)
+		have++;
 	if (have != c->used)
 		return;
 	pl->ip->vacated[c->agno][k] = 0;
