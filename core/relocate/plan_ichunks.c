@@ -120,6 +120,24 @@ static void drop_identity(struct planner *pl, struct nchunk *c)
 	c->same = true;
 }
 
+bool plan_ino_span_free(const struct planner *pl, uint32_t agno,
+			uint32_t agbno)
+{
+	const struct od_geo *g = pl->g;
+	const struct m_ag *ag = &pl->m->ag[agno];
+	uint32_t lo = agbno << g->inopblog, hi = lo + OD_INODES_PER_CHUNK;
+	size_t k = chunk_at(ag, lo);
+
+	/* the chunk starting before it, and those starting inside it */
+	if (k > 0 && !plan_ino_vacated(pl, agno, k - 1) &&
+	    ag->chunk[k - 1].startino + OD_INODES_PER_CHUNK > lo)
+		return false;
+	for (; k < ag->nchunk && ag->chunk[k].startino < hi; k++)
+		if (!plan_ino_vacated(pl, agno, k))
+			return false;
+	return true;
+}
+
 int plan_ino_finish(struct planner *pl, uint8_t *nomove)
 {
 	const struct od_geo *g = pl->g;

@@ -274,7 +274,7 @@ static void check_plan(struct t_state *ts, const char *name,
 	struct census c = { g, NULL, 0, 0, 0 };
 	uint64_t *nw = malloc((p->nino + 1) * sizeof(*nw));
 	uint64_t bad_slot = 0, bad_align = 0, bad32 = 0, dup = 0, notempty = 0;
-	uint64_t before = 0, files = 0, unowned;
+	uint64_t before = 0, files = 0, unowned, overlap = 0;
 	uint32_t align = sb->inoalignmt > g->blocks_per_cluster ?
 			 sb->inoalignmt : g->blocks_per_cluster, a;
 	size_t i, k;
@@ -308,6 +308,16 @@ static void check_plan(struct t_state *ts, const char *name,
 		if (i)
 			T_CHECK(ts, p->ich[i - 1].startino <= s);
 		if (p->ich[i].alloc) {
+			/* its numbers are no kept chunk's (sparse holes too) */
+			for (k = 0; k < ag->nchunk; k++) {
+				uint64_t ks = od_agino_ino(g, ag->agno,
+							   ag->chunk[k].startino);
+
+				if (!freed_chunk(p, ks) &&
+				    ks < s + OD_INODES_PER_CHUNK &&
+				    s < ks + OD_INODES_PER_CHUNK)
+					overlap++;
+			}
 			bad_align += agbno % align != 0 ||
 				     od_agino_offset(g, agino) != 0 ||
 				     agbno + g->ialloc_blks >
@@ -323,7 +333,7 @@ static void check_plan(struct t_state *ts, const char *name,
 		T_CHECK(ts, !(sb->rootino >= s &&
 			      sb->rootino < s + OD_INODES_PER_CHUNK));
 	}
-	T_CHECK(ts, bad_align == 0 && notempty == 0);
+	T_CHECK(ts, bad_align == 0 && notempty == 0 && overlap == 0);
 	/* one owner per block */
 	c.own = calloc(g->agcount, sizeof(*c.own));
 	for (a = 0; c.own && a < g->agcount; a++)
