@@ -300,28 +300,61 @@ static int merge_pads(struct plan_ag *pa, const struct m_free *pad,
 /*
  * AGI newino: the kernel puts its next chunk right after newino's
  * (xfs_ialloc_ag_alloc tries newino's block + a chunk first), so name
- * the last chunk that ends at or before the AG's largest free extent:
- * new chunks then start that free space, next to the data.
+ * the chunk that ends last at or before the AG's largest free extent
+ * (else the AG's first): new chunks then start that free space, next
+ * to the data.  Its first inode that is there (a sparse chunk's first
+ * present group), as the kernel sets it.
  */
 static void set_newino(const struct planner *pl, struct plan_ag *pa)
 {
 	const struct od_geo *g = pl->g;
+	const struct m_ag *ag = &pl->m->ag[pa->agno];
+	const struct inoplan *ip = pl->ip;
 	const struct m_free *big = NULL;
-	uint32_t *v = NULL;
-	size_t n = 0, k;
+	uint32_t best = ~0u, best_end = 0, first = ~0u;
+	size_t k;
 
 	for (k = 0; k < pa->nfreesp; k++)
 		if (!big || pa->freesp[k].len > big->len)
 			big = &pa->freesp[k];
-	if (!big || plan_ino_chunks_after(pl, pa->agno, &v, &n) || !n) {
-		free(v);
+	if (!big)
 		return;
+	for (k = 0; k < ag->nchunk; k++) {
+		const struct od_inobt_rec *r = &ag->chunk[k];
+		uint32_t grp = 0, last = 0, s, e;
+
+		if (plan_ino_vacated(pl, pa->agno, k))
+			continue;
+		while (grp < OD_INODES_PER_CHUNK && !od_inobt_present(r, grp))
+			grp += OD_INODES_PER_HOLEMASK_BIT;
+		for (s = 0; s < OD_INODES_PER_CHUNK; s++)
+			if (od_inobt_present(r, s))
+				last = s;
+		if (grp >= OD_INODES_PER_CHUNK)
+			continue;
+		s = r->startino + grp;
+		e = od_agino_agbno(g, r->startino + last) + 1;
+		if (first == ~0u || s < first)
+			first = s;
+		if (e <= big->agbno && (best == ~0u || e > best_end)) {
+			best = s;
+			best_end = e;
+		}
 	}
-	pa->newino = v[0];
-	for (k = 0; k < n; k++)
-		if (od_agino_agbno(g, v[k]) + g->ialloc_blks <= big->agbno)
-			pa->newino = v[k];
-	free(v);
+	for (k = 0; ip && k < ip->nch; k++) {
+		const struct nchunk *c = &ip->ch[k];
+		uint32_t e = c->agbno + g->ialloc_blks;
+
+		if (c->agno != pa->agno || c->agbno == NOAGBNO || c->same)
+			continue;
+		if (first == ~0u || (c->agbno << g->inopblog) < first)
+			first = c->agbno << g->inopblog;
+		if (e <= big->agbno && (best == ~0u || e > best_end)) {
+			best = c->agbno << g->inopblog;
+			best_end = e;
+		}
+	}
+	pa->newino = best != ~0u ? best : first;
 }
 
 int plan_ino_finish_ag(struct planner *pl, uint32_t agno, bool newino)

@@ -500,11 +500,32 @@ static void test_fixture(struct t_state *ts, const char *name)
 	o.renumber = PR_AUTO;
 	T_CHECK(ts, plan_build(m, &o, &pa, &e) == 0);
 	check_plan(ts, name, m, &pa);
-	/* auto: the newino it sets is a chunk's first inode */
-	for (a = 0; a < m->agcount; a++)
-		if (pa.ag[a].newino != ~0u)
-			T_CHECK(ts, od_agino_offset(&m->fs->geo, pa.ag[a].newino)
-				    == 0);
+	/* auto: newino is set, to an inode that is there after the run */
+	for (a = 0; a < m->agcount; a++) {
+		const struct od_geo *g = &m->fs->geo;
+		uint64_t ni = od_agino_ino(g, a, pa.ag[a].newino);
+		const struct m_ag *ag = &m->ag[a];
+		bool there = alloc_chunk_of(&pa, ni) != NULL;
+
+		for (i = 0; i < ag->nchunk && !there; i++) {
+			const struct od_inobt_rec *r = &ag->chunk[i];
+
+			there = pa.ag[a].newino >= r->startino &&
+				pa.ag[a].newino < r->startino + OD_INODES_PER_CHUNK &&
+				od_inobt_present(r, pa.ag[a].newino - r->startino) &&
+				!freed_chunk(&pa, od_agino_ino(g, a, r->startino));
+		}
+		size_t after = 0;
+
+		for (i = 0; i < ag->nchunk; i++)
+			after += !freed_chunk(&pa, od_agino_ino(g, a,
+							ag->chunk[i].startino));
+		for (i = 0; i < pa.nich; i++)
+			after += pa.ich[i].alloc &&
+				 od_ino_agno(g, pa.ich[i].startino) == a;
+		/* (~0u, "leave it", only where no chunk is left) */
+		T_CHECK(ts, pa.ag[a].newino == ~0u ? after == 0 : there);
+	}
 	/* none: the plan of no options, field by field */
 	o.renumber = PR_NONE;
 	T_CHECK(ts, plan_build(m, &o, &pn, &e) == 0);
