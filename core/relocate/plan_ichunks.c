@@ -93,8 +93,9 @@ static void drop_identity(struct planner *pl, struct nchunk *c)
 	uint32_t agino = c->agbno << g->inopblog, i, have = 0;
 	size_t k = chunk_at(ag, agino), j, lo, hi;
 
+	/* (a sparse one's holes were free for the new, whole chunk) */
 	if (k == ag->nchunk || ag->chunk[k].startino != agino ||
-	    !pl->ip->vacated[c->agno][k])
+	    !pl->ip->vacated[c->agno][k] || ag->chunk[k].holemask)
 		return;
 	for (i = 0; i < c->used; i++)
 		if (pl->ref[pl->ip->mem[c->first + i]].mi->ino !=
