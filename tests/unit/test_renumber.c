@@ -15,7 +15,8 @@
  *   - no number that was below 2^32 at or above it;
  *   - walk order: a moved file's inode before its data, its chunk after
  *     the data the walk read before the chunk's first inode.
- * --renumber none gives the plan of no options at all.  On a hand-made
+ * The same for the walk by name.  --renumber none gives the plan of no
+ * options at all.  On a hand-made
  * model with AGs above 2^32 (no disk behind it: the planner reads
  * none), --inode32 brings every inode below 2^32, or fails with the
  * count when the low AGs have no room.
@@ -497,6 +498,14 @@ static void test_fixture(struct t_state *ts, const char *name)
 	check_plan(ts, name, m, &pa);
 	check_chunk_order(ts, name, m, &pa);
 	plan_free(&pa);
+	/* the walk by name lays chunks out in its own order */
+	o.order = WALK_NAME;
+	T_CHECK(ts, plan_build(m, &o, &pa, &e) == 0);
+	T_CHECK(ts, pa.nino > 0);
+	check_plan(ts, name, m, &pa);
+	check_chunk_order(ts, name, m, &pa);
+	plan_free(&pa);
+	o.order = WALK_READDIR;
 	o.renumber = PR_AUTO;
 	T_CHECK(ts, plan_build(m, &o, &pa, &e) == 0);
 	check_plan(ts, name, m, &pa);
