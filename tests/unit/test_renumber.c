@@ -275,7 +275,7 @@ static void check_plan(struct t_state *ts, const char *name,
 	struct census c = { g, NULL, 0, 0, 0 };
 	uint64_t *nw = malloc((p->nino + 1) * sizeof(*nw));
 	uint64_t bad_slot = 0, bad_align = 0, bad32 = 0, dup = 0, notempty = 0;
-	uint64_t before = 0, files = 0, unowned, overlap = 0;
+	uint64_t before = 0, files = 0, unowned, overlap = 0, same = 0;
 	uint32_t align = sb->inoalignmt > g->blocks_per_cluster ?
 			 sb->inoalignmt : g->blocks_per_cluster, a;
 	size_t i, k;
@@ -290,6 +290,7 @@ static void check_plan(struct t_state *ts, const char *name,
 		if (i)
 			T_CHECK(ts, p->ino[i - 1].old < p->ino[i].old);
 		bad_slot += !ch;
+		same += p->ino[i].old == p->ino[i].new;
 		bad32 += p->ino[i].old < (1ull << 32) &&
 			 p->ino[i].new >= (1ull << 32);
 		nw[i] = p->ino[i].new;
@@ -367,10 +368,11 @@ static void check_plan(struct t_state *ts, const char *name,
 	T_CHECK(ts, before * 100 >= files * 98);
 	if (getenv("T_VERBOSE") || c.clash || unowned || bad_slot || dup ||
 	    before * 100 < files * 98)
-		printf("%s: %zu inodes renumbered, %zu chunk records; "
+		printf("%s: %zu inodes renumbered (%llu to themselves), %zu chunk records; "
 		       "%llu blocks claimed twice, %llu unowned; %llu of %llu "
 		       "moved files have their inode before their data\n",
-		       name, p->nino, p->nich, (unsigned long long)c.clash,
+		       name, p->nino, (unsigned long long)same, p->nich,
+		       (unsigned long long)c.clash,
 		       (unsigned long long)unowned, (unsigned long long)before,
 		       (unsigned long long)files);
 }
