@@ -782,9 +782,12 @@ out:
 	free(compact);
 	plan_ino_free(pl.ip);
 	bigmem_free(nr.v, nr.cap, sizeof(*nr.v));
+	if (ret)
+		plan_free(p);	/* (a zeroed plan: plan_free again is harmless) */
 	if (ret == -ENOSPC && big)
 		return err_set(e, ret, "--inode32: %llu inodes do not fit "
-			       "below inode number 2^32", (unsigned long long)big);
+			       "below inode number 2^32 (no room there, or "
+			       "they may not move)", (unsigned long long)big);
 	if (ret == -ENOSPC)
 		return err_set(e, ret, "not enough free space to rebuild the "
 			       "btrees after packing");

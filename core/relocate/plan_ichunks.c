@@ -66,6 +66,79 @@ static uint64_t new_ino(const struct od_geo *g, const struct nchunk *c,
 	return od_agino_ino(g, c->agno, (c->agbno << g->inopblog) + slot);
 }
 
+/* Index of the model chunk of the AG starting at agino, or nchunk. */
+static size_t chunk_at(const struct m_ag *ag, uint32_t agino)
+{
+	size_t lo = 0, hi = ag->nchunk;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ag->chunk[mid].startino < agino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * A new chunk where a freed one was, holding exactly its inodes in their
+ * slots (a second run on its own result): nothing moves, the chunk stays.
+ */
+static void drop_identity(struct planner *pl, struct nchunk *c)
+{
+	const struct od_geo *g = pl->g;
+	const struct m_ag *ag = &pl->m->ag[c->agno];
+	uint32_t agino = c->agbno << g->inopblog, i, have = 0;
+	size_t k = chunk_at(ag, agino), j, lo, hi;
+
+	/* (a sparse one's holes were free for the new, whole chunk) */
+	if (k == ag->nchunk || ag->chunk[k].startino != agino ||
+	    !pl->ip->vacated[c->agno][k] || ag->chunk[k].holemask)
+		return;
+	for (i = 0; i < c->used; i++)
+		if (pl->ref[pl->ip->mem[c->first + i]].mi->ino !=
+		    new_ino(g, c, i))
+			return;
+	/* the model's inodes in the chunk: from the first at or after it */
+	lo = 0;
+	hi = ag->nino;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (od_ino_agino(g, ag->ino[mid].ino) < agino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (j = lo; j < ag->nino &&
+	     od_ino_agino(g, ag->ino[j].ino) < agino + OD_INODES_PER_CHUNK; j++)
+		have++;
+	if (have != c->used)
+		return;
+	pl->ip->vacated[c->agno][k] = 0;
+	c->same = true;
+}
+
+bool plan_ino_span_free(const struct planner *pl, uint32_t agno,
+			uint32_t agbno)
+{
+	const struct od_geo *g = pl->g;
+	const struct m_ag *ag = &pl->m->ag[agno];
+	uint32_t lo = agbno << g->inopblog, hi = lo + OD_INODES_PER_CHUNK;
+	size_t k = chunk_at(ag, lo);
+
+	/* the chunk starting before it, and those starting inside it */
+	if (k > 0 && !plan_ino_vacated(pl, agno, k - 1) &&
+	    ag->chunk[k - 1].startino + OD_INODES_PER_CHUNK > lo)
+		return false;
+	for (; k < ag->nchunk && ag->chunk[k].startino < hi; k++)
+		if (!plan_ino_vacated(pl, agno, k))
+			return false;
+	return true;
+}
+
 int plan_ino_finish(struct planner *pl, uint8_t *nomove)
 {
 	const struct od_geo *g = pl->g;
@@ -91,6 +164,8 @@ int plan_ino_finish(struct planner *pl, uint8_t *nomove)
 	}
 	if (retry)
 		return -EAGAIN;
+	for (k = 0; k < ip->nch; k++)
+		drop_identity(pl, &ip->ch[k]);
 	p->ino = malloc((ip->nmem ? ip->nmem : 1) * sizeof(*p->ino));
 	if (!p->ino)
 		return -ENOMEM;
@@ -98,7 +173,7 @@ int plan_ino_finish(struct planner *pl, uint8_t *nomove)
 	for (k = 0; k < ip->nch; k++) {
 		const struct nchunk *c = &ip->ch[k];
 
-		for (i = 0; i < c->used; i++) {
+		for (i = 0; i < c->used && !c->same; i++) {
 			uint32_t d = ip->mem[c->first + i];
 
 			p->ino[p->nino].old = pl->ref[d].mi->ino;
@@ -110,13 +185,16 @@ int plan_ino_finish(struct planner *pl, uint8_t *nomove)
 	for (a = 0; a < pl->m->agcount; a++)
 		for (k = 0; k < pl->m->ag[a].nchunk; k++)
 			p->nich += ip->vacated[a][k];
-	p->nich += ip->nch;
+	for (k = 0; k < ip->nch; k++)
+		p->nich += !ip->ch[k].same;
 	p->ich = malloc((p->nich ? p->nich : 1) * sizeof(*p->ich));
 	if (!p->ich)
 		return -ENOMEM;
 	p->cap_ich = p->nich;
 	p->nich = 0;
 	for (k = 0; k < ip->nch; k++) {
+		if (ip->ch[k].same)
+			continue;
 		p->ich[p->nich].startino = new_ino(g, &ip->ch[k], 0);
 		p->ich[p->nich].holemask = 0;
 		p->ich[p->nich].alloc = true;
@@ -175,7 +253,8 @@ int plan_ino_chunks_after(const struct planner *pl, uint32_t agno,
 		if (!plan_ino_vacated(pl, agno, k))
 			v[c++] = ag->chunk[k].startino;
 	for (k = 0; ip && k < ip->nch; k++)
-		if (ip->ch[k].agno == agno && ip->ch[k].agbno != NOAGBNO)
+		if (ip->ch[k].agno == agno && ip->ch[k].agbno != NOAGBNO &&
+		    !ip->ch[k].same)
 			v[c++] = ip->ch[k].agbno << g->inopblog;
 	sort_any(v, c, sizeof(*v), cmp_u32);
 	*out = v;
@@ -222,28 +301,61 @@ static int merge_pads(struct plan_ag *pa, const struct m_free *pad,
 /*
  * AGI newino: the kernel puts its next chunk right after newino's
  * (xfs_ialloc_ag_alloc tries newino's block + a chunk first), so name
- * the last chunk that ends at or before the AG's largest free extent:
- * new chunks then start that free space, next to the data.
+ * the chunk that ends last at or before the AG's largest free extent
+ * (else the AG's first): new chunks then start that free space, next
+ * to the data.  Its first inode that is there (a sparse chunk's first
+ * present group), as the kernel sets it.
  */
 static void set_newino(const struct planner *pl, struct plan_ag *pa)
 {
 	const struct od_geo *g = pl->g;
+	const struct m_ag *ag = &pl->m->ag[pa->agno];
+	const struct inoplan *ip = pl->ip;
 	const struct m_free *big = NULL;
-	uint32_t *v = NULL;
-	size_t n = 0, k;
+	uint32_t best = ~0u, best_end = 0, first = ~0u;
+	size_t k;
 
 	for (k = 0; k < pa->nfreesp; k++)
 		if (!big || pa->freesp[k].len > big->len)
 			big = &pa->freesp[k];
-	if (!big || plan_ino_chunks_after(pl, pa->agno, &v, &n) || !n) {
-		free(v);
+	if (!big)
 		return;
+	for (k = 0; k < ag->nchunk; k++) {
+		const struct od_inobt_rec *r = &ag->chunk[k];
+		uint32_t grp = 0, last = 0, s, e;
+
+		if (plan_ino_vacated(pl, pa->agno, k))
+			continue;
+		while (grp < OD_INODES_PER_CHUNK && !od_inobt_present(r, grp))
+			grp += OD_INODES_PER_HOLEMASK_BIT;
+		for (s = 0; s < OD_INODES_PER_CHUNK; s++)
+			if (od_inobt_present(r, s))
+				last = s;
+		if (grp >= OD_INODES_PER_CHUNK)
+			continue;
+		s = r->startino + grp;
+		e = od_agino_agbno(g, r->startino + last) + 1;
+		if (first == ~0u || s < first)
+			first = s;
+		if (e <= big->agbno && (best == ~0u || e > best_end)) {
+			best = s;
+			best_end = e;
+		}
 	}
-	pa->newino = v[0];
-	for (k = 0; k < n; k++)
-		if (od_agino_agbno(g, v[k]) + g->ialloc_blks <= big->agbno)
-			pa->newino = v[k];
-	free(v);
+	for (k = 0; ip && k < ip->nch; k++) {
+		const struct nchunk *c = &ip->ch[k];
+		uint32_t e = c->agbno + g->ialloc_blks;
+
+		if (c->agno != pa->agno || c->agbno == NOAGBNO || c->same)
+			continue;
+		if (first == ~0u || (c->agbno << g->inopblog) < first)
+			first = c->agbno << g->inopblog;
+		if (e <= big->agbno && (best == ~0u || e > best_end)) {
+			best = c->agbno << g->inopblog;
+			best_end = e;
+		}
+	}
+	pa->newino = best != ~0u ? best : first;
 }
 
 int plan_ino_finish_ag(struct planner *pl, uint32_t agno, bool newino)

@@ -13,9 +13,10 @@
  * one cluster's worth of members (a following directory whose children
  * all fit the rest of that cluster shares it: the cluster is in the
  * cache by then) and the rest of the chunk stays free inodes, which the
- * kernel fills with new files of those directories later.  An AG whose
- * new chunks would take more than a quarter of its free space fills its
- * chunks whole instead (a jump back per cluster, not per file).
+ * kernel fills with new files of those directories later.  An AG that
+ * has no room for that (its free space, less a sixteenth, after the data
+ * and inodes it takes in) fills its chunks whole instead (a jump back
+ * per cluster, not per file).
  *
  * Fixed: the inodes the superblock names (root, realtime bitmap and
  * summary, quota inodes) and so their chunks; inodes the walk does not
@@ -361,7 +362,7 @@ int plan_ino_choose(struct planner *pl, enum plan_renumber mode,
 	struct inoplan *ip;
 	struct member *mb = NULL;
 	uint32_t *par = NULL, *cap = NULL, *fin = NULL, a, cl;
-	int64_t *room = NULL;
+	int64_t *room = NULL, per64;
 	uint8_t *agok = NULL, **cok = NULL;
 	size_t n = 0, k;
 	int ret = -ENOMEM, pass;
@@ -422,9 +423,16 @@ int plan_ino_choose(struct planner *pl, enum plan_renumber mode,
 		goto out;
 	for (k = 0; k < pl->nref; k++)
 		fin[k] = od_ino_agno(g, pl->ref[k].mi->ino);
+	cl = g->inodes_per_cluster;
+	if (cl < 1 || cl > OD_INODES_PER_CHUNK)
+		cl = OD_INODES_PER_CHUNK;
+	/* in 64ths of a block: an inode's share of a one-cluster chunk and
+	 * of its alignment gap (half the alignment on average) */
+	per64 = (int64_t)(g->ialloc_blks + ip->align / 2) * 64 / cl;
 	for (a = 0; a < m->agcount; a++)
-		room[a] = (int64_t)(m->ag[a].have_agf ? m->ag[a].agf.freeblks :
-				    0) - od_ag_blocks(g, a) / ROOM_KEEP;
+		room[a] = ((int64_t)(m->ag[a].have_agf ?
+				     m->ag[a].agf.freeblks : 0) -
+			   od_ag_blocks(g, a) / ROOM_KEEP) * 64;
 	/* in walk order: a parent's AG is known before its children's */
 	for (k = 0; k < pl->walk.nreached; k++) {
 		uint32_t d = pl->walk.seq[k], p = par[d], own, t;
@@ -441,18 +449,21 @@ int plan_ino_choose(struct planner *pl, enum plan_renumber mode,
 			continue;
 		/* its directory's AG (where that went), if it has room */
 		t = nomove && nomove[d] ? own : fin[p];
-		need = (int64_t)ino_blocks(g, pl->ref[d].ag, mi, t) +
-		       g->ialloc_blks / 16 + 1;
+		need = (int64_t)ino_blocks(g, pl->ref[d].ag, mi, t) * 64 +
+		       per64;
 		if (!agok[t] || (t != own && room[t] < need))
 			t = own;
 		if ((mi->ino < INO32 || inode32) &&
 		    limit32(g, t) < g->ialloc_blks)
 			t = low_ag(g, own);
-		if (t != own) {
-			need = (int64_t)ino_blocks(g, pl->ref[d].ag, mi, t);
-			room[t] -= need + g->ialloc_blks / 16 + 1;
-			room[own] += need;
-		}
+		/* its data and a new slot come in, its old slot is freed */
+		room[t] -= (int64_t)ino_blocks(g, pl->ref[d].ag, mi, t) * 64 +
+			   per64;
+		room[own] += (int64_t)g->ialloc_blks;
+		if (t != own)
+			room[own] += (int64_t)(mi->nde + mi->nae ?
+				ino_blocks(g, pl->ref[d].ag, mi, m->agcount) -
+				ino_blocks(g, pl->ref[d].ag, mi, own) : 0) * 64;
 		fin[d] = t;
 		mb[n].d = d;
 		mb[n].ag = t;
@@ -461,9 +472,6 @@ int plan_ino_choose(struct planner *pl, enum plan_renumber mode,
 		n++;
 	}
 	sort_any(mb, n, sizeof(*mb), cmp_member);
-	cl = g->inodes_per_cluster;
-	if (cl < 1 || cl > OD_INODES_PER_CHUNK)
-		cl = OD_INODES_PER_CHUNK;
 	for (a = 0; a < m->agcount; a++)
 		cap[a] = cl;
 	/* pass 1 by clusters; an AG that cannot spare the room, whole chunks */
@@ -477,11 +485,8 @@ int plan_ino_choose(struct planner *pl, enum plan_renumber mode,
 		for (k = 0; k < ip->nch; k++)
 			ip->blocks[ip->ch[k].agno] += g->ialloc_blks + ip->align - 1;
 		for (a = 0; a < m->agcount && pass == 0; a++) {
-			const struct m_ag *ag = &m->ag[a];
-			uint64_t freeb = ag->have_agf ? ag->agf.freeblks : 0;
-
-			if (cap[a] < OD_INODES_PER_CHUNK &&
-			    ip->blocks[a] * 4 > freeb) {
+			/* the room counted one-cluster chunks already */
+			if (cap[a] < OD_INODES_PER_CHUNK && room[a] < 0) {
 				cap[a] = OD_INODES_PER_CHUNK;
 				again = true;
 			}

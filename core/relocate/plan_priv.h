@@ -78,6 +78,8 @@ struct nchunk {
 	uint32_t first;		/* first member: index into inoplan.mem */
 	bool need32;		/* a member must stay below 2^32 */
 	bool inode32;		/* a member must go below 2^32 (--inode32) */
+	bool same;		/* lands on the freed chunk of its members:
+				 * the chunk stays, nothing moves */
 };
 
 #define NOAGBNO	(~0u)
@@ -114,6 +116,13 @@ bool plan_ino_vacated(const struct planner *pl, uint32_t agno, size_t k);
 uint32_t plan_ino_ag(const struct planner *pl, uint32_t ino_idx);
 /* Blocks AG agno needs for new chunks (0 without renumbering). */
 uint64_t plan_ino_blocks(const struct planner *pl, uint32_t agno);
+/*
+ * May a new chunk start at block agbno: do its 64 inode numbers miss
+ * every chunk that stays (a sparse chunk's holes are free blocks, but
+ * its numbers are taken)?
+ */
+bool plan_ino_span_free(const struct planner *pl, uint32_t agno,
+			uint32_t agbno);
 /* Blocks [start, start+len) the stream skipped to align a chunk: free. */
 int plan_ino_pad(struct planner *pl, uint32_t agno, uint32_t start,
 		 uint32_t len);

@@ -220,15 +220,22 @@ static int place_fork(struct agplan *aps, const struct uref *u, size_t nu,
 	return plan_place_split(aps, u, nu, dst);
 }
 
-/* Aligned start for len blocks in window sg below end, or NOAGBNO. */
-static uint32_t fit_aligned(const struct seg *sg, uint64_t end, uint32_t len,
+/*
+ * Aligned start for len blocks in window sg below end whose inode
+ * numbers no kept chunk has, or NOAGBNO.
+ */
+static uint32_t fit_aligned(const struct planner *pl, uint32_t agno,
+			    const struct seg *sg, uint64_t end, uint32_t len,
 			    uint32_t align)
 {
 	uint64_t at = (sg->cur + align - 1) / align * align;
 
 	if (end > sg->end)
 		end = sg->end;
-	return at + len <= end ? (uint32_t)at : NOAGBNO;
+	for (; at + len <= end; at += align)
+		if (plan_ino_span_free(pl, agno, (uint32_t)at))
+			return (uint32_t)at;
+	return NOAGBNO;
 }
 
 /* Take [at, at+len) of window si; the alignment gap stays free. */
@@ -261,7 +268,7 @@ static int place_chunk(struct planner *pl, struct agplan *dst,
 
 		if (end > c->limit)
 			end = c->limit;
-		at = fit_aligned(&dst->seg[si], end, len, align);
+		at = fit_aligned(pl, dst->agno, &dst->seg[si], end, len, align);
 		if (at == NOAGBNO)
 			continue;
 		if (is_big(dst, si) && !st->in_big) {
@@ -273,7 +280,8 @@ static int place_chunk(struct planner *pl, struct agplan *dst,
 		return chunk_take(pl, dst, si, at, c);
 	}
 	for (k = 0; k < dst->nseg; k++) {
-		at = fit_aligned(&dst->seg[k], c->limit, len, align);
+		at = fit_aligned(pl, dst->agno, &dst->seg[k], c->limit, len,
+				 align);
 		if (at != NOAGBNO) {
 			st->rem -= len < st->rem ? len : st->rem;
 			return chunk_take(pl, dst, k, at, c);
@@ -327,8 +335,12 @@ int plan_place_stream(struct planner *pl, struct agplan *aps,
 	}
 	for (a = 0; a < g->agcount && pl->ip; a++)
 		st[a].rem += pl->ip->blocks[a];
-	if (pl->ip)
+	if (pl->ip) {
+		/* a second pass places every chunk afresh */
 		pl->ip->next = 0;
+		for (i = 0; i < pl->ip->nch; i++)
+			pl->ip->ch[i].agbno = NOAGBNO;
+	}
 	for (i = 0; i < n && !ret;) {
 		const struct unit *un = &aps[all[i].agno].unit[all[i].idx];
 		uint64_t total = un->len;

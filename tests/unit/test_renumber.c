@@ -15,7 +15,8 @@
  *   - no number that was below 2^32 at or above it;
  *   - walk order: a moved file's inode before its data, its chunk after
  *     the data the walk read before the chunk's first inode.
- * --renumber none gives the plan of no options at all.  On a hand-made
+ * The same for the walk by name.  --renumber none gives the plan of no
+ * options at all.  On a hand-made
  * model with AGs above 2^32 (no disk behind it: the planner reads
  * none), --inode32 brings every inode below 2^32, or fails with the
  * count when the low AGs have no room.
@@ -274,7 +275,7 @@ static void check_plan(struct t_state *ts, const char *name,
 	struct census c = { g, NULL, 0, 0, 0 };
 	uint64_t *nw = malloc((p->nino + 1) * sizeof(*nw));
 	uint64_t bad_slot = 0, bad_align = 0, bad32 = 0, dup = 0, notempty = 0;
-	uint64_t before = 0, files = 0, unowned;
+	uint64_t before = 0, files = 0, unowned, overlap = 0, same = 0;
 	uint32_t align = sb->inoalignmt > g->blocks_per_cluster ?
 			 sb->inoalignmt : g->blocks_per_cluster, a;
 	size_t i, k;
@@ -289,6 +290,7 @@ static void check_plan(struct t_state *ts, const char *name,
 		if (i)
 			T_CHECK(ts, p->ino[i - 1].old < p->ino[i].old);
 		bad_slot += !ch;
+		same += p->ino[i].old == p->ino[i].new;
 		bad32 += p->ino[i].old < (1ull << 32) &&
 			 p->ino[i].new >= (1ull << 32);
 		nw[i] = p->ino[i].new;
@@ -308,6 +310,16 @@ static void check_plan(struct t_state *ts, const char *name,
 		if (i)
 			T_CHECK(ts, p->ich[i - 1].startino <= s);
 		if (p->ich[i].alloc) {
+			/* its numbers are no kept chunk's (sparse holes too) */
+			for (k = 0; k < ag->nchunk; k++) {
+				uint64_t ks = od_agino_ino(g, ag->agno,
+							   ag->chunk[k].startino);
+
+				if (!freed_chunk(p, ks) &&
+				    ks < s + OD_INODES_PER_CHUNK &&
+				    s < ks + OD_INODES_PER_CHUNK)
+					overlap++;
+			}
 			bad_align += agbno % align != 0 ||
 				     od_agino_offset(g, agino) != 0 ||
 				     agbno + g->ialloc_blks >
@@ -323,7 +335,7 @@ static void check_plan(struct t_state *ts, const char *name,
 		T_CHECK(ts, !(sb->rootino >= s &&
 			      sb->rootino < s + OD_INODES_PER_CHUNK));
 	}
-	T_CHECK(ts, bad_align == 0 && notempty == 0);
+	T_CHECK(ts, bad_align == 0 && notempty == 0 && overlap == 0);
 	/* one owner per block */
 	c.own = calloc(g->agcount, sizeof(*c.own));
 	for (a = 0; c.own && a < g->agcount; a++)
@@ -356,10 +368,11 @@ static void check_plan(struct t_state *ts, const char *name,
 	T_CHECK(ts, before * 100 >= files * 98);
 	if (getenv("T_VERBOSE") || c.clash || unowned || bad_slot || dup ||
 	    before * 100 < files * 98)
-		printf("%s: %zu inodes renumbered, %zu chunk records; "
+		printf("%s: %zu inodes renumbered (%llu to themselves), %zu chunk records; "
 		       "%llu blocks claimed twice, %llu unowned; %llu of %llu "
 		       "moved files have their inode before their data\n",
-		       name, p->nino, p->nich, (unsigned long long)c.clash,
+		       name, p->nino, (unsigned long long)same, p->nich,
+		       (unsigned long long)c.clash,
 		       (unsigned long long)unowned, (unsigned long long)before,
 		       (unsigned long long)files);
 }
@@ -487,14 +500,43 @@ static void test_fixture(struct t_state *ts, const char *name)
 	check_plan(ts, name, m, &pa);
 	check_chunk_order(ts, name, m, &pa);
 	plan_free(&pa);
+	/* the walk by name lays chunks out in its own order */
+	o.order = WALK_NAME;
+	T_CHECK(ts, plan_build(m, &o, &pa, &e) == 0);
+	T_CHECK(ts, pa.nino > 0);
+	check_plan(ts, name, m, &pa);
+	check_chunk_order(ts, name, m, &pa);
+	plan_free(&pa);
+	o.order = WALK_READDIR;
 	o.renumber = PR_AUTO;
 	T_CHECK(ts, plan_build(m, &o, &pa, &e) == 0);
 	check_plan(ts, name, m, &pa);
-	/* auto: the newino it sets is a chunk's first inode */
-	for (a = 0; a < m->agcount; a++)
-		if (pa.ag[a].newino != ~0u)
-			T_CHECK(ts, od_agino_offset(&m->fs->geo, pa.ag[a].newino)
-				    == 0);
+	/* auto: newino is set, to an inode that is there after the run */
+	for (a = 0; a < m->agcount; a++) {
+		const struct od_geo *g = &m->fs->geo;
+		uint64_t ni = od_agino_ino(g, a, pa.ag[a].newino);
+		const struct m_ag *ag = &m->ag[a];
+		bool there = alloc_chunk_of(&pa, ni) != NULL;
+
+		for (i = 0; i < ag->nchunk && !there; i++) {
+			const struct od_inobt_rec *r = &ag->chunk[i];
+
+			there = pa.ag[a].newino >= r->startino &&
+				pa.ag[a].newino < r->startino + OD_INODES_PER_CHUNK &&
+				od_inobt_present(r, pa.ag[a].newino - r->startino) &&
+				!freed_chunk(&pa, od_agino_ino(g, a, r->startino));
+		}
+		size_t after = 0;
+
+		for (i = 0; i < ag->nchunk; i++)
+			after += !freed_chunk(&pa, od_agino_ino(g, a,
+							ag->chunk[i].startino));
+		for (i = 0; i < pa.nich; i++)
+			after += pa.ich[i].alloc &&
+				 od_ino_agno(g, pa.ich[i].startino) == a;
+		/* (~0u, "leave it", only where no chunk is left) */
+		T_CHECK(ts, pa.ag[a].newino == ~0u ? after == 0 : there);
+	}
 	/* none: the plan of no options, field by field */
 	o.renumber = PR_NONE;
 	T_CHECK(ts, plan_build(m, &o, &pn, &e) == 0);
