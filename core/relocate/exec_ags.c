@@ -274,6 +274,19 @@ static int layout_free(struct agx *ax, uint32_t used)
 	if (!ax->freesp)
 		return -ENOMEM;
 	memcpy(ax->freesp, pa->freesp, n * sizeof(*ax->freesp));
+	if (used > pa->bt_len) {
+		/* the trees outgrew the run: into the free extent after it
+		 * (bt_room said it is there and long enough) */
+		uint32_t d = used - pa->bt_len;
+
+		for (i = 0; i < n; i++)
+			if (ax->freesp[i].agbno == pa->bt_start + pa->bt_len &&
+			    ax->freesp[i].len >= d) {
+				ax->freesp[i].agbno += d;
+				ax->freesp[i].len -= d;
+				break;
+			}
+	}
 	if (used < pa->bt_len) {
 		ax->freesp[n].agbno = pa->bt_start + used;
 		ax->freesp[n].len = pa->bt_len - used;
@@ -281,6 +294,8 @@ static int layout_free(struct agx *ax, uint32_t used)
 	}
 	sort_any(ax->freesp, n, sizeof(*ax->freesp), cmp_free);
 	for (i = 0; i < n; i++) {
+		if (!ax->freesp[i].len)
+			continue;
 		if (k && ax->freesp[k - 1].agbno + ax->freesp[k - 1].len ==
 		    ax->freesp[i].agbno)
 			ax->freesp[k - 1].len += ax->freesp[i].len;
@@ -369,10 +384,26 @@ static uint32_t layout_blocks(struct agx *ax)
 	       ax->nb[T_FINO] + ax->nb[T_REFC] + ax->nb[T_RMAP];
 }
 
+/*
+ * Blocks the trees may take: the run the plan set aside, and the free
+ * extent right after it should the estimate fall short (renumbering
+ * can add inode chunk and rmap records the estimate did not foresee).
+ */
+static uint32_t bt_room(const struct agx *ax)
+{
+	const struct plan_ag *pa = ax->pa;
+	size_t i;
+
+	for (i = 0; i < pa->nfreesp; i++)
+		if (pa->freesp[i].agbno == pa->bt_start + pa->bt_len)
+			return pa->bt_len + pa->freesp[i].len;
+	return pa->bt_len;
+}
+
 /* Find how many blocks the run really needs: a fixed point. */
 static int settle_layout(struct agx *ax)
 {
-	uint32_t used = ax->pa->bt_len, need = 0, round;
+	uint32_t used = ax->pa->bt_len, need = 0, round, room = bt_room(ax);
 	int ret;
 
 	for (round = 0; round < 32; round++) {
@@ -384,11 +415,17 @@ static int settle_layout(struct agx *ax)
 		if (ret)
 			return ret;
 		need = layout_blocks(ax);
-		if (need > ax->pa->bt_len)
+		if (need > room)
 			return err_set(ax->x->e, -ENOSPC, "ag %u: the rebuilt "
 				       "btrees need %u blocks, %u were set "
-				       "aside", ax->agno, need,
-				       ax->pa->bt_len);
+				       "aside (bno %u cnt %u ino %u fino %u "
+				       "rmap %u refc %u for %zu free extents, "
+				       "%zu chunks, %zu rmaps)", ax->agno,
+				       need, ax->pa->bt_len, ax->nb[T_BNO],
+				       ax->nb[T_CNT], ax->nb[T_INO],
+				       ax->nb[T_FINO], ax->nb[T_RMAP],
+				       ax->nb[T_REFC], ax->nfree,
+				       ax->nino_recs, ax->nrmap);
 		if (need == used) {
 			/* the runs' final lengths, then the same count again */
 			ret = layout_rmap(ax);
