@@ -4,8 +4,9 @@
 #   - plan --renumber all: says how many inodes it renumbers into how many
 #     chunks, text and JSON agree, and the predicted read-back and median
 #     inode-to-data distance are no worse than without renumbering;
-#   - plan --renumber none: the JSON of the plan without the option, but
-#     for the three renumbering counts (all 0);
+#   - plan --renumber none: the three renumbering counts 0; the plan
+#     without the option is that one (until the executor renumbers) or
+#     --renumber auto's;
 #   - plan --inode32 on a filesystem whose inodes are all below 2^32: the
 #     plan of --renumber all;
 #   - bad values are usage errors;
@@ -13,7 +14,8 @@
 #     writes anything (no undo file, image unchanged); after a run with
 #     --renumber none the map is empty; run --renumber all either refuses
 #     (an executor that does not renumber yet: image unchanged) or writes
-#     one "old new" line per renumbered inode, each number once.
+#     one "old new" line per renumbered inode, each number once, and
+#     leaves a filesystem xfs_repair -n accepts.
 # Usage: t-renumber.sh XFSDEFRAG [FIXTURE...]
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -42,14 +44,17 @@ check_plan() {
 		t_fail "$name: renumbered $n (JSON) / '$nt' (text)"
 	fi
 	"$bin" plan --json --renumber none "$img" > "$T_TMP/none.json" 2>&1
+	"$bin" plan --json --renumber auto "$img" > "$T_TMP/auto.json" 2>&1
 	"$bin" plan --json "$img" > "$T_TMP/dflt.json" 2>&1
+	# the default is none until the executor renumbers, then auto
+	local keys='sorted((k, str(v)) for k, v in d.items() if not k.startswith("inode"))'
 	if t_json "$T_TMP/none.json" '[d.pop(k) for k in ("inodes_renumbered", "inode_chunks_allocated", "inode_chunks_freed")] == [0, 0, 0]' |
 	   grep -qx True &&
-	   [ "$(t_json "$T_TMP/none.json" 'sorted((k, str(v)) for k, v in d.items() if not k.startswith("inode"))')" = \
-	     "$(t_json "$T_TMP/dflt.json" 'sorted((k, str(v)) for k, v in d.items() if not k.startswith("inode"))')" ]; then
-		t_ok "$name: --renumber none is the plan without renumbering"
+	   { [ "$(t_json "$T_TMP/none.json" "$keys")" = "$(t_json "$T_TMP/dflt.json" "$keys")" ] ||
+	     cmp -s "$T_TMP/auto.json" "$T_TMP/dflt.json"; }; then
+		t_ok "$name: --renumber none renumbers nothing; the default is none or auto"
 	else
-		t_fail "$name: --renumber none differs from the default plan"
+		t_fail "$name: --renumber none renumbers, or the default is neither none nor auto"
 	fi
 	if python3 - "$T_TMP/all.json" "$T_TMP/none.json" <<'PY'
 import json, os, sys
@@ -114,6 +119,18 @@ check_run() {
 			t_ok "run --renumber all --map: $(wc -l < "$T_TMP/map") lines of old new, each number once"
 		else
 			t_fail "run --renumber all --map: malformed map"
+		fi
+		if [ "$(wc -l < "$T_TMP/map")" = "$n" ]; then
+			t_ok "run --renumber all --map: one line per inode the plan renumbers"
+		else
+			t_fail "run --renumber all --map: $(wc -l < "$T_TMP/map") lines, the plan renumbers $n"
+		fi
+		if ! command -v xfs_repair > /dev/null; then
+			t_skip "xfs_repair -n after renumbering: no xfs_repair"
+		elif xfs_repair -n "$img" > "$T_TMP/repair" 2>&1; then
+			t_ok "xfs_repair -n accepts the renumbered filesystem"
+		else
+			t_fail "xfs_repair -n after renumbering: $(grep -v '^ *-\|^Phase\|^No modify' "$T_TMP/repair" | head -n 3 | tr '\n' ' ')"
 		fi
 		"$bin" undo "$T_TMP/u2" "$img" > /dev/null 2>&1
 		rm -f "$T_TMP/u2"
