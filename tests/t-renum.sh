@@ -17,6 +17,7 @@
 #   - runs stopped dead inside the renumbering writes (the inodes phase
 #     and the references phase, their first, middle and last writes),
 #     each undone to the same.
+# Sparse inode chunks the kernel made in cut-up free space, renumbered.
 # --inode32 on a 2400 GiB sparse image whose AGs 2 and 3 number inodes
 # above 2^32: none left there, shortform directories shrunk to 4-byte
 # numbers, --map as the mount shows, undo restores.
@@ -233,6 +234,77 @@ if [ -z "${XFSDEFRAG_ASAN:-}" ]; then
 	geometry v5-sparse -i sparse=1,size=1024 -d agcount=4
 fi
 geometry v5-1k -b size=1024 -d agcount=4
+
+# sparse inode chunks, made the way the kernel makes them: free space
+# cut into single blocks (a full filesystem of 4 KiB files, every
+# second one deleted), then more inodes than the whole chunks left hold
+sparse_chunks() {	# IMAGE: records with a holemask, over all AGs
+	local a n p
+	for a in 0 1; do
+		n=$(xfs_db -r -c "agi $a" -c "addr root" -c "print numrecs" "$1" | awk '{print $3}')
+		if [ "$(xfs_db -r -c "agi $a" -c "print level" "$1" | awk '{print $3}')" = 1 ]; then
+			xfs_db -r -c "agi $a" -c "addr root" -c "print recs" "$1"
+		else
+			for p in $(seq 1 "$n"); do
+				xfs_db -r -c "agi $a" -c "addr root" -c "addr ptrs[$p]" -c "print recs" "$1"
+			done
+		fi
+	done 2>/dev/null | grep -v 'recs\[' | awk -F, '$2 != 0' | wc -l
+}
+if [ -z "${XFSDEFRAG_ASAN:-}" ] && t_case sparse-frag; then
+	img=$T_TMP/sf.img
+	truncate -s 320m "$img"
+	if mkfs.xfs -q -f -i sparse=1,size=1024 -d agcount=2 "$img" &&
+	   mount -o loop "$img" "$MNT"; then
+		python3 - "$MNT" <<'PY'
+import os, sys
+root = sys.argv[1]
+os.mkdir(root + "/fill")
+i = 0
+try:
+    while True:
+        with open(root + "/fill/f%06d" % i, "wb") as f:
+            f.write(b"x" * 4096)
+        i += 1
+except OSError:
+    pass
+for j in range(0, i, 2):
+    os.unlink(root + "/fill/f%06d" % j)
+os.sync()
+os.mkdir(root + "/late")
+try:
+    # more than the slots the deletions freed: new chunks, sparse ones
+    for k in range(45000):
+        open(root + "/late/g%05d" % k, "w").close()
+except OSError:
+    pass
+os.sync()
+PY
+		umount "$MNT"
+		ns=$(sparse_chunks "$img")
+		cp --sparse=always "$img" "$T_TMP/sf.orig"
+		manifest "$img" "$T_TMP/man.0"
+		if [ "$ns" -gt 0 ] &&
+		   "$bin" run --renumber all --undo "$T_TMP/su" "$img" > "$T_TMP/sf.out" 2>&1; then
+			t_ok "sparse-frag: $ns sparse chunk(s); $(grep '^renumbered' "$T_TMP/sf.out" | cut -d'(' -f1)"
+			repair_ok sparse-frag "$img" "after the run"
+			manifest "$img" "$T_TMP/man.1" && cmp -s "$T_TMP/man.0" "$T_TMP/man.1" &&
+				t_ok "sparse-frag: manifest identical" ||
+				t_fail "sparse-frag: manifest differs"
+			if "$bin" undo "$T_TMP/su" "$img" > /dev/null 2>&1 &&
+			   "$bin" debug-compare "$T_TMP/sf.orig" "$img" > "$T_TMP/dc.out" 2>&1; then
+				t_ok "sparse-frag: undo restores every block in use"
+			else
+				t_fail "sparse-frag: undo: $(tail -n 1 "$T_TMP/dc.out")"
+			fi
+		else
+			t_fail "sparse-frag: $ns sparse chunks; run: $(tail -n 2 "$T_TMP/sf.out" 2>/dev/null)"
+		fi
+	else
+		t_fail "sparse-frag: mkfs or mount"
+	fi
+	rm -f "$img" "$T_TMP/sf.orig" "$T_TMP/su"
+fi
 
 # --inode32 on a large sparse filesystem (4 AGs of 600 GiB: inodes of
 # AGs 2 and 3 are above 2^32): every number below 2^32 afterwards,
