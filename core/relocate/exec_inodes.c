@@ -183,13 +183,42 @@ static int collect(struct xctx *x, struct islots *s)
 	return 0;
 }
 
-/* Write the slots block by block (sorted by number: blocks in order). */
+/* Blocks per write: runs of consecutive inode blocks go out together. */
+#define RUN_BLOCKS_MAX	(1u << 20)	/* bytes */
+
+/* The end (exclusive, in slots) of the run of blocks starting at slot i. */
+static size_t run_end(const struct xctx *x, const struct islots *s, size_t i,
+		      uint64_t *lin0, uint64_t *nblk)
+{
+	uint32_t bs = x->g->blocksize;
+	uint64_t maxb = RUN_BLOCKS_MAX / bs ? RUN_BLOCKS_MAX / bs : 1;
+	uint64_t first = xr_ino_off(x, s->v[i].ino) >> x->g->blocklog, last;
+	size_t j;
+
+	last = first;
+	for (j = i; j < s->n; j++) {
+		uint64_t b = xr_ino_off(x, s->v[j].ino) >> x->g->blocklog;
+
+		if (b != last && (b != last + 1 || b - first + 1 > maxb))
+			break;
+		last = b;
+	}
+	*lin0 = first;
+	*nblk = last - first + 1;
+	return j;
+}
+
+/*
+ * Write the slots (sorted by number: blocks in disk order) in runs of
+ * consecutive blocks: each run read, its slots overlaid, written back.
+ * Every live block is journaled first with one sync.
+ */
 static int write_slots(struct xctx *x, struct islots *s)
 {
 	const struct od_geo *g = x->g;
-	uint32_t isz = g->inodesize, bs = g->blocksize;
-	uint8_t *blk = x->buf;
-	size_t i = 0, j;
+	uint32_t isz = g->inodesize;
+	uint64_t lin0, nblk;
+	size_t i, j;
 	int ret = 0;
 
 	sort_any(s->v, s->n, sizeof(*s->v), cmp_slot);
@@ -197,31 +226,25 @@ static int write_slots(struct xctx *x, struct islots *s)
 		if (s->v[i].ino == s->v[i - 1].ino)
 			return err_set(x->e, -EINVAL, "inode %llu written "
 				       "twice", (unsigned long long)s->v[i].ino);
-	/* journal every live block first, one sync (not one per block) */
-	for (i = 0; i < s->n && !ret; i++) {
-		uint64_t o = xr_ino_off(x, s->v[i].ino) & ~(uint64_t)(bs - 1);
-
-		if (!i || o != (xr_ino_off(x, s->v[i - 1].ino) &
-				~(uint64_t)(bs - 1)))
-			ret = undo_prepare(x->u, o, bs, x->e);
+	for (i = 0; i < s->n && !ret; i = j) {
+		j = run_end(x, s, i, &lin0, &nblk);
+		ret = undo_prepare(x->u, x_off(x, lin0), nblk << g->blocklog,
+				   x->e);
 	}
 	if (!ret)
 		ret = undo_sync(x->u, x->e);
 	for (i = 0; i < s->n && !ret; i = j) {
-		uint64_t off = xr_ino_off(x, s->v[i].ino);
-		uint64_t boff = off & ~(uint64_t)(bs - 1);
-		uint64_t lin = boff >> g->blocklog;
+		uint64_t base;
+		size_t k;
 
-		ret = x_read(x, lin, blk, 1, "inode block");
-		for (j = i; !ret && j < s->n; j++) {
-			uint64_t o = xr_ino_off(x, s->v[j].ino);
-
-			if ((o & ~(uint64_t)(bs - 1)) != boff)
-				break;
-			memcpy(blk + (o - boff), s->raw + s->v[j].at, isz);
-		}
+		j = run_end(x, s, i, &lin0, &nblk);
+		base = x_off(x, lin0);
+		ret = x_read(x, lin0, x->buf, nblk, "inode blocks");
+		for (k = i; !ret && k < j; k++)
+			memcpy(x->buf + (xr_ino_off(x, s->v[k].ino) - base),
+			       s->raw + s->v[k].at, isz);
 		if (!ret)
-			ret = x_write(x, lin, blk, 1, "inode block");
+			ret = x_write(x, lin0, x->buf, nblk, "inode blocks");
 		x_progress(x, "inodes", j, s->n);
 	}
 	return ret;

@@ -189,6 +189,7 @@ static int swap_chunks(struct xctx *x)
 {
 	const struct od_geo *g = x->g;
 	const struct plan *p = x->p;
+	uint32_t a;
 	size_t i;
 
 	for (i = 0; i < p->nich; i++) {	/* drop: count 0 marks it */
@@ -217,7 +218,7 @@ static int swap_chunks(struct xctx *x)
 		uint32_t agno = od_ino_agno(g, c->startino);
 		uint32_t agino = od_ino_agino(g, c->startino);
 		struct od_inobt_rec nr, *r;
-		struct xr_ag *xa;
+		struct xr_ag *xa, view;
 
 		if (!c->alloc)
 			continue;
@@ -226,7 +227,10 @@ static int swap_chunks(struct xctx *x)
 				       "%llu past the last AG",
 				       (unsigned long long)c->startino);
 		xa = &x->xr->ag[agno];
-		r = rec_of(xa, agino);
+		/* only the model's records are sorted yet */
+		view.rec = xa->rec;
+		view.nrec = x->m->ag[agno].nchunk;
+		r = rec_of(&view, agino);
 		if ((agino & 63) || (r && r->count) ||
 		    (!g->sparse && c->holemask) || c->holemask == 0xffff)
 			return err_set(x->e, -EINVAL, "plan adds inode chunk "
@@ -237,12 +241,29 @@ static int swap_chunks(struct xctx *x)
 		nr.holemask = c->holemask;
 		nr.count = (uint8_t)(64 - 4 * popc64(c->holemask));
 		nr.free = ~0ull;
-		if (r)
+		if (r) {
 			*r = nr;	/* where a dropped one was */
-		else
+		} else {
+			/* appended: sorted below, once per AG (a second
+			 * add at the same place shows up there) */
 			xa->rec[xa->nrec++] = nr;
-		sort_any(xa->rec, xa->nrec, sizeof(*xa->rec), cmp_rec);
+		}
 		xa->chunks_changed = true;
+	}
+	for (a = 0; a < x->m->agcount; a++) {
+		struct xr_ag *xa = &x->xr->ag[a];
+
+		if (!xa->chunks_changed)
+			continue;
+		sort_any(xa->rec, xa->nrec, sizeof(*xa->rec), cmp_rec);
+		for (i = 1; i < xa->nrec; i++)
+			if (xa->rec[i].startino == xa->rec[i - 1].startino &&
+			    xa->rec[i].count && xa->rec[i - 1].count)
+				return err_set(x->e, -EINVAL, "plan adds inode "
+					       "chunk %llu twice",
+					       (unsigned long long)
+					       od_agino_ino(g, a,
+							    xa->rec[i].startino));
 	}
 	return 0;
 }
