@@ -72,6 +72,32 @@ struct cmd_scan {
 
 /* 1: opt was one of ours and is taken, 0: not ours, -1: a bad value. */
 int cmd_scan_opt(struct cmd_scan *o, int opt, const char *arg);
+
+/*
+ * The planner's options shared by plan and run: --order, --renumber
+ * auto|all|none, --inode32.  Put CMD_PLAN_LONGOPTS in the table, offer
+ * each option to cmd_plan_opt, then call cmd_plan_setup.
+ */
+struct plan_opts;
+#define CMD_OPT_RENUMBER	0x101
+#define CMD_OPT_INODE32		0x102
+#define CMD_PLAN_LONGOPTS \
+	{ "order", required_argument, NULL, 'O' }, \
+	{ "renumber", required_argument, NULL, CMD_OPT_RENUMBER }, \
+	{ "inode32", no_argument, NULL, CMD_OPT_INODE32 }
+
+struct cmd_plan {
+	bool renumber_given;
+};
+
+/* 1: taken, 0: not ours, -1: a bad value. */
+int cmd_plan_opt(struct cmd_plan *c, struct plan_opts *po, int opt,
+		 const char *arg);
+/*
+ * The default --renumber: auto once the executor rewrites inode
+ * references (exec.h defines EXEC_CAN_RENUMBER), none until then.
+ */
+void cmd_plan_setup(const struct cmd_plan *c, struct plan_opts *po);
 /*
  * Direct I/O if asked for (a warning if the image does not take it),
  * and the reader tuning from XFSDEFRAG_READER (a benchmarking aid:

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "cmd/cmd.h"
 #include "core/base/reader.h"
+#include "core/relocate/exec.h"
+#include "core/relocate/plan.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -87,6 +89,41 @@ int cmd_scan_opt(struct cmd_scan *o, int opt, const char *arg)
 		return 1;
 	}
 	return 0;
+}
+
+int cmd_plan_opt(struct cmd_plan *c, struct plan_opts *po, int opt,
+		 const char *arg)
+{
+	switch (opt) {
+	case 'O':
+		return walk_order_parse(arg, &po->order) ? -1 : 1;
+	case CMD_OPT_RENUMBER:
+		if (!strcmp(arg, "auto"))
+			po->renumber = PR_AUTO;
+		else if (!strcmp(arg, "all"))
+			po->renumber = PR_ALL;
+		else if (!strcmp(arg, "none"))
+			po->renumber = PR_NONE;
+		else
+			return -1;
+		c->renumber_given = true;
+		return 1;
+	case CMD_OPT_INODE32:
+		po->inode32 = true;
+		return 1;
+	}
+	return 0;
+}
+
+void cmd_plan_setup(const struct cmd_plan *c, struct plan_opts *po)
+{
+	if (c->renumber_given)
+		return;
+#ifdef EXEC_CAN_RENUMBER
+	po->renumber = PR_AUTO;
+#else
+	po->renumber = PR_NONE;
+#endif
 }
 
 /* XFSDEFRAG_READER=how[:depth[:req_kib[:gap_kib]]]; false if malformed. */

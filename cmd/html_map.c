@@ -7,8 +7,8 @@
  * device, a fork in several physical runs fragmented); "after" puts what
  * a plan changes in place: the moved forks' new extents and bmap btree
  * blocks, the AG's free extents after the run and the run reserved for
- * its rebuilt btrees.  Inode chunks, AG headers, the log and AGFL blocks
- * stay where they are (plan.h).
+ * its rebuilt btrees, the inode chunks it makes and frees.  AG headers,
+ * the log and AGFL blocks stay where they are (plan.h).
  */
 #include "cmd/html.h"
 #include "core/fs/fork.h"
@@ -156,6 +156,25 @@ static bool chunk_block_present(const struct od_geo *g,
 	return false;
 }
 
+/* Does the plan free the inode chunk starting at inode startino? */
+static bool chunk_freed(const struct plan *p, uint64_t startino)
+{
+	size_t lo = 0, hi = p->nich;
+
+	while (lo < hi) {	/* p->ich is sorted by startino */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->ich[mid].startino < startino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < p->nich && p->ich[lo].startino == startino; lo++)
+		if (!p->ich[lo].alloc)
+			return true;
+	return false;
+}
+
 /* Metadata that the plan keeps in place (the rest is rebuilt). */
 static bool meta_stays(const struct plan *p, const struct m_meta_blk *mb)
 {
@@ -256,6 +275,8 @@ static int count(const struct model *m, const struct plan *p,
 			const struct od_inobt_rec *r = &ag->chunk[i];
 			uint32_t base = od_agino_agbno(g, r->startino);
 
+			if (p && chunk_freed(p, od_agino_ino(g, a, r->startino)))
+				continue;
 			for (b = 0; b < nblk; b++)
 				if (chunk_block_present(g, r, b))
 					acc_add(acc, base + b, 1, BC_INODES);
@@ -273,6 +294,15 @@ static int count(const struct model *m, const struct plan *p,
 		}
 	}
 	free(buf);
+	/* the inode chunks the plan makes (whole: 64 inodes) */
+	for (i = 0; p && i < p->nich; i++) {
+		uint64_t s = p->ich[i].startino;
+
+		a = od_ino_agno(g, s);
+		if (p->ich[i].alloc && a < g->agcount)
+			acc_add(&accs[a], od_agino_agbno(g, od_ino_agino(g, s)),
+				nblk, BC_INODES);
+	}
 	for (i = 0; p && i < p->npf; i++) {
 		const struct plan_fork *pf = &p->pf[i];
 

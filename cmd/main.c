@@ -35,9 +35,9 @@ static const struct cmd commands[] = {
 	{ "complete", cmd_complete, "complete IMAGE PREFIX", NULL },
 	{ "tui", cmd_tui, "tui [--no-color] [--path PATH] [-j THREADS] [--direct] IMAGE",
 	  "browse directories, extents and AG block maps (ncurses)" },
-	{ "plan", cmd_plan, "plan [--json] [--html FILE] [--top N] [-j THREADS] [--direct] [--order walk|name|inode] [--ag AGS] [--path PATH] [--min-extents N] [--max-rate MIBS] IMAGE",
+	{ "plan", cmd_plan, "plan [--json] [--html FILE] [--top N] [-j THREADS] [--direct] [--order walk|name|inode] [--renumber auto|all|none] [--inode32] [--ag AGS] [--path PATH] [--min-extents N] [--max-rate MIBS] IMAGE",
 	  "what a relocation run would move, and the figures after it" },
-	{ "run", cmd_run, "run [--undo FILE] [-j THREADS] [--direct] [--order walk|name|inode] [--passes] [--max-time SECONDS] [--json] [--ag AGS] [--path PATH] [--min-extents N] [--max-rate MIBS] IMAGE",
+	{ "run", cmd_run, "run [--undo FILE] [--map FILE] [-j THREADS] [--direct] [--order walk|name|inode] [--renumber auto|all|none] [--inode32] [--passes] [--max-time SECONDS] [--json] [--ag AGS] [--path PATH] [--min-extents N] [--max-rate MIBS] IMAGE",
 	  "relocate in place: contiguous files packed front to back" },
 };
 

@@ -58,6 +58,15 @@ static void print_text(const struct pctx *c)
 	printf("would rewrite %zu forks; the undo file would hold about "
 	       "%.1f MiB of original data plus metadata\n", p->npf,
 	       (double)p->undo_estimate / 1048576.0);
+	if (p->nino || p->nich) {
+		size_t na = 0;
+
+		for (i = 0; i < p->nich; i++)
+			na += p->ich[i].alloc;
+		printf("would renumber %zu inodes into %zu new inode chunks "
+		       "and free %zu chunks (inode numbers change: see "
+		       "run --map)\n", p->nino, na, p->nich - na);
+	}
 	printf("\n%-34s %14s %14s\n", "", "now", "after");
 	printf("%-34s %14llu %14llu\n", "extent records (all forks)",
 	       (unsigned long long)p->extents_before,
@@ -132,6 +141,15 @@ static void print_json(const struct pctx *c)
 	json_u64(&j, "moves", p->nmv);
 	json_u64(&j, "forks_rewritten", p->npf);
 	json_u64(&j, "undo_bytes_estimate", p->undo_estimate);
+	{
+		size_t na = 0;
+
+		for (i = 0; i < p->nich; i++)
+			na += p->ich[i].alloc;
+		json_u64(&j, "inodes_renumbered", p->nino);
+		json_u64(&j, "inode_chunks_allocated", na);
+		json_u64(&j, "inode_chunks_freed", p->nich - na);
+	}
 	json_obj_begin(&j, "now");
 	json_u64(&j, "extents", p->extents_before);
 	json_f2(&j, "frag_factor_pct", frag_factor(b->frag_actual, b->frag_ideal));
@@ -190,7 +208,7 @@ int cmd_plan(int argc, char **argv)
 		{ "json", no_argument, NULL, 'J' },
 		{ "html", required_argument, NULL, 'H' },
 		{ "top", required_argument, NULL, 'T' },
-		{ "order", required_argument, NULL, 'O' },
+		CMD_PLAN_LONGOPTS,
 		CMD_LIMIT_LONGOPTS,
 		CMD_SCAN_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
@@ -199,13 +217,14 @@ int cmd_plan(int argc, char **argv)
 	struct scan_opts so = { 0 };
 	struct plan_opts po = { 0 };
 	struct cmd_scan sc = { 0 };
+	struct cmd_plan cp = { false };
 	struct pctx c;
 	struct err e = { 0 };
 	bool json = false;
 	const char *html = NULL;
 	long top = 10;
 	char *end;
-	int opt, status = EXIT_OK;
+	int opt, ret, status = EXIT_OK;
 	size_t i;
 
 	memset(&c, 0, sizeof(c));
@@ -219,22 +238,22 @@ int cmd_plan(int argc, char **argv)
 			if (*end || top < 0 || top > 100000)
 				return cmd_usage("plan");
 			break;
-		case 'O':
-			if (walk_order_parse(optarg, &po.order))
-				return cmd_usage("plan");
-			break;
 		case 'h':
 			cmd_usage("plan");
 			return EXIT_OK;
 		default:
-			if (cmd_limits_opt(&c.lim, opt, optarg) > 0)
-				break;
-			if (cmd_scan_opt(&sc, opt, optarg) <= 0)
+			ret = cmd_plan_opt(&cp, &po, opt, optarg);
+			if (!ret)
+				ret = cmd_limits_opt(&c.lim, opt, optarg);
+			if (!ret)
+				ret = cmd_scan_opt(&sc, opt, optarg);
+			if (ret <= 0)
 				return cmd_usage("plan");
 		}
 	}
 	if (argc - optind != 1)
 		return cmd_usage("plan");
+	cmd_plan_setup(&cp, &po);
 	c.image = argv[optind];
 	if (cmd_open_ro(c.image, &c.fs, &e))
 		return cmd_fail(&e);

@@ -22,6 +22,7 @@
 #include "core/model/scan.h"
 #include "core/relocate/undo.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,18 +172,52 @@ void run_print_figures(const struct report *b, const struct report *a,
 		       (double)a->ag[g].free_blocks : 0.0);
 }
 
+/*
+ * The --map file: "old new" per renumbered inode, decimal, by old number
+ * (NFS exports and backup catalogues key on inode numbers).  Closes f.
+ */
+void run_map_lines(FILE *f, const struct plan *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nino; i++)
+		fprintf(f, "%llu %llu\n", (unsigned long long)p->ino[i].old,
+			(unsigned long long)p->ino[i].new);
+}
+
+static int put_map(FILE *f, const struct plan *p)
+{
+	int bad;
+
+	run_map_lines(f, p);
+	bad = ferror(f);
+	return fclose(f) || bad ? -EIO : 0;
+}
+
+static int write_map(const char *path, const struct plan *p)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f || put_map(f, p)) {
+		cmd_error("cannot write %s: %s", path, strerror(errno));
+		return -EIO;
+	}
+	return 0;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "undo", required_argument, NULL, 'u' },
+		{ "map", required_argument, NULL, 'M' },
 		{ "fault-after", required_argument, NULL, 'F' },
 		{ "fault-error", required_argument, NULL, 'E' },
 		{ "fault-dead", required_argument, NULL, 'D' },
-		{ "order", required_argument, NULL, 'O' },
 		{ "max-time", required_argument, NULL, 'T' },
 		{ "passes", no_argument, NULL, 'P' },
 		{ "json", no_argument, NULL, 'J' },
 		{ "fault-pass", required_argument, NULL, 'Q' },
+		CMD_PLAN_LONGOPTS,
 		CMD_LIMIT_LONGOPTS,
 		CMD_SCAN_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
@@ -195,6 +230,7 @@ int cmd_run(int argc, char **argv)
 	struct plan_opts po = { 0 };
 	struct rb_fig rb_after;
 	struct cmd_scan sc = { 0 };
+	struct cmd_plan cp = { false };
 	struct check_result cr;
 	struct report before = { 0 }, after = { 0 };
 	struct model *m = NULL, *m2 = NULL;
@@ -203,11 +239,12 @@ int cmd_run(int argc, char **argv)
 	struct fs *fs = NULL, *fs2 = NULL;
 	struct err e = { 0 };
 	char undo_default[96];
-	const char *undo_path = NULL, *image;
+	const char *undo_path = NULL, *map_path = NULL, *image;
+	FILE *map = NULL;
 	struct img *view;
 	long fault = -1;
 	char *end;
-	int opt, status = EXIT_OK;
+	int opt, ret, status = EXIT_OK;
 
 	ra.t0 = run_now_ns();
 	ra.fault_pass = 1;
@@ -227,6 +264,7 @@ int cmd_run(int argc, char **argv)
 				return cmd_usage("run");
 			break;
 		case 'u': undo_path = optarg; break;
+		case 'M': map_path = optarg; break;
 		case 'F':
 		case 'E':
 		case 'D':
@@ -236,22 +274,22 @@ int cmd_run(int argc, char **argv)
 			xo.fault_err = opt == 'F' ? 0 : -EIO;
 			xo.fault_sticky = opt == 'D';
 			break;
-		case 'O':
-			if (walk_order_parse(optarg, &po.order))
-				return cmd_usage("run");
-			break;
 		case 'h':
 			cmd_usage("run");
 			return EXIT_OK;
 		default:
-			if (cmd_limits_opt(&ra.lim, opt, optarg) > 0)
-				break;
-			if (cmd_scan_opt(&sc, opt, optarg) <= 0)
+			ret = cmd_plan_opt(&cp, &po, opt, optarg);
+			if (!ret)
+				ret = cmd_limits_opt(&ra.lim, opt, optarg);
+			if (!ret)
+				ret = cmd_scan_opt(&sc, opt, optarg);
+			if (ret <= 0)
 				return cmd_usage("run");
 		}
 	}
 	if (argc - optind != 1)
 		return cmd_usage("run");
+	cmd_plan_setup(&cp, &po);
 	image = argv[optind];
 	if (fs_open(image, FS_RDWR, &fs, &e))
 		return e.code == -EBUSY || e.code == -EROFS ?
@@ -306,6 +344,14 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	}
 	if (run_args_passes(&ra)) {
+		/* each pass's renumbering, if any, is appended to the map */
+		if (map_path && !(map = fopen(map_path, "w"))) {
+			cmd_error("cannot create %s: %s", map_path,
+				  strerror(errno));
+			status = EXIT_ERROR;
+			goto out;
+		}
+		ra.map = map;
 		ra.image = image;
 		ra.undo_path = undo_path;
 		ra.po = po;
@@ -314,6 +360,16 @@ int cmd_run(int argc, char **argv)
 		ra.fault_err = xo.fault_err;
 		ra.fault_sticky = xo.fault_sticky;
 		status = run_passes(fs, &ra);
+		if (map && status == EXIT_OK) {
+			int bad = ferror(map);
+
+			map = NULL;
+			if (fclose(ra.map) || bad) {
+				cmd_error("writing %s failed: the run itself is "
+					  "done", map_path);
+				status = EXIT_ERROR;
+			}
+		}
 		goto out;
 	}
 	so.dirs = true;
@@ -323,8 +379,25 @@ int cmd_run(int argc, char **argv)
 		status = cmd_fail(&e);
 		goto out;
 	}
-	if (!p.nmv && !p.npf) {
+	if (!p.nmv && !p.npf && !p.nino && !p.nich) {
 		printf("nothing to move: every file is already in place\n");
+		if (map_path && write_map(map_path, &p))
+			status = EXIT_ERROR;
+		goto out;
+	}
+#ifndef EXEC_CAN_RENUMBER
+	if (p.nino || p.nich) {
+		cmd_error("refusing to write: this build's executor does not "
+			  "renumber inodes yet (use --renumber none)");
+		status = EXIT_REFUSED;
+		goto out;
+	}
+#endif
+	/* the map file is made now, so a path that cannot be written
+	 * stops the run before it starts */
+	if (map_path && !(map = fopen(map_path, "w"))) {
+		cmd_error("cannot create %s: %s", map_path, strerror(errno));
+		status = EXIT_ERROR;
 		goto out;
 	}
 	rc.tty = isatty(STDERR_FILENO) == 1;
@@ -381,9 +454,34 @@ int cmd_run(int argc, char **argv)
 	       (double)st.journal_bytes / 1048576.0, undo_path);
 	printf("%llu image writes; verified: consistent (own checker)\n\n",
 	       (unsigned long long)st.writes);
+	if (st.inodes_renumbered)
+		printf("renumbered %llu inodes (image writes %llu-%llu, "
+		       "references %llu-%llu)\n\n",
+		       (unsigned long long)st.inodes_renumbered,
+		       (unsigned long long)st.w_inodes[0],
+		       (unsigned long long)st.w_inodes[1],
+		       (unsigned long long)st.w_refs[0],
+		       (unsigned long long)st.w_refs[1]);
 	run_print_figures(&before, &after, &p.rb_now, &rb_after, po.order);
+	if (map) {
+		int r = put_map(map, &p);
+
+		map = NULL;
+		if (r) {
+			cmd_error("writing %s failed: the run itself is done "
+				  "(undo file %s)", map_path, undo_path);
+			status = EXIT_ERROR;
+		} else if (p.nino) {
+			printf("\n%zu inodes renumbered: old and new numbers "
+			       "in %s\n", p.nino, map_path);
+		}
+	}
 out:
 	cmd_limits_free(&ra.lim);
+	if (map) {	/* the run did not finish: no map */
+		fclose(map);
+		unlink(map_path);
+	}
 	report_free(&before);
 	report_free(&after);
 	plan_free(&p);

@@ -343,6 +343,8 @@ static int one_pass(struct rp *r, const bool *focus, const char *what,
 	xo.priv = r;
 	ret = exec_run(r->pfs, r->m, &p, &xo, &rec.st, &r->e);
 	clear_line(r);
+	if (!ret && a->map)
+		run_map_lines(a->map, &p);
 	plan_free(&p);
 	if (ret) {
 		cmd_fail(&r->e);

@@ -30,7 +30,11 @@ struct run_args {
 	int fault_err;
 	bool fault_sticky;
 	uint64_t t0;		/* when the command began (ns) */
+	FILE *map;		/* --map: old and new inode numbers, or NULL */
 };
+
+/* The --map lines of plan p: "old new" per renumbered inode (run.c). */
+void run_map_lines(FILE *f, const struct plan *p);
 
 /* Does the run need run_passes (any option of issue 14)? */
 bool run_args_passes(const struct run_args *a);

@@ -9,7 +9,12 @@ logical extent map (data / unwritten / hole runs, with the shared flag)
 from FIEMAP.  Then the reflink relation: which ranges of which files
 share physical blocks with which others, expressed in file offsets only.
 Two manifests of the same filesystem before and after a relocation must
-be identical.  Usage: manifest.py MOUNTPOINT
+be identical.  Inode numbers are left out (a renumbering run changes
+them; the hard-link groups, named by their first path, must not).
+Usage: manifest.py [--no-dir-size] MOUNTPOINT
+       manifest.py --inodes MOUNTPOINT   (one "inode path" line per path)
+--no-dir-size: directories' sizes left out (a shortform directory's
+shrinks when its inode numbers go from 8 to 4 bytes).
 """
 import array
 import fcntl
@@ -76,8 +81,27 @@ def xattrs(path):
     return ";".join(out)
 
 
+def inodes(root):
+    """Each path with its inode number: for counting renumbered inodes."""
+    out = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        for n in dirnames + filenames:
+            p = os.path.join(dirpath, n)
+            out.append((repr(os.path.relpath(p, root))[2:-1],
+                        os.lstat(p).st_ino))
+    out.append((".", os.lstat(root).st_ino))
+    for rel, ino in sorted(out):
+        print(ino, rel)
+
+
 def main():
-    root = sys.argv[1].encode()
+    if sys.argv[1] == "--inodes":
+        inodes(sys.argv[2].encode())
+        return
+    args = sys.argv[1:]
+    dirsize = "--no-dir-size" not in args
+    args = [a for a in args if a != "--no-dir-size"]
+    root = args[0].encode()
     entries = []
     for dirpath, dirnames, filenames in os.walk(root):
         for n in dirnames + filenames:
@@ -93,7 +117,8 @@ def main():
         key = (st.st_dev, st.st_ino)
         group = groups.setdefault(key, rel)
         f = [repr(rel)[2:-1], "%o" % st.st_mode, "%d:%d" % (st.st_uid,
-             st.st_gid), str(st.st_size), "m%d" % st.st_mtime_ns,
+             st.st_gid), str(st.st_size) if dirsize or
+             not stat.S_ISDIR(st.st_mode) else "-", "m%d" % st.st_mtime_ns,
              "c%d" % st.st_ctime_ns, "n%d" % st.st_nlink,
              "g=" + repr(group)[2:-1]]
         if stat.S_ISREG(st.st_mode):

@@ -5,6 +5,10 @@
 # space was reused, undo of an interrupted run) x 21 crash images = 525,
 # each recovered and checked as tests/t-powercut.sh describes; every 10th
 # through a read-only mount and the content manifest as well (when root).
+# Then renumbering: the same 5 fixtures x PER cuts inside the writes
+# that renumber inodes (run --renumber all; 105 by default), each also
+# checked by manifest (when root), and PER crash images of undoing a
+# finished renumbering run.
 # Keeps failing crash images in build/powercut-failed.  Usage:
 # powercut-long.sh XFSDEFRAG [PER]
 set -u
@@ -20,3 +24,9 @@ rm -rf "$keep"
 python3 "$here/powercut/campaign.py" --bin "$bin" --shim "$shim" --tmp "$tmp" \
 	--fixtures aged,bs1k,rmap-nrext64,sect4k-noreflink,isize1k-dir8k \
 	--per "$per" --seed "${POWERCUT_SEED:-12}" --manifest-every 10 --keep "$keep"
+rc=$?
+python3 "$here/powercut/campaign.py" --bin "$bin" --shim "$shim" --tmp "$tmp" \
+	--fixtures aged,bs1k,rmap-nrext64,sect4k-noreflink,isize1k-dir8k \
+	--scenarios renum,renum-undo --per "$per" --seed "${POWERCUT_SEED:-12}" \
+	--manifest-every 10 --keep "$keep" || rc=1
+exit $rc

@@ -61,7 +61,7 @@ while read -r c; do
 	comp "$c" -
 	usage=$("$bin" "$c" --help 2>&1 | head -n 1)
 	bad=
-	for o in $(grep -o '\[-[-a-z]*' <<< "$usage" | tr -d '['); do
+	for o in $(grep -o '\[-[-a-z0-9]*' <<< "$usage" | tr -d '['); do
 		grep -qx -- "$o" "$T_TMP/c" || bad="$bad missing $o"
 	done
 	while read -r o; do

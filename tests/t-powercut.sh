@@ -41,4 +41,14 @@ else
 	grep -v '^ ' "$T_TMP/out" | sed 's/^/    /'
 fi
 tail -n 1 "$T_TMP/out"
+# renumbering: cuts only inside the writes that renumber inodes, each
+# crash image also compared by manifest (when root)
+if python3 "$here/powercut/campaign.py" --bin "$bin" --shim "$shim" \
+	--tmp "$T_TMP/pc" --fixtures bs1k --scenarios renum --per "$per" \
+	--seed "${POWERCUT_SEED:-$$}" --manifest-every 1 > "$T_TMP/out" 2>&1; then
+	t_ok "$(tail -n 1 "$T_TMP/out")"
+else
+	t_fail "power-cut sample, renumbering: $(grep -c '^FAIL' "$T_TMP/out") failures"
+	grep -v '^ ' "$T_TMP/out" | sed 's/^/    /'
+fi
 t_summary t-powercut

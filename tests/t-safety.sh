@@ -212,7 +212,7 @@ probe_enospc() {
 	unpack $f || return
 	cp --sparse=always "$T/$f.orig" "$img"
 	s=$(sum "$img")
-	mount -t tmpfs -o size=4m tmpfs "$SMALL" || { t_fail "tmpfs mount"; return; }
+	mount -t tmpfs -o size=1m tmpfs "$SMALL" || { t_fail "tmpfs mount"; return; }
 	"$bin" run --undo "$SMALL/e.undo" "$img" > "$T/out" 2>&1
 	rc=$?
 	if [ $rc -eq 1 ] && grep -q "No space left on device" "$T/out" &&

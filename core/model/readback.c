@@ -80,41 +80,54 @@ struct rbctx {
 	uint64_t *ag_end;	/* per AG: end of the last data access */
 	struct od_irec *buf;
 	uint32_t cap;
+	const struct rb_layout *lay;	/* inodes elsewhere (NULL: as seen) */
 };
 
+static size_t nchunks(const struct rbctx *c, uint32_t agno)
+{
+	return c->lay ? c->lay->nchunks[agno] : c->w->m->ag[agno].nchunk;
+}
+
+static uint32_t chunk_start(const struct rbctx *c, uint32_t agno, size_t k)
+{
+	return c->lay ? c->lay->chunks[agno][k] :
+	       c->w->m->ag[agno].chunk[k].startino;
+}
+
 /* Read the cluster holding inode mi, unless it was read before. */
-static void read_inode(struct rbctx *c, const struct m_ag *ag,
-		       const struct m_ino *mi)
+static void read_inode(struct rbctx *c, const struct m_ino *mi)
 {
 	const struct od_geo *g = c->g;
-	uint32_t agino = od_ino_agino(g, mi->ino), bpc = g->blocks_per_cluster;
+	uint64_t ino = c->lay ? c->lay->ino(c->lay->priv, mi->ino) : mi->ino;
+	uint32_t agno = od_ino_agno(g, ino), agino = od_ino_agino(g, ino);
+	uint32_t bpc = g->blocks_per_cluster;
 	uint32_t agbno = od_agino_agbno(g, agino), cb, ci;
-	size_t lo = 0, hi = ag->nchunk;
+	size_t lo = 0, hi = agno < g->agcount ? nchunks(c, agno) : 0;
 	uint64_t bit;
 
 	while (lo < hi) {	/* the last chunk starting at or before it */
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (ag->chunk[mid].startino <= agino)
+		if (chunk_start(c, agno, mid) <= agino)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (!lo || agino >= ag->chunk[lo - 1].startino + OD_INODES_PER_CHUNK) {
+	if (!lo || agino >= chunk_start(c, agno, lo - 1) + OD_INODES_PER_CHUNK) {
 		/* in no chunk the scan saw: count its block, every time */
 		c->acc.f->clusters++;
-		rb_acc_read(&c->acc, od_agb_lin(g, ag->agno, agbno) <<
+		rb_acc_read(&c->acc, od_agb_lin(g, agno, agbno) <<
 			    g->blocklog, g->blocksize);
 		return;
 	}
-	cb = od_agino_agbno(g, ag->chunk[lo - 1].startino);
+	cb = od_agino_agbno(g, chunk_start(c, agno, lo - 1));
 	ci = (agbno - cb) / bpc;
-	bit = c->cbase[ag->agno] + (uint64_t)(lo - 1) * c->cpc + ci;
+	bit = c->cbase[agno] + (uint64_t)(lo - 1) * c->cpc + ci;
 	if (c->cseen[bit >> 6] & (1ull << (bit & 63)))
 		return;
 	c->cseen[bit >> 6] |= 1ull << (bit & 63);
 	c->acc.f->clusters++;
-	rb_acc_read(&c->acc, od_agb_lin(g, ag->agno, cb + ci * bpc) <<
+	rb_acc_read(&c->acc, od_agb_lin(g, agno, cb + ci * bpc) <<
 		    g->blocklog, (uint64_t)bpc << g->blocklog);
 }
 
@@ -172,6 +185,13 @@ static int read_data(struct rbctx *c, const struct m_ag *ag,
 int readback_model(const struct walk *w, rb_fork_fn fork, void *priv,
 		   struct rb_fig *f, struct err *e)
 {
+	return readback_model_layout(w, fork, priv, NULL, f, e);
+}
+
+int readback_model_layout(const struct walk *w, rb_fork_fn fork, void *priv,
+			  const struct rb_layout *lay, struct rb_fig *f,
+			  struct err *e)
+{
 	const struct model *m = w->m;
 	struct rbctx c;
 	uint64_t nbits = 0;
@@ -184,6 +204,7 @@ int readback_model(const struct walk *w, rb_fork_fn fork, void *priv,
 	c.g = &m->fs->geo;
 	c.fork = fork;
 	c.priv = priv;
+	c.lay = lay;
 	rb_acc_init(&c.acc, f);
 	chunk_blocks = c.g->ialloc_blks ? c.g->ialloc_blks : 1;
 	c.cpc = (chunk_blocks + c.g->blocks_per_cluster - 1) /
@@ -194,7 +215,7 @@ int readback_model(const struct walk *w, rb_fork_fn fork, void *priv,
 		goto nomem;
 	for (a = 0; a < m->agcount; a++) {
 		c.cbase[a] = nbits;
-		nbits += (uint64_t)m->ag[a].nchunk * c.cpc;
+		nbits += (uint64_t)nchunks(&c, a) * c.cpc;
 	}
 	c.cseen = calloc(nbits / 64 + 1, sizeof(*c.cseen));
 	if (!c.cseen)
@@ -210,7 +231,7 @@ int readback_model(const struct walk *w, rb_fork_fn fork, void *priv,
 			f->dirs++;
 		else
 			f->files++;
-		read_inode(&c, ag, mi);
+		read_inode(&c, mi);
 		if (dir || !(mi->flags & MI_REALTIME))
 			ret = read_data(&c, ag, mi);
 	}

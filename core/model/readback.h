@@ -74,4 +74,21 @@ typedef bool (*rb_fork_fn)(void *priv, const struct m_ino *mi,
 int readback_model(const struct walk *w, rb_fork_fn fork, void *priv,
 		   struct rb_fig *f, struct err *e);
 
+/*
+ * Where inodes are when a plan renumbers them: each inode's number after
+ * it (ino), and per AG the chunks after it (first agino of each, sorted),
+ * which then stand for the model's chunks.
+ */
+struct rb_layout {
+	uint64_t (*ino)(void *priv, uint64_t ino);
+	void *priv;
+	uint32_t *const *chunks;
+	const size_t *nchunks;
+};
+
+/* The same with the inodes laid out as lay says (NULL: as scanned). */
+int readback_model_layout(const struct walk *w, rb_fork_fn fork, void *priv,
+			  const struct rb_layout *lay, struct rb_fig *f,
+			  struct err *e);
+
 #endif

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The executor's driver: the phases in order, and the I/O they share. */
 #include "core/relocate/exec_priv.h"
+#include "core/relocate/refuse.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -202,6 +203,11 @@ int exec_run(struct fs *fs, const struct model *m, const struct plan *p,
 	}
 	/* read what the old btrees say before anything overwrites them */
 	ret = exec_ags_prepare(&x);
+	/* renumbering: refused, or checked and planned out, before a write */
+	if (!ret && (p->nino || p->nich))
+		ret = refuse_renumber(fs, e);
+	if (!ret)
+		ret = exec_renum_prepare(&x);
 	if (ret)
 		goto out;
 	if (o->fault_after >= 0) {
@@ -220,6 +226,10 @@ int exec_run(struct fs *fs, const struct model *m, const struct plan *p,
 	x_progress(&x, "mark", 0, 1);
 	if (!ret)
 		ret = mark_sb(&x);
+	st->w_inodes[0] = st->writes + 1;
+	if (!ret)
+		ret = exec_inodes(&x);	/* before copy may reuse freed chunks */
+	st->w_inodes[1] = st->writes;
 	t1 = now_ns();
 	if (!ret)
 		ret = exec_copy(&x);
@@ -228,6 +238,11 @@ int exec_run(struct fs *fs, const struct model *m, const struct plan *p,
 		ret = exec_headers(&x);
 	if (!ret)
 		ret = exec_forks(&x);
+	st->w_refs[0] = st->writes + 1;
+	if (!ret)
+		ret = exec_irefs(&x);
+	st->w_refs[1] = st->writes;
+	st->inodes_renumbered = x.xr ? x.xr->moved : 0;
 	if (!ret)
 		ret = exec_ags(&x);
 	if (!ret)
@@ -236,6 +251,7 @@ int exec_run(struct fs *fs, const struct model *m, const struct plan *p,
 	undo_end(fs, x.u);
 out:
 	exec_ags_release(&x);
+	exec_renum_release(&x);
 	free(x.written);
 	free(x.buf);
 	st->ns_total = now_ns() - t0;

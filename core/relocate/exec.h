@@ -4,9 +4,15 @@
  * read-write, in named phases:
  *
  *   begin     undo journal created; every block free at the start is
- *             marked so (writes there need no record)
+ *             marked so (writes there need no record); a renumbering
+ *             plan is checked (exec_renum.c) and refused where the
+ *             filesystem has references it cannot rewrite (refuse.h)
  *   mark      NEEDSREPAIR set in the superblock (journaled, synced), so
  *             no kernel mounts a half-written filesystem
+ *   inodes    renumbering: moved inodes written whole at their new
+ *             slots, new chunks initialised, vacated slots freed,
+ *             shortform directories renumbered (exec_inodes.c); before
+ *             the copy, which may reuse a dropped chunk's blocks
  *   copy      data copied to its new place, in destination order, in
  *             batches: the batch's live destinations journaled and synced
  *             first; a source already overwritten is read back from the
@@ -14,8 +20,12 @@
  *   headers   v5 self-describing blocks that moved (directory, attribute,
  *             symlink blocks) get their new address and CRC
  *   forks     inodes get their new extent lists or rebuilt bmap btrees
+ *   references  renumbering: directory entries naming moved inodes, and
+ *             the v5 owner of every block a moved inode owns
+ *             (exec_irefs.c)
  *   ags       every AG's btrees rebuilt (bnobt, cntbt, inobt, finobt,
- *             rmapbt, refcountbt) and its AGF/AGI counters
+ *             rmapbt, refcountbt) and its AGF/AGI counters (inode
+ *             chunks, counts, newino and rmap owners as renumbered)
  *   sb        superblock counters; then NEEDSREPAIR cleared, synced, and
  *             the journal marked complete
  *
@@ -30,6 +40,10 @@
 
 #include "core/relocate/plan.h"
 #include "core/relocate/undo.h"
+
+/* The executor carries out plans that renumber inodes (plan.h: p->ino,
+ * p->ich): the commands offer --renumber beyond none. */
+#define EXEC_CAN_RENUMBER 1
 
 struct exec_progress {
 	const char *phase;
@@ -54,6 +68,10 @@ struct exec_stats {
 	uint64_t writes;	/* image writes issued (fault points) */
 	uint64_t writes_done;	/* of those, completed */
 	bool undo_created;	/* the undo file was made (and is ours) */
+	/* renumbering: inodes moved, and the image writes (numbered as
+	 * writes counts them, from 1) of its two phases */
+	uint64_t inodes_renumbered;
+	uint64_t w_inodes[2], w_refs[2];	/* first, last; 0 0: none */
 };
 
 /*

@@ -123,7 +123,7 @@ static int add_fork_maps(struct agx *ax, const struct m_ag *ag,
 			continue;
 		rr.startblock = od_fsb_agbno(g, r.startblock);
 		rr.blockcount = r.blockcount;
-		rr.owner = mi->ino;
+		rr.owner = xr_new(ax->x, mi->ino);
 		rr.offset = r.startoff | flag |
 			    (r.unwritten ? OD_RMAP_OFF_UNWRITTEN : 0);
 		if (rr_add(&ax->maps, &rr))
@@ -136,7 +136,7 @@ static int add_fork_maps(struct agx *ax, const struct m_ag *ag,
 			continue;
 		rr.startblock = od_fsb_agbno(g, pf->bmbt[k]);
 		rr.blockcount = 1;
-		rr.owner = mi->ino;
+		rr.owner = xr_new(ax->x, mi->ino);
 		rr.offset = OD_RMAP_OFF_BMBT_BLOCK | flag;
 		if (rr_add(&ax->maps, &rr))
 			return -ENOMEM;
@@ -233,16 +233,18 @@ static int build_inobt_recs(struct agx *ax)
 {
 	const struct od_geo *g = ax->x->g;
 	const struct m_ag *ag = ax->ag;
-	size_t i;
+	/* renumbering: the chunk records as the run leaves them */
+	const struct od_inobt_rec *recs = ax->x->xr ?
+		ax->x->xr->ag[ax->agno].rec : ag->chunk;
+	size_t i, nrecs = ax->x->xr ? ax->x->xr->ag[ax->agno].nrec :
+			  ag->nchunk;
 
-	ax->ino_recs = malloc((ag->nchunk ? ag->nchunk : 1) *
-			      OD_INOBT_REC_LEN);
-	ax->fino_recs = malloc((ag->nchunk ? ag->nchunk : 1) *
-			       OD_INOBT_REC_LEN);
+	ax->ino_recs = malloc((nrecs ? nrecs : 1) * OD_INOBT_REC_LEN);
+	ax->fino_recs = malloc((nrecs ? nrecs : 1) * OD_INOBT_REC_LEN);
 	if (!ax->ino_recs || !ax->fino_recs)
 		return -ENOMEM;
-	for (i = 0; i < ag->nchunk; i++) {
-		const struct od_inobt_rec *r = &ag->chunk[i];
+	for (i = 0; i < nrecs; i++) {
+		const struct od_inobt_rec *r = &recs[i];
 		uint8_t *p = ax->ino_recs + OD_INOBT_REC_LEN * i;
 
 		od_inobt_rec_encode(g, r, p);
@@ -250,7 +252,7 @@ static int build_inobt_recs(struct agx *ax)
 			memcpy(ax->fino_recs + OD_INOBT_REC_LEN *
 			       ax->nfino_recs++, p, OD_INOBT_REC_LEN);
 	}
-	ax->nino_recs = ag->nchunk;
+	ax->nino_recs = nrecs;
 	return 0;
 }
 
@@ -272,6 +274,19 @@ static int layout_free(struct agx *ax, uint32_t used)
 	if (!ax->freesp)
 		return -ENOMEM;
 	memcpy(ax->freesp, pa->freesp, n * sizeof(*ax->freesp));
+	if (used > pa->bt_len) {
+		/* the trees outgrew the run: into the free extent after it
+		 * (bt_room said it is there and long enough) */
+		uint32_t d = used - pa->bt_len;
+
+		for (i = 0; i < n; i++)
+			if (ax->freesp[i].agbno == pa->bt_start + pa->bt_len &&
+			    ax->freesp[i].len >= d) {
+				ax->freesp[i].agbno += d;
+				ax->freesp[i].len -= d;
+				break;
+			}
+	}
 	if (used < pa->bt_len) {
 		ax->freesp[n].agbno = pa->bt_start + used;
 		ax->freesp[n].len = pa->bt_len - used;
@@ -279,6 +294,8 @@ static int layout_free(struct agx *ax, uint32_t used)
 	}
 	sort_any(ax->freesp, n, sizeof(*ax->freesp), cmp_free);
 	for (i = 0; i < n; i++) {
+		if (!ax->freesp[i].len)
+			continue;
 		if (k && ax->freesp[k - 1].agbno + ax->freesp[k - 1].len ==
 		    ax->freesp[i].agbno)
 			ax->freesp[k - 1].len += ax->freesp[i].len;
@@ -367,10 +384,26 @@ static uint32_t layout_blocks(struct agx *ax)
 	       ax->nb[T_FINO] + ax->nb[T_REFC] + ax->nb[T_RMAP];
 }
 
+/*
+ * Blocks the trees may take: the run the plan set aside, and the free
+ * extent right after it should the estimate fall short (renumbering
+ * can add inode chunk and rmap records the estimate did not foresee).
+ */
+static uint32_t bt_room(const struct agx *ax)
+{
+	const struct plan_ag *pa = ax->pa;
+	size_t i;
+
+	for (i = 0; i < pa->nfreesp; i++)
+		if (pa->freesp[i].agbno == pa->bt_start + pa->bt_len)
+			return pa->bt_len + pa->freesp[i].len;
+	return pa->bt_len;
+}
+
 /* Find how many blocks the run really needs: a fixed point. */
 static int settle_layout(struct agx *ax)
 {
-	uint32_t used = ax->pa->bt_len, need = 0, round;
+	uint32_t used = ax->pa->bt_len, need = 0, round, room = bt_room(ax);
 	int ret;
 
 	for (round = 0; round < 32; round++) {
@@ -382,11 +415,17 @@ static int settle_layout(struct agx *ax)
 		if (ret)
 			return ret;
 		need = layout_blocks(ax);
-		if (need > ax->pa->bt_len)
+		if (need > room)
 			return err_set(ax->x->e, -ENOSPC, "ag %u: the rebuilt "
 				       "btrees need %u blocks, %u were set "
-				       "aside", ax->agno, need,
-				       ax->pa->bt_len);
+				       "aside (bno %u cnt %u ino %u fino %u "
+				       "rmap %u refc %u for %zu free extents, "
+				       "%zu chunks, %zu rmaps)", ax->agno,
+				       need, ax->pa->bt_len, ax->nb[T_BNO],
+				       ax->nb[T_CNT], ax->nb[T_INO],
+				       ax->nb[T_FINO], ax->nb[T_RMAP],
+				       ax->nb[T_REFC], ax->nfree,
+				       ax->nino_recs, ax->nrmap);
 		if (need == used) {
 			/* the runs' final lengths, then the same count again */
 			ret = layout_rmap(ax);
@@ -599,6 +638,8 @@ static int write_agi(struct agx *ax, const struct newhdr *h)
 		agi.iblocks = ax->nb[T_INO];
 		agi.fblocks = ax->nb[T_FINO];
 	}
+	if (x->xr)
+		exec_renum_agi(x, ax->agno, &agi);
 	od_agi_encode(&agi, g, buf, g->sectsize);	/* and its crc */
 	return x_pwrite(x, off, buf, g->sectsize, x->e, what);
 }
@@ -640,8 +681,12 @@ static int rebuild_ag(struct xctx *x, uint32_t agno, uint64_t *fdblocks)
 		return err_set(x->e, -EFSCORRUPTED, "ag %u: headers were not "
 			       "readable", agno);
 	/* the statics were read before the copy phase (exec_ags_prepare) */
+	ret = exec_renum_statics(x, agno, &x->agprep->statics[agno].v,
+				 &x->agprep->statics[agno].n,
+				 &x->agprep->statics[agno].cap);
 	ax.statics = x->agprep->statics[agno];
-	ret = gather(&ax) ? err_set(x->e, -ENOMEM, "out of memory") : 0;
+	if (!ret)
+		ret = gather(&ax) ? err_set(x->e, -ENOMEM, "out of memory") : 0;
 	if (!ret && x->g->reflink)
 		ret = build_refcounts(&ax) ?
 		      err_set(x->e, -ENOMEM, "out of memory") : 0;
@@ -735,5 +780,9 @@ int exec_ags(struct xctx *x)
 	if (ret)
 		return ret;
 	sb.fdblocks = fdblocks;
+	if (x->xr) {
+		sb.icount = x->xr->icount;
+		sb.ifree = x->xr->ifree;
+	}
 	return x_sb_write(x, buf, &sb);
 }

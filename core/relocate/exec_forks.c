@@ -111,7 +111,7 @@ int exec_forks(struct xctx *x)
 	int ret = 0;
 
 	while (i < p->npf && !ret) {
-		uint64_t ino = p->pf[i].ino, daddr, off, nblocks = 0;
+		uint64_t ino = p->pf[i].ino, nino, daddr, off, nblocks = 0;
 		const struct plan_fork *dpf, *apf;
 		const struct m_ag *ag;
 		const struct m_ino *mi = model_find(x->m, ino, &ag);
@@ -125,13 +125,17 @@ int exec_forks(struct xctx *x)
 			return err_set(x->e, -EINVAL, "plan names inode %llu "
 				       "the model does not have",
 				       (unsigned long long)ino);
+		/* a renumbered inode is at its new slot by now
+		 * (exec_inodes); its bmbt blocks keep the plan's (old)
+		 * number until exec_irefs restamps them all */
+		nino = xr_new(x, ino);
 		snprintf(what, sizeof(what), "inode %llu",
-			 (unsigned long long)ino);
-		daddr = inode_daddr(x->g, ino, &soff);
+			 (unsigned long long)nino);
+		daddr = inode_daddr(x->g, nino, &soff);
 		off = (daddr << 9) + soff;
 		ret = fs_pread(x->fs, off, ip.raw, x->g->inodesize, x->e, what);
 		if (!ret)
-			ret = inode_decode(x->fs, ino, ip.raw, &ip, x->e);
+			ret = inode_decode(x->fs, nino, ip.raw, &ip, x->e);
 		if (!ret && dpf)
 			ret = write_fork(x, &ip, dpf);
 		if (!ret && apf)

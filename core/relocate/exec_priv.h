@@ -4,6 +4,7 @@
 #define CORE_EXEC_PRIV_H
 
 #include "core/relocate/exec.h"
+#include "core/relocate/exec_renum.h"
 
 struct xctx {
 	struct fs *fs;
@@ -18,6 +19,9 @@ struct xctx {
 	uint64_t nlin;		/* agcount * agblocks */
 	uint8_t *buf;		/* I/O buffer, XBUF bytes */
 	struct exec_agprep *agprep;	/* read before anything is written */
+	struct xrenum *xr;	/* inode renumbering, NULL if none */
+	uint64_t *dst;		/* the plan's new inode numbers, sorted */
+	size_t ndst;
 };
 
 #define XBUF	(4u << 20)

@@ -501,6 +501,41 @@ static bool rb_fork(void *priv, const struct m_ino *mi,
 	return true;
 }
 
+static uint64_t rb_ino(void *priv, uint64_t ino)
+{
+	return plan_ino_new(priv, ino);
+}
+
+/* The read-back after the plan: new data maps, inodes where they go. */
+static int rb_after(struct planner *pl)
+{
+	struct plan *p = pl->p;
+	struct rb_layout lay = { rb_ino, p, NULL, NULL };
+	uint32_t **ch = NULL, a;
+	size_t *n = NULL;
+	int ret = 0;
+
+	if (!p->nino)
+		return readback_model(&pl->walk, rb_fork, p, &p->rb_after,
+				      pl->e) ? -ENOMEM : 0;
+	ch = calloc(pl->m->agcount, sizeof(*ch));
+	n = calloc(pl->m->agcount, sizeof(*n));
+	if (!ch || !n)
+		ret = -ENOMEM;
+	for (a = 0; a < pl->m->agcount && !ret; a++)
+		ret = plan_ino_chunks_after(pl, a, &ch[a], &n[a]);
+	lay.chunks = ch;
+	lay.nchunks = n;
+	if (!ret && readback_model_layout(&pl->walk, rb_fork, p, &lay,
+					  &p->rb_after, pl->e))
+		ret = -ENOMEM;
+	for (a = 0; ch && a < pl->m->agcount; a++)
+		free(ch[a]);
+	free(ch);
+	free(n);
+	return ret;
+}
+
 static int metrics(struct planner *pl)
 {
 	const struct od_geo *g = pl->g;
@@ -560,7 +595,7 @@ static int metrics(struct planner *pl)
 				if (!(mi->flags & MI_REALTIME)) {
 					uint64_t a = od_fsb_lin(g, r[0].startblock);
 					uint64_t b = model_ino_lin(pl->m->fs,
-								   mi->ino);
+						plan_ino_new(p, mi->ino));
 
 					dist[nd++] = a > b ? a - b : b - a;
 				}
@@ -577,26 +612,124 @@ static int metrics(struct planner *pl)
 	}
 	free(dist);
 	p->undo_estimate = live_overwrite(pl);
-	if (readback_model(&pl->walk, NULL, NULL, &p->rb_now, pl->e) ||
-	    readback_model(&pl->walk, rb_fork, p, &p->rb_after, pl->e))
+	if (readback_model(&pl->walk, NULL, NULL, &p->rb_now, pl->e))
 		return -ENOMEM;
-	return 0;
+	return rb_after(pl);
 }
 
-int plan_build(const struct model *m, const struct plan_opts *o,
-	       struct plan *p, struct err *e)
+/* Windows, units and placement of every AG (two passes, see below). */
+static int place(struct planner *pl, struct agplan *aps, bool *compact)
+{
+	const struct model *m = pl->m;
+	uint32_t a;
+	int pass, ret = 0;
+
+	memset(compact, 0, m->agcount * sizeof(*compact));
+	/*
+	 * Pass 1 pins what is already contiguous and fills only the holes;
+	 * an AG that would still keep less than 90% of its free space in one
+	 * extent is compacted whole in pass 2.
+	 */
+	for (pass = 0; pass < 2 && !ret; pass++) {
+		bool again = false;
+
+		for (a = 0; a < m->agcount && !ret; a++) {
+			struct agplan *ap = &aps[a];
+
+			plan_agplan_free(ap);
+			ap->pl = pl;
+			ap->agno = a;
+			ap->agblocks = od_ag_blocks(pl->g, a);
+			ap->compact = compact[a];
+			ret = plan_gather_obstacles(ap);
+			if (!ret)
+				ret = plan_gather_maps(ap);
+			if (!ret)
+				ret = plan_build_units(ap);
+			if (!ret)
+				ret = plan_pin_units(ap);
+			if (!ret)
+				ret = plan_build_segments(ap);
+		}
+		if (pl->ip)
+			for (a = 0; a < m->agcount; a++)
+				pl->ip->npad[a] = 0;
+		if (!ret)
+			ret = plan_place_all(pl, aps);
+		for (a = 0; a < m->agcount && !ret && pass == 0; a++)
+			if (!plan_consolidated(&aps[a]) && plan_lim_ag(pl, a)) {
+				compact[a] = true;
+				again = true;
+			}
+		if (!again)
+			break;
+	}
+	return ret;
+}
+
+#define INO_ATTEMPTS	6	/* placements tried, each with fewer movers */
+
+/*
+ * Renumbering: choose the movers, place, and when some new chunk found
+ * no room, again without (or nearer to) those; in the end without any.
+ */
+static int place_renumbered(struct planner *pl, struct agplan *aps,
+			    bool *compact, enum plan_renumber mode,
+			    bool inode32)
+{
+	uint8_t *nomove = calloc(pl->nref ? pl->nref : 1, 1);
+	int ret = nomove ? 0 : -ENOMEM, k;
+
+	for (k = 0; k <= INO_ATTEMPTS && !ret; k++) {
+		plan_ino_free(pl->ip);
+		pl->ip = NULL;
+		if (k == INO_ATTEMPTS)
+			break;		/* inodes stay */
+		ret = plan_ino_choose(pl, mode, inode32, nomove);
+		if (!ret)
+			ret = place(pl, aps, compact);
+		if (!ret)
+			ret = plan_ino_finish(pl, nomove);
+		if (ret != -EAGAIN)
+			break;
+		ret = 0;
+	}
+	if (!ret && !pl->ip)
+		ret = place(pl, aps, compact);
+	free(nomove);
+	return ret;
+}
+
+/* Inodes numbered 2^32 or more after the plan. */
+static uint64_t above32(const struct planner *pl)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < pl->nref; i++)
+		n += plan_ino_new(pl->p, pl->ref[i].mi->ino) >= (1ull << 32);
+	return n;
+}
+
+static int build_once(const struct model *m, enum walk_order order,
+		      enum plan_renumber mode, bool inode32,
+		      const struct plan_limits *lim, struct plan *p,
+		      struct err *e)
 {
 	struct planner pl = { 0 };
 	struct agplan *aps = NULL;
 	struct nrecs nr = { 0 };
 	bool *compact = NULL;
+	/* (inode order: inodes keep their numbers, data follows them) */
+	bool renumber = (mode == PR_ALL || inode32) && order != WALK_INODE;
+	uint64_t big = 0;
 	uint32_t a;
 	size_t k;
-	int pass, ret = 0;
+	int ret = 0;
 
 	memset(p, 0, sizeof(*p));
 	p->m = m;
-	p->order = o ? o->order : WALK_READDIR;
+	p->order = order;
 	pl.stream = p->order != WALK_INODE;
 	pl.m = m;
 	pl.g = &m->fs->geo;
@@ -621,47 +754,15 @@ int plan_build(const struct model *m, const struct plan_opts *o,
 	if (ret == -EOVERFLOW)
 		goto out;
 	if (!ret)
-		ret = plan_lim_setup(&pl, o ? o->lim : NULL);
+		ret = plan_lim_setup(&pl, lim);
 	pl.in_order = calloc(2 * (pl.nref ? pl.nref : 1), 1);
 	compact = calloc(m->agcount, sizeof(*compact));
 	if (!pl.in_order || !compact)
 		ret = -ENOMEM;
-	/*
-	 * Pass 1 pins what is already contiguous and fills only the holes;
-	 * an AG that would still keep less than 90% of its free space in one
-	 * extent is compacted whole in pass 2.
-	 */
-	for (pass = 0; pass < 2 && !ret; pass++) {
-		bool again = false;
-
-		for (a = 0; a < m->agcount && !ret; a++) {
-			struct agplan *ap = &aps[a];
-
-			plan_agplan_free(ap);
-			ap->pl = &pl;
-			ap->agno = a;
-			ap->agblocks = od_ag_blocks(pl.g, a);
-			ap->compact = compact[a];
-			ret = plan_gather_obstacles(ap);
-			if (!ret)
-				ret = plan_gather_maps(ap);
-			if (!ret)
-				ret = plan_build_units(ap);
-			if (!ret)
-				ret = plan_pin_units(ap);
-			if (!ret)
-				ret = plan_build_segments(ap);
-		}
-		if (!ret)
-			ret = plan_place_all(&pl, aps);
-		for (a = 0; a < m->agcount && !ret && pass == 0; a++)
-			if (!plan_consolidated(&aps[a]) && plan_lim_ag(&pl, a)) {
-				compact[a] = true;
-				again = true;
-			}
-		if (!again)
-			break;
-	}
+	if (!ret)
+		ret = renumber ? place_renumbered(&pl, aps, compact, mode,
+						  inode32) :
+				 place(&pl, aps, compact);
 	if (!ret)
 		ret = plan_lim_settle(&pl, aps);
 	for (a = 0; a < m->agcount && !ret; a++)
@@ -670,12 +771,17 @@ int plan_build(const struct model *m, const struct plan_opts *o,
 		ret = collect_forks(&pl, &nr);
 	if (!ret)
 		ret = reserve_bmbt(&pl, aps);
-	for (a = 0; a < m->agcount && !ret; a++)
+	for (a = 0; a < m->agcount && !ret; a++) {
 		ret = finish_ag(&pl, &aps[a]);
+		if (!ret && (mode != PR_NONE || inode32))
+			ret = plan_ino_finish_ag(&pl, a, true);
+	}
 	if (!ret)
 		ret = plan_lim_finish(&pl, aps);
 	if (!ret)
 		ret = metrics(&pl);
+	if (!ret && inode32 && (big = above32(&pl)) != 0)
+		ret = -ENOSPC;
 out:
 	for (a = 0; aps && a < m->agcount; a++)
 		plan_agplan_free(&aps[a]);
@@ -685,12 +791,68 @@ out:
 	plan_lim_release(&pl);
 	free(pl.in_order);
 	free(compact);
+	plan_ino_free(pl.ip);
 	bigmem_free(nr.v, nr.cap, sizeof(*nr.v));
+	if (ret)
+		plan_free(p);	/* (a zeroed plan: plan_free again is harmless) */
+	if (ret == -ENOSPC && big)
+		return err_set(e, ret, "--inode32: %llu inodes do not fit "
+			       "below inode number 2^32 (no room there, or "
+			       "they may not move)", (unsigned long long)big);
 	if (ret == -ENOSPC)
 		return err_set(e, ret, "not enough free space to rebuild the "
 			       "btrees after packing");
 	if (ret)
 		return e->code ? e->code : err_set(e, ret, "out of memory");
+	return 0;
+}
+
+/* AUTO takes the renumbering only when it cuts the modelled read-back. */
+#define AUTO_GAIN	0.97
+
+int plan_build(const struct model *m, const struct plan_opts *o,
+	       struct plan *p, struct err *e)
+{
+	enum walk_order order = o ? o->order : WALK_READDIR;
+	enum plan_renumber mode = o ? o->renumber : PR_NONE;
+	bool inode32 = o && o->inode32;
+	const struct plan_limits *lim = o ? o->lim : NULL;
+	struct plan alt;
+	int ret;
+
+	/*
+	 * Renumbering lays out every AG at once; a plan kept to some AGs,
+	 * paths or one pass keeps inode numbers (auto acts as none).
+	 */
+	if (plan_limits_any(lim)) {
+		if (mode == PR_ALL || inode32) {
+			memset(p, 0, sizeof(*p));
+			return err_set(e, -EINVAL, "--renumber all and --inode32 "
+				       "renumber the whole filesystem: not with "
+				       "--ag, --path, --min-extents or passes");
+		}
+		return build_once(m, order, PR_NONE, false, lim, p, e);
+	}
+	if (mode != PR_AUTO || inode32)
+		return build_once(m, order, inode32 && mode == PR_AUTO ?
+				  PR_ALL : mode, inode32, NULL, p, e);
+	ret = build_once(m, order, PR_ALL, false, NULL, p, e);
+	if (ret)
+		return ret;
+	if (!p->nino)
+		return 0;
+	/* the same without renumbering (PR_AUTO: AGI newino still set) */
+	ret = build_once(m, order, PR_AUTO, false, NULL, &alt, e);
+	if (ret) {
+		plan_free(p);
+		return ret;
+	}
+	if (p->rb_after.hdd_seconds < AUTO_GAIN * alt.rb_after.hdd_seconds) {
+		plan_free(&alt);
+		return 0;
+	}
+	plan_free(p);
+	*p = alt;
 	return 0;
 }
 

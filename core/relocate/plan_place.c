@@ -60,6 +60,8 @@ int plan_gather_obstacles(struct agplan *ap)
 		const struct od_inobt_rec *r = &ag->chunk[k];
 		uint32_t grp;
 
+		if (plan_ino_vacated(ap->pl, ap->agno, k))
+			continue;	/* its blocks are free after the run */
 		for (grp = 0; grp < OD_INODES_PER_CHUNK;
 		     grp += OD_INODES_PER_HOLEMASK_BIT) {
 			uint32_t b0, b1;
@@ -215,8 +217,7 @@ int plan_build_units(struct agplan *ap)
 			un->key3 = key[2];
 			un->written = !pm->unwritten;
 			un->target = ap->agno;
-			un->owner_ag = od_ino_agno(ap->pl->g,
-						   ap->pl->ref[pm->ino_idx].mi->ino);
+			un->owner_ag = plan_ino_ag(ap->pl, pm->ino_idx);
 			end = pm->start + pm->len;
 		} else {
 			struct unit *un = &ap->unit[u - 1];
@@ -820,6 +821,7 @@ int plan_place_all(struct planner *pl, struct agplan *aps)
 			all[n].agno = a;
 			all[n++].idx = (uint32_t)i;
 		}
+		used += plan_ino_blocks(pl, a);
 		room[a] = space > used + reserve ? space - used - reserve : 0;
 		if (!plan_lim_ag(pl, a))
 			room[a] = 0;	/* left alone: nothing moves in */
@@ -932,7 +934,7 @@ uint32_t plan_agbt_estimate(const struct planner *pl,
 				     ag->nagfl + ap->nmap / 4 + 16, 0);
 	if (g->reflink)
 		n += btbuild_nblocks(g, OD_BT_REFC, 4 * shared + 4, 0);
-	return n + 2;
+	return n + 2 + plan_ino_agbt_extra(pl, ap->agno);
 }
 
 void plan_agplan_free(struct agplan *ap)

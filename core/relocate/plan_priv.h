@@ -63,7 +63,82 @@ struct planner {
 	bool stream;		/* walk orders: one stream per AG (plan_stream.c) */
 	uint8_t *in_order;	/* per inode and fork: 0 unknown, 1 yes, 2 no */
 	struct plim *lim;	/* plan_limits.c; NULL: no limits */
+	struct inoplan *ip;	/* inode renumbering (NULL: inodes stay) */
 };
+
+/* ---- inode renumbering (plan_inodes.c, plan_ichunks.c) ---- */
+
+/* A chunk the run allocates: its inodes' slots are chosen before
+ * placement, its blocks by the stream (plan_stream.c). */
+struct nchunk {
+	uint64_t key2;		/* goes before the stream unit with this key */
+	uint32_t agno;
+	uint32_t agbno;		/* NOAGBNO until placed */
+	uint32_t limit;		/* must end at or before (the 2^32 rule) */
+	uint32_t used;		/* slots 0..used-1 are taken */
+	uint32_t first;		/* first member: index into inoplan.mem */
+	bool need32;		/* a member must stay below 2^32 */
+	bool inode32;		/* a member must go below 2^32 (--inode32) */
+	bool same;		/* lands on the freed chunk of its members:
+				 * the chunk stays, nothing moves */
+};
+
+#define NOAGBNO	(~0u)
+#define NOSLOT	(~0u)
+
+struct inoplan {
+	uint32_t *slot;		/* per dense: chunk * 64 + slot, or NOSLOT */
+	uint32_t *tag;		/* per dense: the AG its inode ends up in */
+	uint32_t *mem;		/* dense indices, chunk by chunk, by slot */
+	size_t nmem;
+	struct nchunk *ch;	size_t nch;
+	size_t *order;		/* chunk indices by key2 (stream order) */
+	uint8_t **vacated;	/* per AG, per model chunk: freed by the run */
+	uint64_t *blocks;	/* per AG: blocks of the new chunks */
+	struct m_free **pad;	/* per AG: alignment gaps the stream left */
+	size_t *npad, *cap_pad;
+	uint32_t align;		/* chunk alignment, blocks */
+	uint32_t unplaced32;	/* --inode32 members that found no room */
+	size_t next;		/* stream: next chunk (in order[]) to place */
+	uint32_t nag;
+};
+
+/*
+ * Choose which inodes move, their AG and their slots in new chunks, and
+ * which chunks the run frees.  nomove (per dense, may be NULL): inodes a
+ * previous attempt could not place (1: keep to own AG, 2: stay).
+ */
+int plan_ino_choose(struct planner *pl, enum plan_renumber mode,
+		    bool inode32, const uint8_t *nomove);
+void plan_ino_free(struct inoplan *ip);
+/* Does model chunk k of AG agno go away (its inodes all move)? */
+bool plan_ino_vacated(const struct planner *pl, uint32_t agno, size_t k);
+/* The AG inode ino_idx (dense) ends up in. */
+uint32_t plan_ino_ag(const struct planner *pl, uint32_t ino_idx);
+/* Blocks AG agno needs for new chunks (0 without renumbering). */
+uint64_t plan_ino_blocks(const struct planner *pl, uint32_t agno);
+/*
+ * May a new chunk start at block agbno: do its 64 inode numbers miss
+ * every chunk that stays (a sparse chunk's holes are free blocks, but
+ * its numbers are taken)?
+ */
+bool plan_ino_span_free(const struct planner *pl, uint32_t agno,
+			uint32_t agbno);
+/* Blocks [start, start+len) the stream skipped to align a chunk: free. */
+int plan_ino_pad(struct planner *pl, uint32_t agno, uint32_t start,
+		 uint32_t len);
+/*
+ * After placement: the chunks that found no room mark their members in
+ * nomove and return -EAGAIN; else fill p->ino, p->ich.
+ */
+int plan_ino_finish(struct planner *pl, uint8_t *nomove);
+/* AG btree blocks the new chunk records add (inobt, finobt, rmap). */
+uint32_t plan_ino_agbt_extra(const struct planner *pl, uint32_t agno);
+/* Alignment gaps rejoin free space; AGI newino next to the free space. */
+int plan_ino_finish_ag(struct planner *pl, uint32_t agno, bool newino);
+/* Chunk starts (agino) of AG agno after the plan, sorted. */
+int plan_ino_chunks_after(const struct planner *pl, uint32_t agno,
+			  uint32_t **out, size_t *n);
 
 /* ---- per AG ---- */
 
@@ -94,7 +169,8 @@ int plan_pin_units(struct agplan *ap);
 int plan_build_segments(struct agplan *ap);
 /* Choose every unit's AG and place it (pieces). */
 int plan_place_all(struct planner *pl, struct agplan *aps);
-/* Place units in order in the windows (plan_stream.c): stream mode. */
+/* Place units in order in the windows (plan_stream.c): stream mode;
+ * new inode chunks go into the stream right before their members. */
 int plan_place_stream(struct planner *pl, struct agplan *aps,
 		      const struct uref *all, size_t n);
 /* Do two units (in placement order) belong to one fork? */

@@ -221,6 +221,94 @@ static int place_fork(struct agplan *aps, const struct uref *u, size_t nu,
 }
 
 /*
+ * Aligned start for len blocks in window sg below end whose inode
+ * numbers no kept chunk has, or NOAGBNO.
+ */
+static uint32_t fit_aligned(const struct planner *pl, uint32_t agno,
+			    const struct seg *sg, uint64_t end, uint32_t len,
+			    uint32_t align)
+{
+	uint64_t at = (sg->cur + align - 1) / align * align;
+
+	if (end > sg->end)
+		end = sg->end;
+	for (; at + len <= end; at += align)
+		if (plan_ino_span_free(pl, agno, (uint32_t)at))
+			return (uint32_t)at;
+	return NOAGBNO;
+}
+
+/* Take [at, at+len) of window si; the alignment gap stays free. */
+static int chunk_take(struct planner *pl, struct agplan *dst, size_t si,
+		      uint32_t at, struct nchunk *c)
+{
+	struct seg *sg = &dst->seg[si];
+	int ret = plan_ino_pad(pl, dst->agno, sg->cur, at - sg->cur);
+
+	sg->cur = at + pl->g->ialloc_blks;
+	c->agbno = at;
+	return ret;
+}
+
+/*
+ * A new inode chunk, where the stream is (right before its first
+ * member's data), else in the first window further on, else anywhere
+ * it fits below its limit; left unplaced (the planner tries again
+ * without its members) when nothing holds it.
+ */
+static int place_chunk(struct planner *pl, struct agplan *dst,
+		       struct strm *st, struct nchunk *c)
+{
+	uint32_t len = pl->g->ialloc_blks, align = pl->ip->align, at;
+	size_t k, n;
+
+	for (k = st->at, n = 0; k < st->nord && n < LOOKAHEAD; k++, n++) {
+		size_t si = st->ord[k];
+		uint64_t end = dst->seg[si].cur + room_at(dst, st, k);
+
+		if (end > c->limit)
+			end = c->limit;
+		at = fit_aligned(pl, dst->agno, &dst->seg[si], end, len, align);
+		if (at == NOAGBNO)
+			continue;
+		if (is_big(dst, si) && !st->in_big) {
+			st->big_limit = big_limit(dst, st, k);
+			st->in_big = true;
+		}
+		st->at = k;
+		st->rem -= len < st->rem ? len : st->rem;
+		return chunk_take(pl, dst, si, at, c);
+	}
+	for (k = 0; k < dst->nseg; k++) {
+		at = fit_aligned(pl, dst->agno, &dst->seg[k], c->limit, len,
+				 align);
+		if (at != NOAGBNO) {
+			st->rem -= len < st->rem ? len : st->rem;
+			return chunk_take(pl, dst, k, at, c);
+		}
+	}
+	return 0;
+}
+
+/* The new chunks due before stream key key2 (all: UINT64_MAX). */
+static int chunks_before(struct planner *pl, struct agplan *aps,
+			 struct strm *st, uint64_t key2)
+{
+	struct inoplan *ip = pl->ip;
+	int ret = 0;
+
+	while (ip && ip->next < ip->nch && !ret) {
+		struct nchunk *c = &ip->ch[ip->order[ip->next]];
+
+		if (c->key2 > key2)
+			break;
+		ret = place_chunk(pl, &aps[c->agno], &st[c->agno], c);
+		ip->next++;
+	}
+	return ret;
+}
+
+/*
  * Pass 2 in stream mode: all[] holds every movable unit in placement
  * order, each with its target AG chosen.
  */
@@ -245,6 +333,14 @@ int plan_place_stream(struct planner *pl, struct agplan *aps,
 
 		st[un->target].rem += un->len;
 	}
+	for (a = 0; a < g->agcount && pl->ip; a++)
+		st[a].rem += pl->ip->blocks[a];
+	if (pl->ip) {
+		/* a second pass places every chunk afresh */
+		pl->ip->next = 0;
+		for (i = 0; i < pl->ip->nch; i++)
+			pl->ip->ch[i].agbno = NOAGBNO;
+	}
 	for (i = 0; i < n && !ret;) {
 		const struct unit *un = &aps[all[i].agno].unit[all[i].idx];
 		uint64_t total = un->len;
@@ -259,10 +355,14 @@ int plan_place_stream(struct planner *pl, struct agplan *aps,
 			total += v->len;
 			j++;
 		}
-		ret = place_fork(aps, all + i, j - i, total, &aps[un->target],
-				 &st[un->target]);
+		ret = chunks_before(pl, aps, st, un->key2);
+		if (!ret)
+			ret = place_fork(aps, all + i, j - i, total,
+					 &aps[un->target], &st[un->target]);
 		i = j;
 	}
+	if (!ret)
+		ret = chunks_before(pl, aps, st, UINT64_MAX);
 	for (a = 0; a < g->agcount; a++)
 		free(st[a].ord);
 	free(st);

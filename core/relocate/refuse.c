@@ -115,3 +115,34 @@ int refuse_write(struct fs *fs, struct err *e)
 			       "unmount the filesystem first");
 	return 0;
 }
+
+int refuse_renumber(struct fs *fs, struct err *e)
+{
+	const struct od_sb *sb = &fs->sb;
+	int ret;
+
+	/* these first: each names the structure we would leave stale */
+	if (od_sb_is_v5(sb) && (sb->features_incompat & OD_INCOMPAT_PARENT))
+		return err_set(e, -EPERM, "refusing to renumber inodes: "
+			       "parent pointers are on (every child's parent "
+			       "xattr names its directory's inode number and "
+			       "hashes it; they are not rewritten)");
+	if (od_sb_is_v5(sb) && (sb->features_incompat & OD_INCOMPAT_METADIR))
+		return err_set(e, -EPERM, "refusing to renumber inodes: the "
+			       "metadata directory tree is on (its entries "
+			       "and the superblock name inodes that are not "
+			       "rewritten)");
+	if (fs->geo.inopblock > 64)
+		return err_set(e, -EPERM, "refusing to renumber inodes: more "
+			       "than 64 inodes per block");
+	ret = fs_unlinked_pending(fs, e);
+	if (ret < 0)
+		return ret;
+	if (ret)
+		return err_set(e, -EPERM, "refusing to renumber inodes: "
+			       "unlinked inodes are pending (the AGI buckets "
+			       "and their next_unlinked chains name inode "
+			       "numbers); mount and unmount the filesystem "
+			       "first");
+	return refuse_write(fs, e);
+}

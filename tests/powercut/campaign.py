@@ -14,6 +14,11 @@ Scenarios, per fixture (from the original image F0):
   undo-reuse  the same after every free block was overwritten (undo
               copies vacated blocks back from their copies)
   undo-int    xfsdefrag undo of a run interrupted at a random write
+  renum       xfsdefrag run --renumber all, cut only inside the writes
+              that renumber inodes (the ranges run prints: the inodes
+              phase and the references phase); every crash image also
+              checked by manifest through a mount (when root)
+  renum-undo  xfsdefrag undo of a finished renumbering run
 
 Recovery of a crash image: `xfsdefrag undo` when the undo file is there
 (with its header), else nothing.  Then every block in use in F0 must be
@@ -62,6 +67,7 @@ class Campaign:
         self.mnt = os.path.join(self.tmp, "mnt")
         os.makedirs(self.mnt, exist_ok=True)
         self.images = self.recovered = self.failed = 0
+        self.renum = self.renum_images = 0
         self.manifests = 0
         self.states = {}
         self.last = None
@@ -76,6 +82,37 @@ class Campaign:
         env = dict(os.environ, LD_PRELOAD=self.shim, PCTRACE_OUT=log,
                    PCTRACE_WATCH=":".join(watch))
         return run([self.bin] + args, env=env)
+
+    def renum_ranges(self, out):
+        """The image writes (1-based) of the renumbering phases."""
+        for line in out.splitlines():
+            if line.startswith("renumbered ") and "image writes" in line:
+                a = line.split("image writes ")[1].split(",")[0]
+                b = line.split("references ")[1].rstrip(")")
+                r = []
+                for x in (a, b):
+                    lo, hi = (int(v) for v in x.split("-"))
+                    if hi >= lo:
+                        r.append((lo, hi))
+                return r
+        return []
+
+    def renum_cuts(self, events, ranges, n):
+        """n cut points among the renumbering writes: half just after
+        one of them, half just after a barrier inside their span."""
+        idx, w = [], 0
+        for i, e in enumerate(events):
+            if e.kind == "W" and e.fid == 0:
+                w += 1
+                if any(lo <= w <= hi for lo, hi in ranges):
+                    idx.append(i + 1)
+        if not idx:
+            return []
+        bars = [b for b in crashimg.barriers(events)
+                if idx[0] <= b <= idx[-1]] or idx
+        return [self.rng.choice(idx) if i % 2 == 0 else
+                min(len(events), self.rng.choice(bars) +
+                    self.rng.randint(0, 2)) for i in range(n)]
 
     def manifest(self, img, out):
         if run(["mount", "-o", "loop,ro,nouuid", img, self.mnt]).returncode:
@@ -130,7 +167,8 @@ class Campaign:
                               self.rng.randint(0, 3)))
         return ks
 
-    def scenario(self, fx, name, pre_img, pre_j, args, f0, ref):
+    def scenario(self, fx, name, pre_img, pre_j, args, f0, ref,
+                 renum=False):
         img, j = self.path("img"), self.path("j.undo")
         log = self.path("trace")
         cp(pre_img, img)
@@ -143,13 +181,23 @@ class Campaign:
         events = crashimg.parse(log)
         nw = sum(1 for e in events if e.kind == "W")
         good = bad = 0
-        for n, k in enumerate(self.cuts(events, self.a.per)):
+        if renum:
+            ranges = self.renum_ranges(r.stdout)
+            ks = self.renum_cuts(events, ranges, self.a.per)
+            if not ks:
+                print("FAIL %s %s: no renumbering writes (exit %d: %s)" %
+                      (fx, name, r.returncode, (r.stderr or r.stdout)[-300:]))
+                self.failed += 1
+                return
+        else:
+            ks = self.cuts(events, self.a.per)
+        for n, k in enumerate(ks):
             seed = self.rng.randrange(1 << 30)
             crashimg.crash(log, events, k, random.Random(seed),
                            [pre_img, pre_j], [img, j])
             self.images += 1
             want = (self.can_mount and self.a.manifest_every and
-                    self.images % self.a.manifest_every == 0)
+                    (renum or self.images % self.a.manifest_every == 0))
             why = self.check(f0, img, j, ref, want)
             if why is None:
                 good += 1
@@ -206,6 +254,26 @@ class Campaign:
             self.scenario(fx, "undo-reuse", fr, j1, ["undo", "@J", "@IMG"],
                           f0, ref)
             os.unlink(fr)
+        if "renum" in want or "renum-undo" in want:
+            fn, jn = self.path(fx + ".fn"), self.path(fx + ".jn")
+            if os.path.exists(jn):
+                os.unlink(jn)
+            cp(f0, fn)
+            rn = run([self.bin, "run"] + self.a.renum_args +
+                     ["--undo", jn, fn])
+            if "renum" in want:
+                self.renum += 1
+                before = self.images
+                self.scenario(fx, "renum", f0, None,
+                              ["run"] + self.a.renum_args +
+                              ["--undo", "@J", "@IMG"], f0, ref, renum=True)
+                self.renum_images += self.images - before
+            if "renum-undo" in want and rn.returncode == 0:
+                self.scenario(fx, "renum-undo", fn, jn,
+                              ["undo", "@J", "@IMG"], f0, ref)
+            for p in (fn, jn):
+                if os.path.exists(p):
+                    os.unlink(p)
         if "undo-int" in want:
             fi, ji = self.path(fx + ".fi"), self.path(fx + ".ji")
             if os.path.exists(ji):
@@ -233,15 +301,20 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--manifest-every", type=int, default=0)
     ap.add_argument("--keep")
+    ap.add_argument("--renum-args", default="--renumber all",
+                    help="run's arguments for the renum scenarios")
     a = ap.parse_args()
     a.scenarios = a.scenarios.split(",")
+    a.renum_args = a.renum_args.split()
     c = Campaign(a)
     for fx in a.fixtures.split(","):
         c.fixture(fx)
     print("power cut: %d crash images, %d recovered, %d failed; %d "
-          "checked by manifest through a mount; recovered from: %s" %
+          "checked by manifest through a mount; recovered from: %s%s" %
           (c.images, c.recovered, c.failed, c.manifests,
-           ", ".join("%s %d" % kv for kv in sorted(c.states.items()))))
+           ", ".join("%s %d" % kv for kv in sorted(c.states.items())),
+           "; %d cut inside the renumbering writes" % c.renum_images
+           if c.renum else ""))
     return 1 if c.failed or not c.images else 0
 
 

@@ -1,0 +1,556 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Inode renumbering, the choice (issue 10): which inodes move, to which
+ * AG, and into which slot of which new chunk; which chunks the run
+ * frees.  Where the new chunks go is the stream's business (they are
+ * placed right before the data of their first member, plan_stream.c).
+ *
+ * Each directory reached by the walk gets its children (those that
+ * move, per AG) into new chunks, in walk order.  The reader needs a
+ * child's inode cluster right before the child's data; a chunk placed
+ * before its first member's data is read forward only if every member
+ * is in the cluster read first.  So while the AG has room, a chunk takes
+ * one cluster's worth of members (a following directory whose children
+ * all fit the rest of that cluster shares it: the cluster is in the
+ * cache by then) and the rest of the chunk stays free inodes, which the
+ * kernel fills with new files of those directories later.  An AG that
+ * has no room for that (its free space, less a sixteenth, after the data
+ * and inodes it takes in) fills its chunks whole instead (a jump back
+ * per cluster, not per file).
+ *
+ * Fixed: the inodes the superblock names (root, realtime bitmap and
+ * summary, quota inodes) and so their chunks; inodes the walk does not
+ * reach (no directory entry to rewrite); damaged inodes; AGs the scan
+ * could not read whole.  An inode goes into the AG its directory ends
+ * up in while that AG has room for it and its data (keeping a sixteenth
+ * of the AG free), else stays in its own: a tree walk then reads one AG
+ * front to back instead of jumping to the AG of every directory (the
+ * kernel's spreading of directories over AGs serves parallel writers,
+ * not a reader).  Data follows its inode's AG (plan_place.c).  A new
+ * number is below 2^32 whenever the old one was (a shortform directory
+ * never grows to 8-byte entries); with --inode32 every moving inode is.
+ */
+#include "core/relocate/plan_priv.h"
+#include "core/base/sort.h"
+#include "ondisk/inode.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define INO32	(1ull << 32)
+
+/* The AG block before which a chunk keeps all its numbers below 2^32. */
+static uint32_t limit32(const struct od_geo *g, uint32_t agno)
+{
+	uint64_t first = (uint64_t)agno << g->agino_log, n;
+
+	if (first >= INO32)
+		return 0;
+	n = (INO32 - first) >> g->inopblog;
+	return n < od_ag_blocks(g, agno) ? (uint32_t)n : od_ag_blocks(g, agno);
+}
+
+static bool named_by_sb(const struct od_sb *sb, uint64_t ino)
+{
+	return ino == sb->rootino || ino == sb->rbmino || ino == sb->rsumino ||
+	       ino == sb->uquotino || ino == sb->gquotino ||
+	       ino == sb->pquotino;
+}
+
+/* Index of the model chunk holding agino, or nchunk. */
+static size_t chunk_of(const struct m_ag *ag, uint32_t agino)
+{
+	size_t lo = 0, hi = ag->nchunk;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ag->chunk[mid].startino <= agino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && agino < ag->chunk[lo - 1].startino + OD_INODES_PER_CHUNK)
+		return lo - 1;
+	return ag->nchunk;
+}
+
+static uint32_t dense_of(const struct planner *pl, uint64_t ino)
+{
+	const struct m_ag *ag;
+	const struct m_ino *mi = model_find(pl->m, ino, &ag);
+
+	return mi ? walk_dense(&pl->walk, ag, mi) : NOSLOT;
+}
+
+/*
+ * The directory the walk reaches each inode through: of its parents
+ * visited before it, the last (the walk is depth first, so that one's
+ * subtree is the innermost that holds it).
+ */
+static int parents(const struct planner *pl, uint32_t **out)
+{
+	const struct model *m = pl->m;
+	uint32_t *par = malloc((pl->nref ? pl->nref : 1) * sizeof(*par));
+	uint32_t a;
+	size_t k;
+
+	if (!par)
+		return -ENOMEM;
+	for (k = 0; k < pl->nref; k++)
+		par[k] = NOSLOT;
+	for (a = 0; a < m->agcount; a++) {
+		const struct m_ag *ag = &m->ag[a];
+		uint64_t last = 0;
+		uint32_t dp = NOSLOT;
+
+		for (k = 0; k < ag->nlink; k++) {
+			uint32_t dc;
+
+			if (k == 0 || ag->link[k].parent != last) {
+				last = ag->link[k].parent;
+				dp = dense_of(pl, last);
+			}
+			if (dp == NOSLOT)
+				continue;
+			dc = dense_of(pl, ag->link[k].child);
+			if (dc == NOSLOT || dc == dp ||
+			    pl->ref[dp].order >= pl->ref[dc].order)
+				continue;
+			if (par[dc] == NOSLOT ||
+			    pl->ref[par[dc]].order < pl->ref[dp].order)
+				par[dc] = dp;
+		}
+	}
+	*out = par;
+	return 0;
+}
+
+/* Model chunks of the AG whose in-use inodes the model has, all of them. */
+static int chunk_census(const struct planner *pl, uint32_t agno,
+			uint8_t *ok)
+{
+	const struct od_geo *g = pl->g;
+	const struct m_ag *ag = &pl->m->ag[agno];
+	size_t k, i = 0;
+
+	for (k = 0; k < ag->nchunk; k++) {
+		const struct od_inobt_rec *r = &ag->chunk[k];
+		unsigned inuse = 0, have = 0, s;
+
+		for (s = 0; s < OD_INODES_PER_CHUNK; s++)
+			inuse += od_inobt_inuse(r, s);
+		while (i < ag->nino &&
+		       od_ino_agino(g, ag->ino[i].ino) < r->startino)
+			i++;
+		while (i < ag->nino && od_ino_agino(g, ag->ino[i].ino) <
+		       r->startino + OD_INODES_PER_CHUNK) {
+			have++;
+			i++;
+		}
+		ok[k] = inuse == have;
+	}
+	return 0;
+}
+
+/* Blocks an AG keeps free when it takes other AGs' inodes and data. */
+#define ROOM_KEEP	16
+
+/* Blocks of the inode's forks outside AG t (what moving it there brings). */
+static uint64_t ino_blocks(const struct od_geo *g, const struct m_ag *ag,
+			   const struct m_ino *mi, uint32_t t)
+{
+	uint64_t n = 0;
+	uint32_t k;
+
+	for (k = 0; k < mi->nde + mi->nae; k++) {
+		struct od_irec r;
+
+		if (k < mi->nde && (mi->flags & MI_REALTIME))
+			continue;
+		m_ext_get(&ag->ext[mi->ext + k], &r);
+		if (od_fsb_agno(g, r.startblock) != t)
+			n += r.blockcount;
+	}
+	return n;
+}
+
+/* Its own AG if numbers below 2^32 fit there, else the nearest below. */
+static uint32_t low_ag(const struct od_geo *g, uint32_t own)
+{
+	uint32_t a = own + 1;
+
+	while (a-- > 0)
+		if (limit32(g, a) >= g->ialloc_blks)
+			return a;
+	return 0;
+}
+
+struct member {
+	uint32_t d;		/* dense index */
+	uint32_t ag;		/* target AG */
+	uint64_t pord;		/* parent's walk order */
+	uint64_t ord;		/* its own */
+};
+
+static int cmp_member(const void *a, const void *b)
+{
+	const struct member *x = a, *y = b;
+
+	if (x->ag != y->ag)
+		return x->ag < y->ag ? -1 : 1;
+	if (x->pord != y->pord)
+		return x->pord < y->pord ? -1 : 1;
+	return x->ord < y->ord ? -1 : x->ord > y->ord;
+}
+
+/* A directory's moving children in one AG: mem[start, start+n). */
+struct group {
+	size_t start, n;
+	uint32_t ag;
+	uint64_t first;		/* walk order of its first member */
+};
+
+static int cmp_group(const void *a, const void *b)
+{
+	const struct group *x = a, *y = b;
+
+	if (x->ag != y->ag)
+		return x->ag < y->ag ? -1 : 1;
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+static int cmp_chunk_key(const void *a, const void *b, void *arg)
+{
+	const struct nchunk *ch = arg;
+	const struct nchunk *x = &ch[*(const size_t *)a];
+	const struct nchunk *y = &ch[*(const size_t *)b];
+
+	if (x->key2 != y->key2)
+		return x->key2 < y->key2 ? -1 : 1;
+	return x->agno < y->agno ? -1 : x->agno > y->agno;
+}
+
+static int new_chunk(struct planner *pl, uint32_t agno, const struct member *mb,
+		     size_t at)
+{
+	struct inoplan *ip = pl->ip;
+	struct nchunk *c = &ip->ch[ip->nch++];
+
+	memset(c, 0, sizeof(*c));
+	c->agno = agno;
+	c->agbno = NOAGBNO;
+	c->limit = od_ag_blocks(pl->g, agno);
+	c->key2 = (uint64_t)mb->ord << 1;
+	c->first = (uint32_t)at;
+	return 0;
+}
+
+/* Put member mb (mem index at) into the current chunk of its AG. */
+static void take_slot(struct planner *pl, const struct member *mb, size_t at,
+		      bool inode32)
+{
+	struct inoplan *ip = pl->ip;
+	struct nchunk *c = &ip->ch[ip->nch - 1];
+	uint64_t old = pl->ref[mb->d].mi->ino;
+
+	ip->mem[at] = mb->d;
+	ip->slot[mb->d] = (uint32_t)((ip->nch - 1) * OD_INODES_PER_CHUNK +
+				     c->used++);
+	ip->tag[mb->d] = mb->ag;
+	if (old < INO32 || inode32) {
+		uint32_t lim = limit32(pl->g, mb->ag);
+
+		c->need32 = true;
+		c->inode32 |= old >= INO32;
+		if (lim < c->limit)
+			c->limit = lim;
+	}
+}
+
+/*
+ * Slots for the members, group by group in walk order, cap members to a
+ * chunk (one cluster's worth, or 64 in a tight AG).
+ */
+static int assign(struct planner *pl, struct member *mb, size_t n,
+		  const uint32_t *cap, bool inode32)
+{
+	struct inoplan *ip = pl->ip;
+	struct group *gr;
+	size_t ng = 0, i, j, at = 0;
+	uint32_t a = ~0u;
+
+	gr = malloc((n ? n : 1) * sizeof(*gr));
+	if (!gr)
+		return -ENOMEM;
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && mb[j].ag == mb[i].ag &&
+		     mb[j].pord == mb[i].pord; j++)
+			;
+		gr[ng].start = i;
+		gr[ng].n = j - i;
+		gr[ng].ag = mb[i].ag;
+		gr[ng].first = mb[i].ord;
+		ng++;
+	}
+	sort_any(gr, ng, sizeof(*gr), cmp_group);
+	ip->nch = 0;
+	for (i = 0; i < ng; i++) {
+		const struct group *g = &gr[i];
+		struct nchunk *cur = ip->nch ? &ip->ch[ip->nch - 1] : NULL;
+		uint32_t c = cap[g->ag];
+
+		if (g->ag != a) {
+			cur = NULL;
+			a = g->ag;
+		}
+		/* share the open cluster only if the whole directory fits */
+		if (cur && c < OD_INODES_PER_CHUNK && cur->used + g->n > c)
+			cur = NULL;
+		for (j = 0; j < g->n; j++) {
+			const struct member *m = &mb[g->start + j];
+
+			if (!cur || cur->used == c) {
+				new_chunk(pl, g->ag, m, at);
+				cur = &ip->ch[ip->nch - 1];
+			}
+			take_slot(pl, m, at++, inode32);
+		}
+	}
+	ip->nmem = at;
+	free(gr);
+	return 0;
+}
+
+void plan_ino_free(struct inoplan *ip)
+{
+	uint32_t a;
+
+	if (!ip)
+		return;
+	free(ip->slot);
+	free(ip->tag);
+	free(ip->mem);
+	free(ip->ch);
+	free(ip->order);
+	for (a = 0; ip->vacated && ip->pad && a < ip->nag; a++) {
+		free(ip->vacated[a]);
+		free(ip->pad[a]);
+	}
+	free(ip->vacated);
+	free(ip->pad);
+	free(ip->npad);
+	free(ip->cap_pad);
+	free(ip->blocks);
+	free(ip);
+}
+
+/* Which members a mode moves. */
+static bool wants_move(enum plan_renumber mode, bool inode32, uint64_t ino)
+{
+	if (inode32 && ino >= INO32)
+		return true;
+	return mode != PR_NONE;
+}
+
+int plan_ino_choose(struct planner *pl, enum plan_renumber mode,
+		    bool inode32, const uint8_t *nomove)
+{
+	const struct model *m = pl->m;
+	const struct od_geo *g = pl->g;
+	const struct od_sb *sb = &m->fs->sb;
+	struct inoplan *ip;
+	struct member *mb = NULL;
+	uint32_t *par = NULL, *cap = NULL, *fin = NULL, a, cl;
+	int64_t *room = NULL, per64;
+	uint8_t *agok = NULL, **cok = NULL;
+	size_t n = 0, k;
+	int ret = -ENOMEM, pass;
+
+	ip = calloc(1, sizeof(*ip));
+	if (!ip)
+		return -ENOMEM;
+	pl->ip = ip;
+	ip->nag = m->agcount;
+	ip->slot = malloc((pl->nref ? pl->nref : 1) * sizeof(*ip->slot));
+	ip->tag = malloc((pl->nref ? pl->nref : 1) * sizeof(*ip->tag));
+	ip->mem = malloc((pl->nref ? pl->nref : 1) * sizeof(*ip->mem));
+	ip->ch = malloc((pl->nref ? pl->nref : 1) * sizeof(*ip->ch));
+	ip->vacated = calloc(m->agcount, sizeof(*ip->vacated));
+	ip->pad = calloc(m->agcount, sizeof(*ip->pad));
+	ip->npad = calloc(m->agcount, sizeof(*ip->npad));
+	ip->cap_pad = calloc(m->agcount, sizeof(*ip->cap_pad));
+	ip->blocks = calloc(m->agcount, sizeof(*ip->blocks));
+	mb = malloc((pl->nref ? pl->nref : 1) * sizeof(*mb));
+	cap = malloc(m->agcount * sizeof(*cap));
+	agok = calloc(m->agcount, 1);
+	cok = calloc(m->agcount, sizeof(*cok));
+	if (!ip->slot || !ip->tag || !ip->mem || !ip->ch || !ip->vacated ||
+	    !ip->pad || !ip->npad || !ip->cap_pad || !ip->blocks || !mb ||
+	    !cap || !agok || !cok)
+		goto out;
+	ip->align = g->cluster_align > 1 ? g->cluster_align : 1;
+	if (sb->inoalignmt > ip->align &&
+	    ((sb->versionnum & OD_SB_VERSION_ALIGN) || g->v5))
+		ip->align = sb->inoalignmt;
+	if (ip->align < g->blocks_per_cluster)
+		ip->align = g->blocks_per_cluster;
+	for (a = 0; a < m->agcount; a++) {
+		const struct m_ag *ag = &m->ag[a];
+
+		agok[a] = !ag->err && ag->have_agi && ag->have_agf &&
+			  !ag->ndamaged;
+		cok[a] = calloc(ag->nchunk ? ag->nchunk : 1, 1);
+		ip->vacated[a] = calloc(ag->nchunk ? ag->nchunk : 1, 1);
+		if (!cok[a] || !ip->vacated[a])
+			goto out;
+		chunk_census(pl, a, cok[a]);
+	}
+	for (k = 0; k < pl->nref; k++)
+		ip->slot[k] = NOSLOT;
+	/* one inode per block or more than a chunk per block: not handled */
+	if (g->inopblock > OD_INODES_PER_CHUNK || !g->ialloc_blks) {
+		ret = 0;
+		goto out;
+	}
+	ret = parents(pl, &par);
+	if (ret)
+		goto out;
+	ret = -ENOMEM;
+	fin = malloc((pl->nref ? pl->nref : 1) * sizeof(*fin));
+	room = malloc(m->agcount * sizeof(*room));
+	if (!fin || !room)
+		goto out;
+	for (k = 0; k < pl->nref; k++)
+		fin[k] = od_ino_agno(g, pl->ref[k].mi->ino);
+	cl = g->inodes_per_cluster;
+	if (cl < 1 || cl > OD_INODES_PER_CHUNK)
+		cl = OD_INODES_PER_CHUNK;
+	/* in 64ths of a block: an inode's share of a one-cluster chunk and
+	 * of its alignment gap (half the alignment on average) */
+	per64 = (int64_t)(g->ialloc_blks + ip->align / 2) * 64 / cl;
+	for (a = 0; a < m->agcount; a++)
+		room[a] = ((int64_t)(m->ag[a].have_agf ?
+				     m->ag[a].agf.freeblks : 0) -
+			   od_ag_blocks(g, a) / ROOM_KEEP) * 64;
+	/* in walk order: a parent's AG is known before its children's */
+	for (k = 0; k < pl->walk.nreached; k++) {
+		uint32_t d = pl->walk.seq[k], p = par[d], own, t;
+		const struct m_ino *mi = pl->ref[d].mi;
+		int64_t need;
+
+		if (p == NOSLOT || (nomove && nomove[d] >= 2) ||
+		    named_by_sb(sb, mi->ino) || (mi->flags & MI_DAMAGED) ||
+		    !wants_move(mode, inode32, mi->ino))
+			continue;
+		own = od_ino_agno(g, mi->ino);
+		if (!agok[own] || chunk_of(&m->ag[own], od_ino_agino(g, mi->ino))
+		    == m->ag[own].nchunk)
+			continue;
+		/* its directory's AG (where that went), if it has room */
+		t = nomove && nomove[d] ? own : fin[p];
+		need = (int64_t)ino_blocks(g, pl->ref[d].ag, mi, t) * 64 +
+		       per64;
+		if (!agok[t] || (t != own && room[t] < need))
+			t = own;
+		if ((mi->ino < INO32 || inode32) &&
+		    limit32(g, t) < g->ialloc_blks)
+			t = low_ag(g, own);
+		/* its data and a new slot come in, its old slot is freed */
+		room[t] -= (int64_t)ino_blocks(g, pl->ref[d].ag, mi, t) * 64 +
+			   per64;
+		room[own] += (int64_t)g->ialloc_blks;
+		if (t != own)
+			room[own] += (int64_t)(mi->nde + mi->nae ?
+				ino_blocks(g, pl->ref[d].ag, mi, m->agcount) -
+				ino_blocks(g, pl->ref[d].ag, mi, own) : 0) * 64;
+		fin[d] = t;
+		mb[n].d = d;
+		mb[n].ag = t;
+		mb[n].pord = pl->ref[p].order;
+		mb[n].ord = pl->ref[d].order;
+		n++;
+	}
+	sort_any(mb, n, sizeof(*mb), cmp_member);
+	for (a = 0; a < m->agcount; a++)
+		cap[a] = cl;
+	/* pass 1 by clusters; an AG that cannot spare the room, whole chunks */
+	for (pass = 0; pass < 2; pass++) {
+		bool again = false;
+
+		ret = assign(pl, mb, n, cap, inode32);
+		if (ret)
+			goto out;
+		memset(ip->blocks, 0, m->agcount * sizeof(*ip->blocks));
+		for (k = 0; k < ip->nch; k++)
+			ip->blocks[ip->ch[k].agno] += g->ialloc_blks + ip->align - 1;
+		for (a = 0; a < m->agcount && pass == 0; a++) {
+			/* the room counted one-cluster chunks already */
+			if (cap[a] < OD_INODES_PER_CHUNK && room[a] < 0) {
+				cap[a] = OD_INODES_PER_CHUNK;
+				again = true;
+			}
+		}
+		if (!again)
+			break;
+	}
+	/* the chunks every in-use inode of which moves out */
+	for (a = 0; a < m->agcount; a++) {
+		const struct m_ag *ag = &m->ag[a];
+		size_t i = 0;
+
+		if (!agok[a])
+			continue;
+		for (k = 0; k < ag->nchunk; k++) {
+			const struct od_inobt_rec *r = &ag->chunk[k];
+			bool all = cok[a][k];
+
+			while (i < ag->nino &&
+			       od_ino_agino(g, ag->ino[i].ino) < r->startino)
+				i++;
+			for (; i < ag->nino && od_ino_agino(g, ag->ino[i].ino) <
+			     r->startino + OD_INODES_PER_CHUNK; i++)
+				if (ip->slot[walk_dense(&pl->walk, ag,
+							&ag->ino[i])] == NOSLOT)
+					all = false;
+			ip->vacated[a][k] = all && n;
+		}
+	}
+	ip->order = malloc((ip->nch ? ip->nch : 1) * sizeof(*ip->order));
+	if (!ip->order)
+		goto out;
+	for (k = 0; k < ip->nch; k++)
+		ip->order[k] = k;
+	qsort_r(ip->order, ip->nch, sizeof(*ip->order), cmp_chunk_key, ip->ch);
+	ret = 0;
+out:
+	for (a = 0; cok && a < m->agcount; a++)
+		free(cok[a]);
+	free(cok);
+	free(agok);
+	free(cap);
+	free(mb);
+	free(par);
+	free(fin);
+	free(room);
+	return ret;
+}
+
+bool plan_ino_vacated(const struct planner *pl, uint32_t agno, size_t k)
+{
+	return pl->ip && pl->ip->vacated[agno][k];
+}
+
+uint32_t plan_ino_ag(const struct planner *pl, uint32_t ino_idx)
+{
+	const struct inoplan *ip = pl->ip;
+
+	if (ip && ip->slot[ino_idx] != NOSLOT)
+		return ip->tag[ino_idx];
+	return od_ino_agno(pl->g, pl->ref[ino_idx].mi->ino);
+}
+
+uint64_t plan_ino_blocks(const struct planner *pl, uint32_t agno)
+{
+	return pl->ip ? pl->ip->blocks[agno] : 0;
+}
