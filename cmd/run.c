@@ -308,6 +308,12 @@ int cmd_run(int argc, char **argv)
 			 "xfsdefrag-%s.undo", uuid);
 		undo_path = undo_default;
 	}
+	if (ra.by_ag && (po.renumber == PR_ALL || po.inode32)) {
+		cmd_error("--renumber all and --inode32 renumber the whole "
+			  "filesystem at once: not with --passes or --max-time");
+		status = EXIT_USAGE;
+		goto out;
+	}
 	if (run_args_passes(&ra)) {
 		char u2[1100];
 

@@ -234,6 +234,8 @@ static int homes(struct rp *r)
 	if (r->home)
 		return 0;
 	po.lim = &pl;
+	po.renumber = PR_NONE;	/* passes keep inode numbers */
+	po.inode32 = false;
 	ret = plan_build(r->m, &po, &full, &r->e);
 	if (!ret) {
 		r->home = malloc((r->m->ninodes ? r->m->ninodes : 1) *
@@ -277,6 +279,10 @@ static int plan_now(struct rp *r, const bool *focus, struct plan *p)
 	pl.home = r->home;
 	pl.nhome = r->nhome;
 	po.lim = &pl;
+	if (r->a->by_ag) {	/* passes keep inode numbers (plan.h) */
+		po.renumber = PR_NONE;
+		po.inode32 = false;
+	}
 	return plan_build(r->m, &po, p, &r->e);
 }
 

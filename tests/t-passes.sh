@@ -97,7 +97,7 @@ BS=$(jget "$T_TMP/orig.rep.json" 'd["geometry"]["blocksize"]')
 # the reference: one full run
 full=$T_TMP/full
 cp --sparse=always "$orig" "$full"
-if "$bin" run --undo "$T_TMP/full.undo" "$full" > "$T_TMP/full.out" 2>&1; then
+if "$bin" run --renumber none --undo "$T_TMP/full.undo" "$full" > "$T_TMP/full.out" 2>&1; then
 	"$bin" report --json "$full" > "$T_TMP/full.rep.json"
 	$PC figures "$T_TMP/full.rep.json" > "$T_TMP/full.fig"
 else
@@ -147,7 +147,7 @@ maxtime() {
 		t_fail "maxtime: only $ran pass(es): the time box forced no second pass"
 	fi
 	same_figures "$w" "maxtime"
-	if "$bin" plan --json "$w" > "$T_TMP/mt.plan.json" && [ "$(jget "$T_TMP/mt.plan.json" 'd["moved_blocks"]')" = 0 ]; then
+	if "$bin" plan --json --renumber none "$w" > "$T_TMP/mt.plan.json" && [ "$(jget "$T_TMP/mt.plan.json" 'd["moved_blocks"]')" = 0 ]; then
 		t_ok "maxtime: a plan afterwards moves nothing"
 	else
 		t_fail "maxtime: a plan afterwards still moves blocks"
@@ -390,7 +390,7 @@ fixtures() {
 		t_unpack "$here/fixtures/$f" "$a" || { t_fail "fixtures: cannot unpack $f"; continue; }
 		cp --sparse=always "$a" "$b"
 		rm -f "$T_TMP"/fx.*undo*
-		if ! "$bin" run --undo "$T_TMP/fx.full.undo" "$a" > /dev/null 2>&1 ||
+		if ! "$bin" run --renumber none --undo "$T_TMP/fx.full.undo" "$a" > /dev/null 2>&1 ||
 		   ! "$bin" run --passes --json --undo "$T_TMP/fx.undo" "$b" > "$T_TMP/fx.json" 2>&1; then
 			t_fail "fixtures: $f: a run failed"; continue
 		fi
@@ -404,7 +404,35 @@ fixtures() {
 	done
 }
 
-for c in maxtime passes interrupt ag path minext rate json signal refusal fixtures; do
+# Passes keep inode numbers: a renumbering of the whole filesystem is
+# refused with them (usage error, nothing written), and --renumber auto
+# acts as none (the maxtime case's final figures equal a full run's
+# with --renumber none).
+renumber() {
+	local w=$T_TMP/rn rc
+	cp --sparse=always "$orig" "$w"
+	for o in "--renumber all" "--inode32"; do
+		# shellcheck disable=SC2086
+		"$bin" run --passes $o --undo "$T_TMP/rn.undo" "$w" > "$T_TMP/rn.out" 2>&1
+		rc=$?
+		if [ $rc -eq 2 ] && [ ! -e "$T_TMP/rn.undo" ] &&
+		   grep -q "not with --passes" "$T_TMP/rn.out" && cmp -s "$orig" "$w"; then
+			t_ok "renumber: run --passes $o refused (exit 2), nothing written"
+		else
+			t_fail "renumber: run --passes $o: exit $rc: $(head -n 2 "$T_TMP/rn.out")"
+		fi
+	done
+	if "$bin" plan --ag 0 --renumber all "$w" > "$T_TMP/rn.out" 2>&1; then
+		t_fail "renumber: plan --ag 0 --renumber all accepted"
+	elif grep -q "renumber the whole filesystem" "$T_TMP/rn.out"; then
+		t_ok "renumber: plan --ag 0 --renumber all refused with the reason"
+	else
+		t_fail "renumber: plan --ag 0 --renumber all: $(head -n 2 "$T_TMP/rn.out")"
+	fi
+	rm -f "$w"
+}
+
+for c in maxtime passes interrupt ag path minext rate json signal refusal renumber fixtures; do
 	t_case $c && $c
 done
 t_summary passes

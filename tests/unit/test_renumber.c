@@ -472,7 +472,7 @@ static bool same_recs(const struct od_irec *a, const struct od_irec *b,
 
 static void test_fixture(struct t_state *ts, const char *name)
 {
-	struct plan_opts o = { WALK_READDIR, PR_ALL, false };
+	struct plan_opts o = { .order = WALK_READDIR, .renumber = PR_ALL };
 	struct plan pa, pn, p0;
 	struct model *m = NULL;
 	struct scan_opts so = { 0 };
@@ -699,7 +699,7 @@ static int build32(struct m32 *h, uint32_t logblocks)
 
 static void test_inode32(struct t_state *ts)
 {
-	struct plan_opts o = { WALK_READDIR, PR_AUTO, true };
+	struct plan_opts o = { .order = WALK_READDIR, .renumber = PR_AUTO, .inode32 = true };
 	struct m32 h;
 	struct plan p;
 	struct err e = { 0 };

@@ -247,7 +247,7 @@ static void unapply(struct model *m2)
 
 static void test_fixture(struct t_state *ts, const char *name)
 {
-	struct plan_opts o = { WALK_READDIR, PR_ALL, false };
+	struct plan_opts o = { .order = WALK_READDIR, .renumber = PR_ALL };
 	struct plan p1, p2;
 	struct model *m = NULL, m2;
 	struct scan_opts so = { 0 };
