@@ -183,6 +183,8 @@ static void print_json(const struct pctx *c)
 		json_f2(&j, "longest_free_after_pct",
 			pct(pa->longest_after, pa->free_after));
 		json_u64(&j, "moved_blocks", pa->moved_blocks);
+		if (pa->newino != ~0u)	/* the AGI newino the run sets */
+			json_u64(&j, "newino", pa->newino);
 		json_obj_end(&j);
 	}
 	json_arr_end(&j);
