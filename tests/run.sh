@@ -46,18 +46,35 @@ wanted() {
 
 failed=0 ran=0
 label=${asan:+" (asan)"}
+
+# timed NAME CMD...: run CMD, then one line with its wall and CPU time
+# (user+sys of it and its children: the figure that holds on a loaded
+# machine, where wall time depends on the neighbours).
+timed() {
+	local name=$1 rc tf
+	shift
+	tf=$(mktemp "${TMPDIR:-/tmp}/xfsdefrag-time.XXXXXX")
+	{ TIMEFORMAT='%R %U %S'; time "$@" 2>&3; } 3>&2 2>"$tf"
+	rc=$?
+	read -r w u s < "$tf"
+	rm -f "$tf"
+	awk -v n="$name$label" -v w="$w" -v u="$u" -v s="$s" 'BEGIN {
+		printf "time %s: wall %.1f s, cpu %.1f s (user %.1f, sys %.1f)\n",
+		       n, w, u + s, u, s }'
+	return $rc
+}
 if [ -n "$unit" ]; then
 	for t in "$unit"/*; do
 		[ -f "$t" ] && [ -x "$t" ] || continue
 		wanted "$(basename "$t")" || continue
 		ran=$((ran + 1))
-		(cd "$top" && "$t") || { echo "FAIL unit $(basename "$t")$label"; failed=1; }
+		(cd "$top" && timed "$(basename "$t")" "$t") || { echo "FAIL unit $(basename "$t")$label"; failed=1; }
 	done
 fi
 for t in "$here"/t-*.sh; do
 	wanted "$(basename "$t" .sh)" || continue
 	ran=$((ran + 1))
-	"$t" "$bin" "${args[@]}" || failed=1
+	timed "$(basename "$t" .sh)" "$t" "$bin" "${args[@]}" || failed=1
 done
 if [ $ran -eq 0 ]; then
 	echo "run.sh: nothing matches ${names[*]}" >&2
