@@ -1,9 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# The test suite: unit tests, then every image test script, against one
-# xfsdefrag binary; one summary line per unit test and per script.
+# The test suite: unit tests, then every image test script (tests/t-*.sh,
+# found when run.sh starts, so a new script joins by existing), against
+# one xfsdefrag binary; one summary line per unit test and per script,
+# each followed by its time line, and one line for the suite at the end.
 #
-#   run.sh --bin BIN [--unit DIR] [--asan] [--tap] [NAME...] [-- ARG...]
+#   run.sh --bin BIN [--unit DIR] [--asan] [--long] [--tap] [-j N]
+#          [NAME...] [-- ARG...]
 #
 # NAME picks what runs: a script (t-check, or t-check.sh) or a unit test
 # (test_records); several may be given; none: everything.  ARGs go to
@@ -12,12 +15,36 @@
 # groups), T_VERBOSE=1 prints every passing check, --tap (or T_TAP=1)
 # makes each script speak TAP.  Unit tests run from the top of the tree
 # (they read tests/fixtures and build/fuzz/base).
+#
+# -j N (or XFSDEFRAG_TEST_JOBS=N; default 2, the cores CI has): N unit
+# tests and scripts at once, slowest first; each one's output is printed
+# whole when it ends, in the order they end.  -j 1 runs them one after
+# the other in file order, their output as it comes.  Scripts that may
+# use loop devices (their text says mount or losetup) also take one of
+# XFSDEFRAG_TEST_MOUNTS (default 2) machine-wide slots, a flock(1) lock
+# in /tmp/xfsdefrag-loop-slots, so however many suites run at once they
+# hold at most that many such scripts, each using at most 2 devices.
+#
+# --asan: the sanitizer pass.  A script whose header has the line
+# "# asan-pass: check-long ..." (its code paths are run under the
+# sanitizers by other scripts; the line says why) is left out of it
+# unless named, or unless --long is given too.
+#
+# --long (exported as XFSDEFRAG_TEST_LONG=1): the make check-long pass;
+# every script runs, and scripts run their full repetitions where make
+# check runs a sample (each says which).
+#
+# The time line of each ("time NAME: wall W s, cpu C s (user U, sys S)")
+# gives CPU time (user+sys of it and its children), the figure that holds
+# on a loaded machine, besides wall time.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
-bin= unit= asan= names=() args=()
+bin= unit= asan= long= names=() args=()
+jobs=${XFSDEFRAG_TEST_JOBS:-2}
+mounts=${XFSDEFRAG_TEST_MOUNTS:-2}
 usage() {
-	echo "usage: $0 --bin BIN [--unit DIR] [--asan] [--tap] [NAME...] [-- ARG...]" >&2
+	echo "usage: $0 --bin BIN [--unit DIR] [--asan] [--long] [--tap] [-j N] [NAME...] [-- ARG...]" >&2
 	exit 2
 }
 while [ $# -gt 0 ]; do
@@ -25,33 +52,37 @@ while [ $# -gt 0 ]; do
 	--bin) [ $# -ge 2 ] || usage; bin=$2; shift 2 ;;
 	--unit) [ $# -ge 2 ] || usage; unit=$2; shift 2 ;;
 	--asan) asan=1; shift ;;
+	--long) long=1; shift ;;
 	--tap) export T_TAP=1; shift ;;
+	-j) [ $# -ge 2 ] || usage; jobs=$2; shift 2 ;;
+	-j*) jobs=${1#-j}; shift ;;
 	--) shift; args=("$@"); break ;;
 	-*) usage ;;
 	*) names+=("${1%.sh}"); shift ;;
 	esac
 done
+[[ $jobs =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: -j wants a number, not '$jobs'" >&2; exit 2; }
+[[ $mounts =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: XFSDEFRAG_TEST_MOUNTS wants a number" >&2; exit 2; }
 [ -x "$bin" ] || { echo "run.sh: no binary $bin" >&2; exit 2; }
 bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
 [ -z "$unit" ] || unit=$(cd "$unit" && pwd) || exit 2
 export XFSDEFRAG_ASAN=$asan
+if [ -n "$long" ]; then export XFSDEFRAG_TEST_LONG=1; else unset XFSDEFRAG_TEST_LONG; fi
 
-# wanted NAME: was it asked for (or was nothing asked for)?
-wanted() {
+# named NAME: was it asked for by name?
+named() {
 	local n
-	[ ${#names[@]} -eq 0 ] && return 0
 	for n in "${names[@]}"; do [ "$n" = "$1" ] && return 0; done
 	return 1
 }
+# wanted NAME: was it asked for (or was nothing asked for)?
+wanted() { [ ${#names[@]} -eq 0 ] || named "$1"; }
 
-failed=0 ran=0
 label=${asan:+" (asan)"}
 
-# timed NAME CMD...: run CMD, then one line with its wall and CPU time
-# (user+sys of it and its children: the figure that holds on a loaded
-# machine, where wall time depends on the neighbours).
+# timed NAME CMD...: run CMD, then one line with its wall and CPU time.
 timed() {
-	local name=$1 rc tf
+	local name=$1 rc tf w u s
 	shift
 	tf=$(mktemp "${TMPDIR:-/tmp}/xfsdefrag-time.XXXXXX")
 	{ TIMEFORMAT='%R %U %S'; time "$@" 2>&3; } 3>&2 2>"$tf"
@@ -63,22 +94,146 @@ timed() {
 		       n, w, u + s, u, s }'
 	return $rc
 }
+
+# The CPU seconds each script took in make check (release + asan pass,
+# measured 2026-12-01 on the 2-core VM): the slowest start first, so the
+# last to end is a short one.  A script not listed (a new one) counts as
+# slow: it starts early, which costs nothing if it is fast.
+cost() {
+	case $1 in
+	t-relocate) echo 200 ;;
+	t-safety|t-excl) echo 45 ;;
+	t-undo|t-precheck|t-fixtures|t-live|t-powercut) echo 25 ;;
+	t-layers|t-check|t-badinput|t-tui) echo 10 ;;
+	t-scanio|t-html|t-report|t-wholedisk|t-completion) echo 5 ;;
+	t-cli) echo 1 ;;
+	t-*) echo 100 ;;
+	*) echo 0 ;;	# unit tests: a few seconds all together
+	esac
+}
+
+# ---- what runs: KIND NAME PATH MOUNTS, in start order ----------------------
+kind=() name=() path=() mnt=()
+add() { kind+=("$1"); name+=("$2"); path+=("$3"); mnt+=("$4"); }
+left=()
 if [ -n "$unit" ]; then
 	for t in "$unit"/*; do
 		[ -f "$t" ] && [ -x "$t" ] || continue
-		wanted "$(basename "$t")" || continue
-		ran=$((ran + 1))
-		(cd "$top" && timed "$(basename "$t")" "$t") || { echo "FAIL unit $(basename "$t")$label"; failed=1; }
+		wanted "$(basename "$t")" && add unit "$(basename "$t")" "$t" ""
 	done
 fi
+scripts=()
 for t in "$here"/t-*.sh; do
-	wanted "$(basename "$t" .sh)" || continue
-	ran=$((ran + 1))
-	timed "$(basename "$t" .sh)" "$t" "$bin" "${args[@]}" || failed=1
+	n=$(basename "$t" .sh)
+	wanted "$n" || continue
+	if [ -n "$asan" ] && [ -z "$long" ] && ! named "$n" &&
+	   grep -q '^# asan-pass: check-long' "$t"; then
+		left+=("$n")
+		continue
+	fi
+	scripts+=("$t")
 done
-if [ $ran -eq 0 ]; then
+if [ "$jobs" -gt 1 ]; then
+	# slowest first (a stable sort: equal costs keep file order)
+	mapfile -t scripts < <(for t in "${scripts[@]}"; do
+		printf '%s\t%s\n' "$(cost "$(basename "$t" .sh)")" "$t"
+	done | sort -s -t "$(printf '\t')" -k1,1nr | cut -f 2)
+fi
+for t in "${scripts[@]}"; do
+	m=
+	grep -Ewq 'mount|losetup|t_can_mount' "$t" && m=1
+	add script "$(basename "$t" .sh)" "$t" "$m"
+done
+if [ ${#kind[@]} -eq 0 ]; then
 	echo "run.sh: nothing matches ${names[*]}" >&2
 	exit 2
+fi
+[ ${#left[@]} -eq 0 ] ||
+	echo "run.sh$label: ${left[*]} run under the sanitizers in make check-long"
+
+# job I: run the unit test or script number I (output on stdout/stderr)
+job() {
+	local i=$1 rc
+	if [ "${kind[$i]}" = unit ]; then
+		(cd "$top" && timed "${name[$i]}" "${path[$i]}")
+		rc=$?
+		[ $rc -eq 0 ] || echo "FAIL unit ${name[$i]}$label"
+	else
+		timed "${name[$i]}" "${path[$i]}" "$bin" "${args[@]}"
+		rc=$?
+	fi
+	return $rc
+}
+
+# loop_slot: hold one of the machine's $mounts loop-device slots until
+# this (sub)shell and its children end
+loop_slot() {
+	local d=/tmp/xfsdefrag-loop-slots i fd
+	mkdir -p "$d" 2>/dev/null && chmod 1777 "$d" 2>/dev/null
+	while :; do
+		for ((i = 1; i <= mounts; i++)); do
+			exec {fd}>>"$d/slot.$i" || continue
+			flock -n "$fd" && return 0
+			exec {fd}>&-
+		done
+		sleep 1
+	done
+}
+
+failed=0
+if [ "$jobs" -eq 1 ]; then
+	for ((i = 0; i < ${#kind[@]}; i++)); do
+		job "$i" || failed=1
+	done
+else
+	# Each job runs in a process group of its own (set -m), so an
+	# interrupt reaches all of it; its output waits in a file.
+	set -m
+	work=$(mktemp -d "${TMPDIR:-/tmp}/xfsdefrag-run.XXXXXX")
+	declare -A running=()	# pid -> job number
+	stop() {
+		local p
+		for p in "${!running[@]}"; do kill -TERM -- "-$p" 2>/dev/null; done
+		wait
+		rm -rf "$work"
+		echo "test suite$label: interrupted"
+		exit 130
+	}
+	trap stop INT TERM
+	next=0 nmount=0 started=()
+	while :; do
+		while [ ${#running[@]} -lt "$jobs" ]; do
+			# the first not started whose loop devices are free
+			pick=
+			for ((i = next; i < ${#kind[@]}; i++)); do
+				[ -n "${started[$i]:-}" ] && continue
+				[ -n "${mnt[$i]}" ] && [ "$nmount" -ge "$mounts" ] && continue
+				pick=$i
+				break
+			done
+			[ -n "$pick" ] || break
+			started[$pick]=1
+			while [ -n "${started[$next]:-}" ]; do next=$((next + 1)); done
+			if [ -n "${mnt[$pick]}" ]; then
+				nmount=$((nmount + 1))
+				( set +m; loop_slot; job "$pick" ) < /dev/null > "$work/$pick" 2>&1 &
+			else
+				( set +m; job "$pick" ) < /dev/null > "$work/$pick" 2>&1 &
+			fi
+			running[$!]=$pick
+		done
+		[ ${#running[@]} -gt 0 ] || break
+		wait -n -p done_pid
+		rc=$?
+		[ -n "${done_pid:-}" ] || continue
+		i=${running[$done_pid]}
+		unset "running[$done_pid]"
+		[ -n "${mnt[$i]}" ] && nmount=$((nmount - 1))
+		cat "$work/$i"
+		[ $rc -eq 0 ] || failed=1
+	done
+	trap - INT TERM
+	rm -rf "$work"
 fi
 if [ $failed -ne 0 ]; then
 	echo "test suite$label: FAILED"
