@@ -193,6 +193,7 @@ else
 	declare -A running=()	# pid -> job number
 	stop() {
 		local p
+		set +m	# no job notices
 		for p in "${!running[@]}"; do kill -TERM -- "-$p" 2>/dev/null; done
 		wait
 		rm -rf "$work"
