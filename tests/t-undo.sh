@@ -90,7 +90,7 @@ run_fixture() {
 	"$bin" undo "$j" "$img" > "$T/out" 2>&1
 	rc=$?
 	if [ $rc -eq 0 ] && grep -q "^restored [0-9]* blocks .* as it was before the run" "$T/out" &&
-	   [ "$(sha256sum < "$img")" = "$(sha256sum < "$T/pristine")" ]; then
+	   [ "$(t_imgsum "$img")" = "$(t_imgsum "$T/pristine")" ]; then
 		t_ok "$name: complete run undone, sha256 equal"
 	else
 		t_fail "$name: complete run: undo exit $rc, $(head -n 2 "$T/out" | tr '\n' ' ')"
