@@ -150,16 +150,16 @@ $(B)/powercut/pctrace.so: tests/powercut/pctrace.c $(B)/FLAGS
 TEST_JOBS ?= 2
 CHECK_BUILD := xfsdefrag $(UNIT_BINS) asan $(FUZZ_BASE) $(B)/powercut/pctrace.so
 CHECK_MAKE   = $(MAKE) --no-print-directory DEVELOPER=1 $(if $(filter -j%,$(MAKEFLAGS)),,-j$(TEST_JOBS))
-RUN_TESTS    = tests/run.sh -j $(TEST_JOBS)
-RUN_ASAN     = ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	       $(RUN_TESTS) --bin $(A)/xfsdefrag --unit $(A)/tests --asan
-
+# Both passes in one queue, so that the long scripts of each overlap.
 # The sanitizer pass runs the scripts where memory errors are plausible;
 # those marked "# asan-pass: check-long" run under it in check-long.
+RUN_TESTS    = ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	       tests/run.sh -j $(TEST_JOBS) --bin ./xfsdefrag --unit $(B)/tests \
+	       --asan-bin $(A)/xfsdefrag --asan-unit $(A)/tests
+
 check:
 	$(Q)$(CHECK_MAKE) $(CHECK_BUILD)
-	$(RUN_TESTS) --bin ./xfsdefrag --unit $(B)/tests $(T)
-	$(RUN_ASAN) $(T)
+	$(RUN_TESTS) $(T)
 
 tsan: $(TS)/xfsdefrag
 	tests/tsan.sh $(TS)/xfsdefrag
@@ -170,8 +170,7 @@ tsan: $(TS)/xfsdefrag
 # sanitizer build over damaged images.  Figures land in build/long.
 check-long: tsan
 	$(Q)$(CHECK_MAKE) $(CHECK_BUILD)
-	$(RUN_TESTS) --long --bin ./xfsdefrag --unit $(B)/tests $(T)
-	$(RUN_ASAN) --long $(T)
+	$(RUN_TESTS) --long $(T)
 	tests/powercut-long.sh ./xfsdefrag
 	tests/long-precheck.sh ./xfsdefrag
 	tests/long-corrupt.sh $(A)/xfsdefrag

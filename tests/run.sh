@@ -2,11 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The test suite: unit tests, then every image test script (tests/t-*.sh,
 # found when run.sh starts, so a new script joins by existing), against
-# one xfsdefrag binary; one summary line per unit test and per script,
-# each followed by its time line, and one line for the suite at the end.
+# one xfsdefrag binary, or two at once (the release and the sanitizer
+# build); one summary line per unit test and per script, each followed
+# by its time line, and one line per binary for the suite at the end.
 #
-#   run.sh --bin BIN [--unit DIR] [--asan] [--long] [--tap] [-j N]
-#          [NAME...] [-- ARG...]
+#   run.sh --bin BIN [--unit DIR] [--asan] [--asan-bin BIN [--asan-unit DIR]]
+#          [--long] [--tap] [-j N] [NAME...] [-- ARG...]
 #
 # NAME picks what runs: a script (t-check, or t-check.sh) or a unit test
 # (test_records); several may be given; none: everything.  ARGs go to
@@ -16,6 +17,13 @@
 # makes each script speak TAP.  Unit tests run from the top of the tree
 # (they read tests/fixtures and build/fuzz/base).
 #
+# --asan: BIN is the sanitizer build.  --asan-bin BIN (and --asan-unit
+# DIR): run the sanitizer build's pass too, in the same queue, so that
+# the long scripts of both passes overlap (what make check does).  A
+# script whose header has the line "# asan-pass: check-long ..." (its
+# code paths run under the sanitizers elsewhere; the line says why) is
+# left out of the sanitizer pass unless named, or unless --long is given.
+#
 # -j N (or XFSDEFRAG_TEST_JOBS=N; default 2, the cores CI has): N unit
 # tests and scripts at once, slowest first; each one's output is printed
 # whole when it ends, in the order they end.  -j 1 runs them one after
@@ -24,11 +32,6 @@
 # XFSDEFRAG_TEST_MOUNTS (default 2) machine-wide slots, a flock(1) lock
 # in /tmp/xfsdefrag-loop-slots, so however many suites run at once they
 # hold at most that many such scripts, each using at most 2 devices.
-#
-# --asan: the sanitizer pass.  A script whose header has the line
-# "# asan-pass: check-long ..." (its code paths are run under the
-# sanitizers by other scripts; the line says why) is left out of it
-# unless named, or unless --long is given too.
 #
 # --long (exported as XFSDEFRAG_TEST_LONG=1): the make check-long pass;
 # every script runs, and scripts run their full repetitions where make
@@ -44,11 +47,11 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
-bin= unit= asan= long= names=() args=()
+bin= unit= asan= abin= aunit= long= names=() args=()
 jobs=${XFSDEFRAG_TEST_JOBS:-2}
 mounts=${XFSDEFRAG_TEST_MOUNTS:-2}
 usage() {
-	echo "usage: $0 --bin BIN [--unit DIR] [--asan] [--long] [--tap] [-j N] [NAME...] [-- ARG...]" >&2
+	echo "usage: $0 --bin BIN [--unit DIR] [--asan] [--asan-bin BIN [--asan-unit DIR]] [--long] [--tap] [-j N] [NAME...] [-- ARG...]" >&2
 	exit 2
 }
 while [ $# -gt 0 ]; do
@@ -56,6 +59,8 @@ while [ $# -gt 0 ]; do
 	--bin) [ $# -ge 2 ] || usage; bin=$2; shift 2 ;;
 	--unit) [ $# -ge 2 ] || usage; unit=$2; shift 2 ;;
 	--asan) asan=1; shift ;;
+	--asan-bin) [ $# -ge 2 ] || usage; abin=$2; shift 2 ;;
+	--asan-unit) [ $# -ge 2 ] || usage; aunit=$2; shift 2 ;;
 	--long) long=1; shift ;;
 	--tap) export T_TAP=1; shift ;;
 	-j) [ $# -ge 2 ] || usage; jobs=$2; shift 2 ;;
@@ -67,11 +72,21 @@ while [ $# -gt 0 ]; do
 done
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: -j wants a number, not '$jobs'" >&2; exit 2; }
 [[ $mounts =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: XFSDEFRAG_TEST_MOUNTS wants a number" >&2; exit 2; }
-[ -x "$bin" ] || { echo "run.sh: no binary $bin" >&2; exit 2; }
-bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
-[ -z "$unit" ] || unit=$(cd "$unit" && pwd) || exit 2
-export XFSDEFRAG_ASAN=$asan
+[ -z "$abin" ] || [ -z "$asan" ] || usage
+[ -n "$abin" ] || [ -z "$aunit" ] || usage
 if [ -n "$long" ]; then export XFSDEFRAG_TEST_LONG=1; else unset XFSDEFRAG_TEST_LONG; fi
+
+# The passes: P = 0 (BIN), 1 (the sanitizer build of --asan-bin)
+pbin=() punit=() pasan=() plabel=() pfail=()
+pass() {	# BIN UNIT-DIR ASAN
+	local b=$1 u=$2
+	[ -x "$b" ] || { echo "run.sh: no binary $b" >&2; exit 2; }
+	b=$(cd "$(dirname "$b")" && pwd)/$(basename "$b")
+	[ -z "$u" ] || u=$(cd "$u" && pwd) || exit 2
+	pbin+=("$b") punit+=("$u") pasan+=("$3") plabel+=("${3:+ (asan)}") pfail+=(0)
+}
+pass "$bin" "$unit" "$asan"
+[ -z "$abin" ] || pass "$abin" "$aunit" 1
 
 # named NAME: was it asked for by name?
 named() {
@@ -82,9 +97,8 @@ named() {
 # wanted NAME: was it asked for (or was nothing asked for)?
 wanted() { [ ${#names[@]} -eq 0 ] || named "$1"; }
 
-label=${asan:+" (asan)"}
-
-# timed NAME CMD...: run CMD, then one line with its wall and CPU time.
+# timed NAME CMD...: run CMD, then one line with its wall and CPU time
+# ($label: the pass's).
 timed() {
 	local name=$1 rc tf w u s
 	shift
@@ -103,8 +117,8 @@ timed() {
 # (measured 2026-12-01 on the 2-core VM): the slowest start first, so the
 # last to end is a short one.  A script not listed (a new one) counts as
 # slow: it starts early, which costs nothing if it is fast.
-cost() {
-	if [ -n "$asan" ]; then
+cost() {	# NAME ASAN
+	if [ -n "$2" ]; then
 		case $1 in
 		t-relocate|t-fixtures) echo 90 ;;
 		t-safety) echo 40 ;;
@@ -129,58 +143,66 @@ cost() {
 	esac
 }
 
-# ---- what runs: KIND NAME PATH MOUNTS, in start order ----------------------
-kind=() name=() path=() mnt=()
-add() { kind+=("$1"); name+=("$2"); path+=("$3"); mnt+=("$4"); }
-left=()
-if [ -n "$unit" ]; then
-	for t in "$unit"/*; do
-		[ -f "$t" ] && [ -x "$t" ] || continue
-		wanted "$(basename "$t")" && add unit "$(basename "$t")" "$t" ""
-	done
-fi
-scripts=()
-for t in "$here"/t-*.sh; do
-	n=$(basename "$t" .sh)
-	wanted "$n" || continue
-	if [ -n "$asan" ] && [ -z "$long" ] && ! named "$n" &&
-	   grep -q '^# asan-pass: check-long' "$t"; then
-		left+=("$n")
-		continue
+# ---- what runs: KIND NAME PATH MOUNTS PASS COST, then in start order --------
+kind=() name=() path=() mnt=() jpass=() jcost=()
+add() {
+	kind+=("$1") name+=("$2") path+=("$3") mnt+=("$4") jpass+=("$5")
+	jcost+=("$(cost "$2" "${pasan[$5]}")")
+}
+for ((p = 0; p < ${#pbin[@]}; p++)); do
+	if [ -n "${punit[$p]}" ]; then
+		for t in "${punit[$p]}"/*; do
+			[ -f "$t" ] && [ -x "$t" ] || continue
+			wanted "$(basename "$t")" && add unit "$(basename "$t")" "$t" "" $p
+		done
 	fi
-	scripts+=("$t")
-done
-if [ "$jobs" -gt 1 ]; then
-	# slowest first (a stable sort: equal costs keep file order)
-	mapfile -t scripts < <(for t in "${scripts[@]}"; do
-		printf '%s\t%s\n' "$(cost "$(basename "$t" .sh)")" "$t"
-	done | sort -s -t "$(printf '\t')" -k1,1nr | cut -f 2)
-fi
-for t in "${scripts[@]}"; do
-	m=
-	grep -Ewq 'mount|losetup|t_can_mount' "$t" && m=1
-	add script "$(basename "$t" .sh)" "$t" "$m"
+	left=()
+	for t in "$here"/t-*.sh; do
+		n=$(basename "$t" .sh)
+		wanted "$n" || continue
+		if [ -n "${pasan[$p]}" ] && [ -z "$long" ] && ! named "$n" &&
+		   grep -q '^# asan-pass: check-long' "$t"; then
+			left+=("$n")
+			continue
+		fi
+		m=
+		grep -Ewq 'mount|losetup|t_can_mount' "$t" && m=1
+		add script "$n" "$t" "$m" $p
+	done
+	[ ${#left[@]} -eq 0 ] ||
+		echo "run.sh${plabel[$p]}: ${left[*]} run under the sanitizers in make check-long"
 done
 if [ ${#kind[@]} -eq 0 ]; then
 	echo "run.sh: nothing matches ${names[*]}" >&2
 	exit 2
 fi
-[ ${#left[@]} -eq 0 ] ||
-	echo "run.sh$label: ${left[*]} run under the sanitizers in make check-long"
+# the start order: as listed with -j 1 (each pass in turn), else the
+# slowest first (a stable sort: equal costs keep that order)
+order=()
+for ((i = 0; i < ${#kind[@]}; i++)); do order+=("$i"); done
+if [ "$jobs" -gt 1 ]; then
+	mapfile -t order < <(for i in "${order[@]}"; do
+		echo "${jcost[$i]} $i"
+	done | sort -s -k1,1nr | cut -d' ' -f 2)
+fi
 
-# job I: run the unit test or script number I (output on stdout/stderr)
-job() {
-	local i=$1 rc
+# job I: run the unit test or script number I (output on stdout/stderr),
+# in a subshell of its own: the pass's binary, label and environment
+job() (
+	local i=$1 rc p=${jpass[$1]}
+	label=${plabel[$p]}
+	export XFSDEFRAG_ASAN=${pasan[$p]}
+	[ -z "${mnt[$i]}" ] || loop_slot
 	if [ "${kind[$i]}" = unit ]; then
 		(cd "$top" && timed "${name[$i]}" "${path[$i]}")
 		rc=$?
 		[ $rc -eq 0 ] || echo "FAIL unit ${name[$i]}$label"
 	else
-		timed "${name[$i]}" "${path[$i]}" "$bin" "${args[@]}"
+		timed "${name[$i]}" "${path[$i]}" "${pbin[$p]}" "${args[@]}"
 		rc=$?
 	fi
 	return $rc
-}
+)
 
 # loop_slot: hold one of the machine's $mounts loop-device slots until
 # this (sub)shell and its children end
@@ -197,14 +219,9 @@ loop_slot() {
 	done
 }
 
-failed=0
 if [ "$jobs" -eq 1 ]; then
-	for ((i = 0; i < ${#kind[@]}; i++)); do
-		if [ -n "${mnt[$i]}" ]; then
-			( loop_slot; job "$i" ) || failed=1
-		else
-			job "$i" || failed=1
-		fi
+	for i in "${order[@]}"; do
+		job "$i" || pfail[${jpass[$i]}]=1
 	done
 else
 	# Each job runs in a process group of its own (set -m), so an
@@ -218,7 +235,7 @@ else
 		for p in "${!running[@]}"; do kill -TERM -- "-$p" 2>/dev/null; done
 		wait
 		rm -rf "$work"
-		echo "test suite$label: interrupted"
+		echo "test suite: interrupted"
 		exit 130
 	}
 	trap stop INT TERM
@@ -227,41 +244,42 @@ else
 		while [ ${#running[@]} -lt "$jobs" ]; do
 			# the first not started whose loop devices are free
 			pick=
-			for ((i = next; i < ${#kind[@]}; i++)); do
-				[ -n "${started[$i]:-}" ] && continue
-				[ -n "${mnt[$i]}" ] && [ "$nmount" -ge "$mounts" ] && continue
-				pick=$i
+			for ((k = next; k < ${#order[@]}; k++)); do
+				[ -n "${started[$k]:-}" ] && continue
+				[ -n "${mnt[${order[$k]}]}" ] && [ "$nmount" -ge "$mounts" ] && continue
+				pick=$k
 				break
 			done
 			[ -n "$pick" ] || break
 			started[$pick]=1
 			while [ -n "${started[$next]:-}" ]; do next=$((next + 1)); done
-			if [ -n "${mnt[$pick]}" ]; then
-				nmount=$((nmount + 1))
-				( set +m; loop_slot; job "$pick" ) < /dev/null > "$work/$pick" 2>&1 &
-			else
-				( set +m; job "$pick" ) < /dev/null > "$work/$pick" 2>&1 &
-			fi
-			running[$!]=$pick
+			i=${order[$pick]}
+			[ -z "${mnt[$i]}" ] || nmount=$((nmount + 1))
+			( set +m; job "$i" ) < /dev/null > "$work/$i" 2>&1 &
+			running[$!]=$i
 		done
 		[ ${#running[@]} -gt 0 ] || break
 		done_pid=
 		wait -n -p done_pid
 		rc=$?
-		[ -n "${done_pid:-}" ] || continue
+		[ -n "$done_pid" ] || continue
 		i=${running[$done_pid]}
 		unset "running[$done_pid]"
-		[ -n "${mnt[$i]}" ] && nmount=$((nmount - 1))
+		[ -z "${mnt[$i]}" ] || nmount=$((nmount - 1))
 		cat "$work/$i"
-		[ $rc -eq 0 ] || failed=1
+		[ $rc -eq 0 ] || pfail[${jpass[$i]}]=1
 	done
 	trap - INT TERM
 	rm -rf "$work"
 fi
-if [ $failed -ne 0 ]; then
-	echo "test suite$label: FAILED"
-	exit 1
-fi
-echo "test suite$label: all passed"
-exit 0
+rc=0
+for ((p = 0; p < ${#pbin[@]}; p++)); do
+	if [ "${pfail[$p]}" -ne 0 ]; then
+		echo "test suite${plabel[$p]}: FAILED"
+		rc=1
+	else
+		echo "test suite${plabel[$p]}: all passed"
+	fi
+done
+exit $rc
 }
