@@ -149,7 +149,7 @@ $(B)/powercut/pctrace.so: tests/powercut/pctrace.c $(B)/FLAGS
 # need when make was not given -j itself.
 TEST_JOBS ?= 2
 CHECK_BUILD := xfsdefrag $(UNIT_BINS) asan $(FUZZ_BASE) $(B)/powercut/pctrace.so
-CHECK_MAKE   = $(MAKE) --no-print-directory DEVELOPER=1 $(if $(filter -j%,$(MAKEFLAGS)),,-j$(TEST_JOBS))
+CHECK_MAKE   = $(MAKE) --no-print-directory $(if $(Q),-s) DEVELOPER=1 $(if $(filter -j%,$(MAKEFLAGS)),,-j$(TEST_JOBS))
 # Both passes in one queue, so that the long scripts of each overlap.
 # The sanitizer pass runs the scripts where memory errors are plausible;
 # those marked "# asan-pass: check-long" run under it in check-long.
