@@ -3,12 +3,15 @@
 #
 #   make                 build ./xfsdefrag (warnings are warnings)
 #   make DEVELOPER=1     the same with -Werror (check, asan, tsan imply it)
-#   make check           unit + image tests, then again under ASan/UBSan;
-#                        T="t-check test_records" runs just those,
-#                        T_CASE=REGEX just the matching cases inside them
+#   make check           unit + image tests, then under ASan/UBSan those
+#                        where memory errors are plausible, TEST_JOBS=2
+#                        at once; T="t-check test_records" runs just
+#                        those, T_CASE=REGEX just the matching cases
+#                        inside them
 #   make tsan            ThreadSanitizer: threaded scan, check, report, plan
-#   make check-long      check, then the long campaigns (tsan, power cuts,
-#                        the fuzz campaigns: hours)
+#   make check-long      every test under both builds with its full
+#                        repetitions, then the long campaigns (tsan,
+#                        power cuts, the fuzz campaigns: hours)
 #   make fuzz            build and run the libFuzzer target for a while
 #   make install         PREFIX=/usr/local DESTDIR=
 #   V=1                  show the commands
@@ -141,11 +144,22 @@ $(B)/powercut/pctrace.so: tests/powercut/pctrace.c $(B)/FLAGS
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -fPIC -shared -o $@ $< -ldl -lpthread
 
-# T: the unit tests and scripts to run (all when empty).
-check: xfsdefrag $(UNIT_BINS) asan $(FUZZ_BASE) $(B)/powercut/pctrace.so
-	tests/run.sh --bin ./xfsdefrag --unit $(B)/tests $(T)
-	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-		tests/run.sh --bin $(A)/xfsdefrag --unit $(A)/tests --asan $(T)
+# T: the unit tests and scripts to run (all when empty).  TEST_JOBS: how
+# many run at once (tests/run.sh -j), and how many jobs build what they
+# need when make was not given -j itself.
+TEST_JOBS ?= 2
+CHECK_BUILD := xfsdefrag $(UNIT_BINS) asan $(FUZZ_BASE) $(B)/powercut/pctrace.so
+CHECK_MAKE   = $(MAKE) --no-print-directory $(if $(Q),-s) DEVELOPER=1 $(if $(filter -j%,$(MAKEFLAGS)),,-j$(TEST_JOBS))
+# Both passes in one queue, so that the long scripts of each overlap.
+# The sanitizer pass runs the scripts where memory errors are plausible;
+# those marked "# asan-pass: check-long" run under it in check-long.
+RUN_TESTS    = ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	       tests/run.sh -j $(TEST_JOBS) --bin ./xfsdefrag --unit $(B)/tests \
+	       --asan-bin $(A)/xfsdefrag --asan-unit $(A)/tests
+
+check:
+	$(Q)$(CHECK_MAKE) $(CHECK_BUILD)
+	$(RUN_TESTS) $(T)
 
 tsan: $(TS)/xfsdefrag
 	tests/tsan.sh $(TS)/xfsdefrag
@@ -154,7 +168,9 @@ tsan: $(TS)/xfsdefrag
 # tests/long-*.sh say what they measure): power cuts, the pre-check's
 # catch rate over fuzzed fixtures, and every read command of the
 # sanitizer build over damaged images.  Figures land in build/long.
-check-long: check tsan
+check-long: tsan
+	$(Q)$(CHECK_MAKE) $(CHECK_BUILD)
+	$(RUN_TESTS) --long $(T)
 	tests/powercut-long.sh ./xfsdefrag
 	tests/long-precheck.sh ./xfsdefrag
 	tests/long-corrupt.sh $(A)/xfsdefrag

@@ -6,8 +6,11 @@ An undo restores the original bytes of everything the run overwrote that
 held live data; blocks free before the run may differ (they are free
 again).  Free blocks come from `xfs_db -r -c "freesp -d"` of ORIG (which
 also lists AGFL slots).  Usage: cmp_live.py ORIG OTHER; exit 0 if equal,
-1 (and the first differing blocks) otherwise.
+1 (and the first differing blocks) otherwise.  Only what either file
+holds as data is read (SEEK_DATA): a hole in both is zeros in both.
 """
+import errno
+import os
 import subprocess
 import sys
 
@@ -16,6 +19,42 @@ def sb_field(img, name):
     out = subprocess.run(["xfs_db", "-r", "-c", "sb 0", "-c", "print " + name,
                           img], capture_output=True, text=True, check=True)
     return int(out.stdout.split("=")[1])
+
+
+def data_segments(fd, bs):
+    """The [start, end) byte ranges of fd that hold data, widened to
+    whole blocks of bs: the rest are holes and read as zeros."""
+    size = os.fstat(fd).st_size
+    segs, off = [], 0
+    while off < size:
+        try:
+            data = os.lseek(fd, off, os.SEEK_DATA)
+        except OSError as e:
+            if e.errno == errno.ENXIO:
+                break
+            raise
+        hole = os.lseek(fd, data, os.SEEK_HOLE)
+        segs.append((data - data % bs, -(-hole // bs) * bs))
+        off = hole
+    return segs
+
+
+def regions(fa, fb, bs):
+    """Where the two files may differ: where either holds data, and
+    between their sizes if those differ (one ends there, the other not);
+    both hold zeros everywhere else.  Merged, in order."""
+    sa, sb = os.fstat(fa).st_size, os.fstat(fb).st_size
+    segs = data_segments(fa, bs) + data_segments(fb, bs)
+    if sa != sb:
+        segs.append((min(sa, sb) - min(sa, sb) % bs, max(sa, sb)))
+    out = []
+    for start, end in sorted(segs):
+        end = min(end, max(sa, sb))
+        if out and start <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], end))
+        elif start < end:
+            out.append((start, end))
+    return out
 
 
 def main():
@@ -37,18 +76,17 @@ def main():
     chunk = 256 * bs
     bad = []
     with open(orig, "rb") as fa, open(other, "rb") as fb:
-        pos = 0
-        while True:
-            a = fa.read(chunk)
-            b = fb.read(chunk)
-            if not a and not b:
-                break
-            if a != b:
-                for i in range(0, max(len(a), len(b)), bs):
-                    blk = (pos + i) // bs
-                    if a[i:i + bs] != b[i:i + bs] and blk not in isfree:
-                        bad.append(blk)
-            pos += chunk
+        for pos, end in regions(fa.fileno(), fb.fileno(), bs):
+            while pos < end:
+                n = min(chunk, end - pos)
+                a = os.pread(fa.fileno(), n, pos)
+                b = os.pread(fb.fileno(), n, pos)
+                if a != b:
+                    for i in range(0, max(len(a), len(b)), bs):
+                        blk = (pos + i) // bs
+                        if a[i:i + bs] != b[i:i + bs] and blk not in isfree:
+                            bad.append(blk)
+                pos += n
     if bad:
         print("%d live blocks differ, first: %s" % (len(bad), bad[:10]))
         return 1

@@ -10,47 +10,62 @@ set -u
 top=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$top" || exit 2
 
-# allowed DIR: the folders a file in DIR may include from
+# allowed DIR: ok= the folders a file in DIR may include from (set in
+# this shell, not printed: a subshell per file and include made the
+# check take seconds)
 allowed() {
 	case $1 in
-	ondisk)		echo "ondisk" ;;
-	core/base)	echo "ondisk core/base" ;;
-	core/fs)	echo "ondisk core/base core/fs" ;;
-	core/model)	echo "ondisk core/base core/fs core/model" ;;
-	core/check)	echo "ondisk core/base core/fs core/model core/check" ;;
-	core/relocate)	echo "ondisk core/base core/fs core/model core/relocate" ;;
-	tui)		echo "ondisk core/fs core/model tui" ;;
-	cmd)		echo "ondisk core/base core/fs core/model core/check core/relocate tui cmd" ;;
-	*)		echo "" ;;
+	ondisk)		ok="ondisk" ;;
+	core/base)	ok="ondisk core/base" ;;
+	core/fs)	ok="ondisk core/base core/fs" ;;
+	core/model)	ok="ondisk core/base core/fs core/model" ;;
+	core/check)	ok="ondisk core/base core/fs core/model core/check" ;;
+	core/relocate)	ok="ondisk core/base core/fs core/model core/relocate" ;;
+	tui)		ok="ondisk core/fs core/model tui" ;;
+	cmd)		ok="ondisk core/base core/fs core/model core/check core/relocate tui cmd" ;;
+	*)		ok="" ;;
+	esac
+}
+# dir_of VAR PATH: VAR= what dirname(1) prints for PATH (no slash: ".")
+dir_of() {
+	case $2 in
+	*/*)	printf -v "$1" '%s' "${2%/*}" ;;
+	*)	printf -v "$1" '%s' . ;;
 	esac
 }
 
 bad=0 n=0
-while IFS= read -r f; do
-	dir=$(dirname "$f")
-	ok=$(allowed "$dir")
-	if [ -z "$ok" ]; then
-		echo "$f: a source file outside the known folders"
-		bad=1
-		continue
+mapfile -t files < <(find ondisk core cmd tui -name '*.[ch]' | sort)
+for f in "${files[@]}"; do
+	dir_of dir "$f"
+	allowed "$dir"
+	[ -n "$ok" ] && continue
+	echo "$f: a source file outside the known folders"
+	bad=1
+done
+# every include as FILE<tab>INCLUDE, one awk over all the files
+while IFS=$'\t' read -r f inc; do
+	dir_of dir "$f"
+	allowed "$dir"
+	[ -n "$ok" ] || continue
+	n=$((n + 1))
+	case $inc in
+	*../*)	echo "$f: includes \"$inc\": use the path from the top"
+		bad=1; continue ;;
+	esac
+	dir_of idir "$inc"
+	if [ ! -f "$inc" ]; then
+		echo "$f: includes \"$inc\", which does not exist"
+		bad=1; continue
 	fi
-	while IFS= read -r inc; do
-		n=$((n + 1))
-		case $inc in
-		*../*)	echo "$f: includes \"$inc\": use the path from the top"
-			bad=1; continue ;;
-		esac
-		idir=$(dirname "$inc")
-		if [ ! -f "$inc" ]; then
-			echo "$f: includes \"$inc\", which does not exist"
-			bad=1; continue
-		fi
-		case " $ok " in
-		*" $idir "*) ;;
-		*) echo "$f: includes \"$inc\": $dir may not depend on $idir"
-		   bad=1 ;;
-		esac
-	done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f")
-done < <(find ondisk core cmd tui -name '*.[ch]' | sort)
+	case " $ok " in
+	*" $idir "*) ;;
+	*) echo "$f: includes \"$inc\": $dir may not depend on $idir"
+	   bad=1 ;;
+	esac
+done < <([ ${#files[@]} -eq 0 ] || awk '
+	/^[[:space:]]*#[[:space:]]*include[[:space:]]*"[^"]*"/ {
+		s = $0; sub(/^[^"]*"/, "", s); sub(/".*/, "", s)
+		print FILENAME "\t" s }' "${files[@]}")
 [ "$n" -gt 0 ] || { echo "layers.sh: no includes found under $top"; exit 2; }
 exit $bad

@@ -108,9 +108,32 @@ t_cat() {
 
 t_have() { [ -f "$1" ] || [ -f "$1.zst" ]; }
 
-# t_unpack FIXTURE_DIR DEST: decompress the image sparsely.
+# t_imgsum FILE: a digest of FILE's bytes (tests/imgsum.py: equal exactly
+# when the bytes are; reads only the data of a sparse image, where
+# sha256sum would hash every hole).
+t_imgsum() { python3 "$T_HERE/imgsum.py" "$1"; }
+
+# t_unpack FIXTURE_DIR DEST: decompress the image sparsely.  The first
+# unpack of an image.zst keeps the image in build/fixture-cache, named by
+# the SHA-256 of the compressed file; later ones (other scripts, the
+# sanitizer pass) copy it, and cp --sparse reads only the data where
+# zstd decompresses all of it.  XFSDEFRAG_NO_FIXTURE_CACHE=1: no cache.
 t_unpack() {
-	zstd -dq --sparse -f -o "$2" "$1/image.zst"
+	local c=$T_HERE/../build/fixture-cache key tmp
+	if [ -n "${XFSDEFRAG_NO_FIXTURE_CACHE:-}" ] || ! mkdir -p "$c" 2>/dev/null; then
+		zstd -dq --sparse -f -o "$2" "$1/image.zst"
+		return
+	fi
+	key=$(sha256sum < "$1/image.zst") || return 1
+	key=$c/${key:0:32}.img
+	if [ ! -f "$key" ]; then
+		# several scripts may unpack at once: each writes its own,
+		# the rename is atomic
+		tmp=$(mktemp "$key.XXXXXX") || return 1
+		zstd -dq --sparse -f -o "$tmp" "$1/image.zst" && chmod 644 "$tmp" &&
+			mv -f "$tmp" "$key" || { rm -f "$tmp"; return 1; }
+	fi
+	cp --sparse=always "$key" "$2"
 }
 
 # t_can_mount: root, loop devices, and the kernel takes XFS.

@@ -3,6 +3,7 @@
 # The include rule (tests/layers.sh) holds on the tree, and the checker
 # catches each kind of violation when one is planted in a copy.
 # Usage: t-layers.sh XFSDEFRAG (the binary is not used)
+# asan-pass: check-long (the binary is not used: the same checks again)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"

@@ -46,7 +46,7 @@ else
 	ERRPTS="2 3"
 fi
 
-sum() { sha256sum < "$1"; }
+sum() { t_imgsum "$1"; }
 repair_ok() { [ -z "$have_repair" ] || xfs_repair -n "$1" > "$T/repair.out" 2>&1; }
 # same ORIG OTHER: every block in use in ORIG identical in OTHER, repair ok
 same() {
