@@ -362,12 +362,15 @@ def plan_main(html, plan_json, rep_json):
                                          len(plan["not_contiguous"])))
     maps = {(m["ag"], m["when"]): m for m in doc.maps}
     tot = {"now": 0, "after": 0}
+    ino = {"now": 0, "after": 0}
+    renumbered = plan.get("inodes_renumbered", 0)
     for (ag, when), m in maps.items():
         tot[when] += m["legend"]["data"] + m["legend"]["fragmented data"]
+        ino[when] += m["legend"]["inodes"]
         if when != "after":
             continue
         now = maps[(ag, "now")]
-        if m["legend"]["inodes"] != now["legend"]["inodes"]:
+        if not renumbered and m["legend"]["inodes"] != now["legend"]["inodes"]:
             fail("AG %d: inode blocks change in the after map" % ag)
         pa = [g for g in plan["ags"] if g["ag"] == ag][0]
         run = longest_run(covers[(ag, "after")], "free") * m["bpc"]
@@ -377,6 +380,17 @@ def plan_main(html, plan_json, rep_json):
     if tot["now"] != tot["after"]:
         fail("data blocks now %d, after %d: the plan map loses data" %
              (tot["now"], tot["after"]))
+    # renumbering: the inode blocks change by the chunks allocated and
+    # freed (whole chunks of 64 inodes)
+    g = rep["geometry"]
+    cb = 64 * g["inodesize"] // g["blocksize"] or 1
+    want = (plan.get("inode_chunks_allocated", 0) -
+            plan.get("inode_chunks_freed", 0)) * cb
+    if renumbered and ino["after"] - ino["now"] != want:
+        fail("inode blocks now %d, after %d: the plan allocates %d and "
+             "frees %d chunks of %d blocks" %
+             (ino["now"], ino["after"], plan["inode_chunks_allocated"],
+              plan["inode_chunks_freed"], cb))
 
 
 def main():
