@@ -700,6 +700,31 @@ static int place_renumbered(struct planner *pl, struct agplan *aps,
 	return ret;
 }
 
+/*
+ * Mappings placed in another AG than the one they are in now: the rmap
+ * records the target AG gains (the btree estimate of finish_ag counts
+ * what an AG holds now; renumbering and home-coming files bring more).
+ */
+static int count_maps_in(struct planner *pl, const struct agplan *aps)
+{
+	uint32_t a;
+	size_t i;
+
+	pl->maps_in = calloc(pl->m->agcount ? pl->m->agcount : 1,
+			     sizeof(*pl->maps_in));
+	if (!pl->maps_in)
+		return -ENOMEM;
+	for (a = 0; a < pl->m->agcount; a++)
+		for (i = 0; i < aps[a].nunit; i++) {
+			const struct unit *un = &aps[a].unit[i];
+			uint64_t n = un->npieces ? un->npieces : 1;
+
+			if (un->target != a && un->target < pl->m->agcount)
+				pl->maps_in[un->target] += un->shared ? 2 * n : n;
+		}
+	return 0;
+}
+
 /* Inodes numbered 2^32 or more after the plan. */
 static uint64_t above32(const struct planner *pl)
 {
@@ -771,6 +796,8 @@ static int build_once(const struct model *m, enum walk_order order,
 		ret = collect_forks(&pl, &nr);
 	if (!ret)
 		ret = reserve_bmbt(&pl, aps);
+	if (!ret && pl.g->rmapbt)
+		ret = count_maps_in(&pl, aps);
 	for (a = 0; a < m->agcount && !ret; a++) {
 		ret = finish_ag(&pl, &aps[a]);
 		if (!ret && (mode != PR_NONE || inode32))
@@ -792,6 +819,7 @@ out:
 	free(pl.in_order);
 	free(compact);
 	plan_ino_free(pl.ip);
+	free(pl.maps_in);
 	bigmem_free(nr.v, nr.cap, sizeof(*nr.v));
 	if (ret)
 		plan_free(p);	/* (a zeroed plan: plan_free again is harmless) */
@@ -837,12 +865,22 @@ int plan_build(const struct model *m, const struct plan_opts *o,
 		return build_once(m, order, inode32 && mode == PR_AUTO ?
 				  PR_ALL : mode, inode32, NULL, p, e);
 	ret = build_once(m, order, PR_ALL, false, NULL, p, e);
+	if (ret == -ENOSPC) {
+		/* no room laid out that way: keep the inodes where they are */
+		err_clear(e);
+		return build_once(m, order, PR_AUTO, false, NULL, p, e);
+	}
 	if (ret)
 		return ret;
 	if (!p->nino)
 		return 0;
 	/* the same without renumbering (PR_AUTO: AGI newino still set) */
 	ret = build_once(m, order, PR_AUTO, false, NULL, &alt, e);
+	if (ret == -ENOSPC) {
+		/* only the renumbered layout fits */
+		err_clear(e);
+		return 0;
+	}
 	if (ret) {
 		plan_free(p);
 		return ret;

@@ -931,7 +931,9 @@ uint32_t plan_agbt_estimate(const struct planner *pl,
 		n += btbuild_nblocks(g, OD_BT_FINO, nfino, 0);
 	if (g->rmapbt)
 		n += btbuild_nblocks(g, OD_BT_RMAP, ap->nmap + ag->nchunk * 2 +
-				     ag->nagfl + ap->nmap / 4 + 16, 0);
+				     ag->nagfl + ap->nmap / 4 + 16 +
+				     (pl->maps_in ? pl->maps_in[ap->agno] : 0),
+				     0);
 	if (g->reflink)
 		n += btbuild_nblocks(g, OD_BT_REFC, 4 * shared + 4, 0);
 	return n + 2 + plan_ino_agbt_extra(pl, ap->agno);

@@ -62,6 +62,9 @@ struct planner {
 	struct walk walk;
 	bool stream;		/* walk orders: one stream per AG (plan_stream.c) */
 	uint8_t *in_order;	/* per inode and fork: 0 unknown, 1 yes, 2 no */
+	/* per AG, once placed: mappings that move in from other AGs (their
+	 * rmap records are the AG's after the run; NULL before placement) */
+	uint64_t *maps_in;
 	struct plim *lim;	/* plan_limits.c; NULL: no limits */
 	struct inoplan *ip;	/* inode renumbering (NULL: inodes stay) */
 };
