@@ -199,4 +199,7 @@ uint32_t plan_fork_len(const struct od_geo *g, const struct m_ino *mi,
 		       int whichfork);
 uint8_t plan_fork_ftype(const struct m_ino *mi, int whichfork);
 
+/* The figures after the run (plan_metrics.c): totals, distances, read-back. */
+int plan_metrics(struct planner *pl);
+
 #endif
