@@ -22,6 +22,7 @@
  * count when the low AGs have no room.
  */
 #include "t.h"
+#include "fixture.h"
 #include "memfs.h"
 #include "core/base/img.h"
 #include "core/fs/fs.h"
@@ -36,47 +37,7 @@
 
 static uint8_t *load(const char *name, size_t *len)
 {
-	static uint8_t buf[65536];
-	uint8_t *img = NULL;
-	char cmd[512];
-	uint64_t off = 0;
-	struct od_sb sb;
-	size_t n, i;
-	bool zero;
-	FILE *f;
-
-	snprintf(cmd, sizeof(cmd), "zstd -dcq tests/fixtures/%s/image.zst",
-		 name);
-	f = popen(cmd, "r");
-	if (!f)
-		return NULL;
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
-		if (!img) {
-			if (n < 512 || od_sb_decode(buf, n, &sb) != OD_OK)
-				break;
-			*len = (size_t)sb.dblocks * sb.blocksize;
-			img = mmap(NULL, *len, PROT_READ | PROT_WRITE,
-				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-			if (img == MAP_FAILED) {
-				img = NULL;
-				break;
-			}
-		}
-		if (off + n > *len)
-			break;
-		for (i = 0, zero = true; i < n && zero; i++)
-			zero = !buf[i];
-		if (!zero)
-			memcpy(img + off, buf, n);
-		off += n;
-	}
-	if (pclose(f) != 0 || !img || off != *len) {
-		fprintf(stderr, "test_renumber: cannot read fixture %s\n", name);
-		if (img)
-			munmap(img, *len);
-		return NULL;
-	}
-	return img;
+	return fixture_load("test_renumber", name, len);
 }
 
 /* ---- the block census ---- */
