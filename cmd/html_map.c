@@ -120,69 +120,14 @@ static int acc_finish(struct acc *a, uint32_t agno, struct html_map *m)
 	return 0;
 }
 
-/* The plan's new record list for (ino, fork), or NULL (pf is sorted). */
-static const struct plan_fork *pf_find(const struct plan *p, uint64_t ino,
-				       unsigned fork)
-{
-	size_t lo = 0, hi;
-
-	if (!p)
-		return NULL;
-	hi = p->npf;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct plan_fork *f = &p->pf[mid];
-
-		if (f->ino < ino || (f->ino == ino && f->whichfork < fork))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < p->npf && p->pf[lo].ino == ino &&
-	       p->pf[lo].whichfork == fork ? &p->pf[lo] : NULL;
-}
-
-/* Is any inode of block b of chunk r physically present (sparse)? */
-static bool chunk_block_present(const struct od_geo *g,
-				const struct od_inobt_rec *r, uint32_t b)
-{
-	uint32_t i = b * g->inopblock, end = i + g->inopblock;
-
-	if (end > OD_INODES_PER_CHUNK)
-		end = OD_INODES_PER_CHUNK;
-	for (; i < end; i++)
-		if (od_inobt_present(r, i))
-			return true;
-	return false;
-}
-
-/* Does the plan free the inode chunk starting at inode startino? */
-static bool chunk_freed(const struct plan *p, uint64_t startino)
-{
-	size_t lo = 0, hi = p->nich;
-
-	while (lo < hi) {	/* p->ich is sorted by startino */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (p->ich[mid].startino < startino)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (; lo < p->nich && p->ich[lo].startino == startino; lo++)
-		if (!p->ich[lo].alloc)
-			return true;
-	return false;
-}
-
 /* Metadata that the plan keeps in place (the rest is rebuilt). */
 static bool meta_stays(const struct plan *p, const struct m_meta_blk *mb)
 {
 	if (!p)
 		return true;
 	if (mb->kind == MM_BMBT)
-		return !pf_find(p, mb->owner, FORK_DATA) &&
-		       !pf_find(p, mb->owner, FORK_ATTR);
+		return !plan_fork_find(p, mb->owner, FORK_DATA) &&
+		       !plan_fork_find(p, mb->owner, FORK_ATTR);
 	return mb->kind == MM_SB || mb->kind == MM_AGF || mb->kind == MM_AGI ||
 	       mb->kind == MM_AGFL || mb->kind == MM_AGFL_FREE ||
 	       mb->kind == MM_LOG;
@@ -275,10 +220,11 @@ static int count(const struct model *m, const struct plan *p,
 			const struct od_inobt_rec *r = &ag->chunk[i];
 			uint32_t base = od_agino_agbno(g, r->startino);
 
-			if (p && chunk_freed(p, od_agino_ino(g, a, r->startino)))
+			if (p && plan_ichunk_freed(p, od_agino_ino(g, a,
+								r->startino)))
 				continue;
 			for (b = 0; b < nblk; b++)
-				if (chunk_block_present(g, r, b))
+				if (od_inobt_block_present(g, r, b))
 					acc_add(acc, base + b, 1, BC_INODES);
 		}
 		for (i = 0; i < ag->nino; i++) {
@@ -286,7 +232,7 @@ static int count(const struct model *m, const struct plan *p,
 			unsigned fork;
 
 			for (fork = FORK_DATA; fork <= FORK_ATTR; fork++)
-				if (!pf_find(p, mi->ino, fork) &&
+				if ((!p || !plan_fork_find(p, mi->ino, (int)fork)) &&
 				    add_fork(accs, g, ag, mi, fork, &buf, &cap)) {
 					free(buf);
 					return -ENOMEM;

@@ -51,6 +51,21 @@ static inline bool od_inobt_inuse(const struct od_inobt_rec *r, unsigned i)
 	return od_inobt_present(r, i) && !(r->free & (1ull << i));
 }
 
+/* Is any inode of block b (from 0) of the chunk physically present? */
+static inline bool od_inobt_block_present(const struct od_geo *g,
+					  const struct od_inobt_rec *r,
+					  uint32_t b)
+{
+	uint32_t i = b * g->inopblock, end = i + g->inopblock;
+
+	if (end > OD_INODES_PER_CHUNK)
+		end = OD_INODES_PER_CHUNK;
+	for (; i < end; i++)
+		if (od_inobt_present(r, i))
+			return true;
+	return false;
+}
+
 /* Free-space btree records: start and length within the AG. */
 struct od_alloc_rec {
 	uint32_t startblock, blockcount;

@@ -98,20 +98,6 @@ static int own_meta(struct spanvec *sv, const struct m_ag *ag)
 	return 0;
 }
 
-/* Is any inode of block b of chunk r physically present? */
-static bool chunk_block_present(const struct od_geo *g,
-				const struct od_inobt_rec *r, uint32_t b)
-{
-	uint32_t i = b * g->inopblock, end = i + g->inopblock;
-
-	if (end > OD_INODES_PER_CHUNK)
-		end = OD_INODES_PER_CHUNK;
-	for (; i < end; i++)
-		if (od_inobt_present(r, i))
-			return true;
-	return false;
-}
-
 /* Inode chunks: runs of physically present blocks. */
 static int own_chunks(struct spanvec *sv, const struct od_geo *g,
 		      const struct m_ag *ag)
@@ -125,12 +111,12 @@ static int own_chunks(struct spanvec *sv, const struct od_geo *g,
 		uint64_t owner = od_agino_ino(g, ag->agno, r->startino);
 
 		while (b < nblk) {
-			if (!chunk_block_present(g, r, b)) {
+			if (!od_inobt_block_present(g, r, b)) {
 				b++;
 				continue;
 			}
 			for (run = b + 1; run < nblk &&
-			     chunk_block_present(g, r, run); run++)
+			     od_inobt_block_present(g, r, run); run++)
 				;
 			if (push(sv, base + b, run - b, BK_INODES, 0,
 				 (uint32_t)c, owner))

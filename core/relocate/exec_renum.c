@@ -35,29 +35,9 @@ uint64_t xr_map(void *priv, uint64_t ino)
 	return xr_new(priv, ino);
 }
 
-/* Does the plan drop the chunk starting at startino?  (It may also add
- * one there: ich is sorted by startino, the dropped one first.) */
-static bool ich_freed(const struct plan *p, uint64_t startino)
-{
-	size_t lo = 0, hi = p->nich;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (p->ich[mid].startino < startino)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (; lo < p->nich && p->ich[lo].startino == startino; lo++)
-		if (!p->ich[lo].alloc)
-			return true;
-	return false;
-}
-
 bool xr_chunk_freed(const struct xctx *x, uint64_t ino)
 {
-	return ich_freed(x->p, ino & ~63ull);
+	return plan_ichunk_freed(x->p, ino & ~63ull);
 }
 
 bool xr_is_dest(const struct xctx *x, uint64_t ino)

@@ -711,6 +711,24 @@ void plan_free(struct plan *p)
 	memset(p, 0, sizeof(*p));
 }
 
+bool plan_ichunk_freed(const struct plan *p, uint64_t startino)
+{
+	size_t lo = 0, hi = p->nich;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->ich[mid].startino < startino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < p->nich && p->ich[lo].startino == startino; lo++)
+		if (!p->ich[lo].alloc)
+			return true;
+	return false;
+}
+
 uint64_t plan_ino_new(const struct plan *p, uint64_t ino)
 {
 	size_t lo = 0, hi = p->nino;

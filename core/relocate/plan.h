@@ -150,6 +150,10 @@ void plan_free(struct plan *p);
 const struct plan_fork *plan_fork_find(const struct plan *p, uint64_t ino,
 				       int fork);
 
+/* Does the plan drop the inode chunk starting at startino?  (It may also
+ * add one there: p->ich is sorted by startino, the dropped one first.) */
+bool plan_ichunk_freed(const struct plan *p, uint64_t startino);
+
 /* The number inode ino has after the plan (ino itself if it stays). */
 uint64_t plan_ino_new(const struct plan *p, uint64_t ino);
 
