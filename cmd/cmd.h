@@ -93,10 +93,7 @@ struct cmd_plan {
 /* 1: taken, 0: not ours, -1: a bad value. */
 int cmd_plan_opt(struct cmd_plan *c, struct plan_opts *po, int opt,
 		 const char *arg);
-/*
- * The default --renumber: auto once the executor rewrites inode
- * references (exec.h defines EXEC_CAN_RENUMBER), none until then.
- */
+/* The default --renumber, when none was given: auto. */
 void cmd_plan_setup(const struct cmd_plan *c, struct plan_opts *po);
 /*
  * Direct I/O if asked for (a warning if the image does not take it),

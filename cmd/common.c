@@ -117,13 +117,8 @@ int cmd_plan_opt(struct cmd_plan *c, struct plan_opts *po, int opt,
 
 void cmd_plan_setup(const struct cmd_plan *c, struct plan_opts *po)
 {
-	if (c->renumber_given)
-		return;
-#ifdef EXEC_CAN_RENUMBER
-	po->renumber = PR_AUTO;
-#else
-	po->renumber = PR_NONE;
-#endif
+	if (!c->renumber_given)
+		po->renumber = PR_AUTO;
 }
 
 /* XFSDEFRAG_READER=how[:depth[:req_kib[:gap_kib]]]; false if malformed. */

@@ -391,14 +391,6 @@ int cmd_run(int argc, char **argv)
 			status = EXIT_ERROR;
 		goto out;
 	}
-#ifndef EXEC_CAN_RENUMBER
-	if (p.nino || p.nich) {
-		cmd_error("refusing to write: this build's executor does not "
-			  "renumber inodes yet (use --renumber none)");
-		status = EXIT_REFUSED;
-		goto out;
-	}
-#endif
 	/* the map file is made now, so a path that cannot be written
 	 * stops the run before it starts */
 	if (map_path && !(map = fopen(map_path, "w"))) {

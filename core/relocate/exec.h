@@ -41,10 +41,6 @@
 #include "core/relocate/plan.h"
 #include "core/relocate/undo.h"
 
-/* The executor carries out plans that renumber inodes (plan.h: p->ino,
- * p->ich): the commands offer --renumber beyond none. */
-#define EXEC_CAN_RENUMBER 1
-
 struct exec_progress {
 	const char *phase;
 	uint64_t done, total;	/* bytes in the copy phase, else items */
