@@ -445,12 +445,17 @@ static enum rdr_how choose(struct rdr *r)
 	int how = r->have_raw ? r->raw.bulk.how : RDR_SYNC;
 
 	/*
-	 * Measured (README, bench/): from the page cache, mapping it saves
-	 * the copy (a fifth of the CPU); from the device, direct reads
-	 * through io_uring kept it busiest; without it a reader thread.
+	 * Measured (README, bench/): through the page cache, WILLNEED ahead
+	 * of pread into one reused buffer; mapping the cache instead saves
+	 * the copy but, with a scan thread per CPU, each unmap costs TLB
+	 * shootdowns on the other CPUs and the threads queue on the mmap
+	 * lock (warm report on 1M inodes, quiet 2-core VM: 212 ms against
+	 * 252, check 321 against 443; cold on a par).  From the device,
+	 * direct reads through io_uring kept it busiest; without it a
+	 * reader thread.
 	 */
 	if (how <= RDR_AUTO || how >= RDR_NHOW)
-		how = r->raw.dfd >= 0 ? RDR_URING : RDR_MMAP;
+		how = r->raw.dfd >= 0 ? RDR_URING : RDR_FADVISE;
 #ifdef HAVE_LIBURING
 	if (how == RDR_URING &&
 	    io_uring_queue_init(r->depth, &r->ring, 0) == 0)

@@ -7,8 +7,8 @@
  * scan reads every inode chunk through it.
  *
  * Mechanisms (enum rdr_how): posix_fadvise(WILLNEED) on the requests
- * ahead, then the page cache mapped (no copy; the default) or copied
- * with pread; io_uring when built with liburing and the kernel allows it
+ * ahead, then the page cache copied with pread (the default) or mapped
+ * (no copy, but an unmap per request); io_uring when built with liburing and the kernel allows it
  * (the default with direct I/O); a reader thread with a bounded queue;
  * or plain pread.  With the image's O_DIRECT descriptor
  * (img_set_direct), requests are aligned and bypass the page cache.  Images that are not a file layer
@@ -33,7 +33,7 @@ enum rdr_how {
 	RDR_NHOW
 };
 
-/* "auto", "sync", "fadvise", "thread", "uring"; -1 if unknown. */
+/* "auto", "sync", "fadvise", "thread", "uring", "mmap"; -1 if unknown. */
 int rdr_how_parse(const char *name);
 const char *rdr_how_name(enum rdr_how how);
 
