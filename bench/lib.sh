@@ -102,6 +102,21 @@ B_DD_SCRIPT='while read -r off len; do
 		skip="$off" count="$len" status=none || exit 1
 done < "$1"'
 
+# The device's best at those bytes: fio replaying the same runs, cut into
+# the 1 MiB requests our reader issues, with io_uring, direct I/O and 16
+# in flight (a floor no scan of these bytes can beat on this device).
+# Only with fio installed (Debian: fio).
+b_fio_log() {
+	awk -v f="$B_IMG" 'BEGIN { print "fio version 2 iolog"; print f " add"; print f " open" }
+		{ o = $1; l = $2
+		  while (l > 0) { n = l > 1048576 ? 1048576 : l
+				  n = int((n + 4095) / 4096) * 4096
+				  print f " read " o " " n; o += n; l -= n } }
+		END { print f " close" }' "$B_OUT/runs" > "$B_OUT/runs.iolog"
+}
+B_FIO_SCRIPT='fio --name=floor --read_iolog="$1" --ioengine=io_uring --direct=1 \
+	--iodepth=16 --readonly --output=/dev/null'
+
 # b_inodes: allocated inodes, from our report --json
 b_inodes() {
 	"$B_BIN" report --json "$B_IMG" 2>/dev/null |
@@ -116,6 +131,11 @@ b_compare() {
 	read -r -a r <<< "$ref"
 	B_INODES=$(b_inodes)
 	b_runs
+	B_FIO=
+	if command -v fio > /dev/null; then
+		B_FIO=1
+		b_fio_log
+	fi
 	echo "inodes:  $B_INODES; inode-chunk bytes read: $B_RUNBYTES in $B_NRUNS runs"
 	echo "ours:    ${o[*]} IMAGE"
 	echo "ref:     ${r[*]} IMAGE"
@@ -130,6 +150,8 @@ b_compare() {
 				b_drop; b_time cold.ref "${r[@]}" "$B_IMG"
 			fi
 			b_drop; b_time cold.dd bash -c "$B_DD_SCRIPT" _ "$B_OUT/runs" "$B_IMG"
+			[ -z "$B_FIO" ] ||
+				{ b_drop; b_time cold.fio bash -c "$B_FIO_SCRIPT" _ "$B_OUT/runs.iolog"; }
 		done
 	fi
 	if [ "$B_WARM" = 1 ]; then
@@ -169,6 +191,15 @@ for phase in ("cold", "warm"):
         md = statistics.median(dd[0])
         print("%s cold: dd of the inode-chunk bytes (direct I/O) %s = %.0f MB/s; "
               "ours / dd = %.2f" % (name, fmt(dd[0]), rbytes / md / 1e6, mu / md))
+        fio = load("cold.fio")
+        if fio:
+            mf = statistics.median(fio[0])
+            print("%s cold: the device's best at the same bytes (fio: io_uring, direct, "
+                  "16 in flight) %s = %.0f MB/s; ours / fio = %.2f; a scan that only "
+                  "read these bytes would be %.2fx the reference"
+                  % (name, fmt(fio[0]), rbytes / mf / 1e6, mu / mf, mr / mf))
+        else:
+            print("%s cold: fio not installed: no device floor measured" % name)
     rss = max(us[1]) * 1024
     print("%s %s: peak RSS %.1f MiB = %.0f bytes per inode (reference %.1f MiB)"
           % (name, phase, rss / 2**20, rss / inodes, max(ref[1]) / 1024))
