@@ -175,24 +175,30 @@ static enum od_err inode_decode(const uint8_t *buf, size_t len,
 				struct od_inode *ip, const char **field,
 				bool crc_checked)
 {
-	memset(ip, 0, sizeof(*ip));
-	ip->ino = ino;
+	enum od_err oe = OD_OK;
+
 	*field = "magic";
-	if (len < g->inodesize)
+	if (len < g->inodesize) {
+		memset(ip, 0, sizeof(*ip));
+		ip->ino = ino;
 		return OD_ESHORT;
-	if (od_get_be16(buf) != OD_DINODE_MAGIC)
+	}
+	/* one pass over *ip (core_decode clears it), whatever the verdict */
+	core_decode(buf, g, ino, ip, crc_checked);
+	if (ip->magic != OD_DINODE_MAGIC)
 		return OD_EMAGIC;
 	if (g->v5) {
 		*field = "crc";
 		if (buf[4] != 3)
-			return od_bad_field(field, "version");
-		if (!crc_checked &&
-		    !od_cksum_ok(buf, g->inodesize, OD_DINODE_CRC_OFF))
-			return OD_ECRC;
+			oe = od_bad_field(field, "version");
+		else if (!crc_checked &&
+			 !od_cksum_ok(buf, g->inodesize, OD_DINODE_CRC_OFF))
+			oe = OD_ECRC;
 	} else if (buf[4] != 1 && buf[4] != 2) {
-		return od_bad_field(field, "version");
+		oe = od_bad_field(field, "version");
 	}
-	core_decode(buf, g, ino, ip, crc_checked);
+	if (oe)
+		return oe;
 	if (g->v5 && !ip->uuid_ok)
 		return od_bad_field(field, "uuid");
 	if (g->v5 && ip->di_ino != ino)
