@@ -5,6 +5,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+/*
+ * A chunk whose every bit is set is this one, shared and never written:
+ * free space is set in long extents, and a 15 TiB filesystem's free
+ * space would otherwise cost 512 MiB of bitmap per map.
+ */
+static const uint64_t full_chunk[BM_CHUNK_WORDS] = {
+	[0 ... BM_CHUNK_WORDS - 1] = ~0ull	/* GNU C range designator */
+};
+
+static bool is_full(const uint64_t *c)
+{
+	return c == full_chunk;
+}
+
 int bm_init(struct bitmap *bm, uint64_t nbits)
 {
 	bm->nbits = nbits;
@@ -18,7 +32,8 @@ void bm_free(struct bitmap *bm)
 	size_t i;
 
 	for (i = 0; bm->chunk && i < bm->nchunks; i++)
-		free(bm->chunk[i]);
+		if (!is_full(bm->chunk[i]))
+			free(bm->chunk[i]);
 	free(bm->chunk);
 	bm->chunk = NULL;
 }
@@ -43,6 +58,14 @@ int bm_set(struct bitmap *bm, uint64_t bit, uint64_t n)
 		uint64_t k = BM_CHUNK_BITS - i < n ? BM_CHUNK_BITS - i : n;
 		uint64_t j;
 
+		if (k == BM_CHUNK_BITS || is_full(*c)) {
+			if (!is_full(*c))
+				free(*c);
+			*c = (uint64_t *)full_chunk;	/* read only, see is_full */
+			bit += k;
+			n -= k;
+			continue;
+		}
 		if (!*c) {
 			*c = calloc(BM_CHUNK_WORDS, sizeof(**c));
 			if (!*c)
@@ -60,13 +83,48 @@ int bm_set(struct bitmap *bm, uint64_t bit, uint64_t n)
 	return 0;
 }
 
-void bm_clear(struct bitmap *bm, uint64_t bit)
+int bm_clear(struct bitmap *bm, uint64_t bit)
 {
-	uint64_t *c = bit < bm->nbits ? bm->chunk[bit >> BM_CHUNK_SHIFT] : NULL;
+	uint64_t **c = bit < bm->nbits ? &bm->chunk[bit >> BM_CHUNK_SHIFT] :
+		       NULL;
 	uint64_t i = bit & (BM_CHUNK_BITS - 1);
 
-	if (c)
-		c[i / 64] &= ~(1ull << (i % 64));
+	if (!c || !*c)
+		return 0;
+	if (is_full(*c)) {
+		uint64_t *own = malloc(sizeof(full_chunk));
+
+		if (!own)
+			return -ENOMEM;
+		memcpy(own, full_chunk, sizeof(full_chunk));
+		*c = own;
+	}
+	(*c)[i / 64] &= ~(1ull << (i % 64));
+	return 0;
+}
+
+uint64_t bm_word(const struct bitmap *bm, uint64_t w)
+{
+	uint64_t bit = w * 64, v;
+	const uint64_t *c;
+
+	if (bit >= bm->nbits)
+		return 0;
+	c = bm->chunk[bit >> BM_CHUNK_SHIFT];
+	if (!c)
+		return 0;
+	v = c[(bit & (BM_CHUNK_BITS - 1)) / 64];
+	if (bm->nbits - bit < 64)
+		v &= (1ull << (bm->nbits - bit)) - 1;
+	return v;
+}
+
+int bm_chunk_state(const struct bitmap *bm, uint64_t bit)
+{
+	const uint64_t *c = bit < bm->nbits ? bm->chunk[bit >> BM_CHUNK_SHIFT] :
+			    NULL;
+
+	return !c ? 0 : is_full(c) ? 1 : -1;
 }
 
 uint64_t bm_next(const struct bitmap *bm, uint64_t bit)
@@ -91,6 +149,7 @@ uint64_t bm_next(const struct bitmap *bm, uint64_t bit)
 
 int cm_init(struct crcmap *cm, uint64_t nblocks)
 {
+	memset(cm, 0, sizeof(*cm));
 	cm->nchunks = (size_t)((nblocks >> CM_CHUNK_SHIFT) + 1);
 	cm->chunk = calloc(cm->nchunks, sizeof(*cm->chunk));
 	return cm->chunk ? 0 : -ENOMEM;
@@ -100,10 +159,13 @@ void cm_free(struct crcmap *cm)
 {
 	size_t i;
 
-	for (i = 0; cm->chunk && i < cm->nchunks; i++)
-		free(cm->chunk[i]);
+	for (i = 0; cm->chunk && i < cm->nused; i++)
+		free(cm->chunk[cm->used[i]]);
 	free(cm->chunk);
+	free(cm->used);
 	cm->chunk = NULL;
+	cm->used = NULL;
+	cm->nused = cm->cap_used = 0;
 }
 
 uint32_t cm_get(const struct crcmap *cm, uint64_t b)
@@ -118,9 +180,19 @@ int cm_set(struct crcmap *cm, uint64_t b, uint32_t crc)
 	uint32_t **c = &cm->chunk[b >> CM_CHUNK_SHIFT];
 
 	if (!*c) {
+		if (cm->nused == cm->cap_used) {
+			size_t ncap = cm->cap_used ? 2 * cm->cap_used : 64;
+			size_t *nu = realloc(cm->used, ncap * sizeof(*nu));
+
+			if (!nu)
+				return -ENOMEM;
+			cm->used = nu;
+			cm->cap_used = ncap;
+		}
 		*c = calloc(1u << CM_CHUNK_SHIFT, sizeof(**c));
 		if (!*c)
 			return -ENOMEM;
+		cm->used[cm->nused++] = (size_t)(b >> CM_CHUNK_SHIFT);
 	}
 	(*c)[b & ((1u << CM_CHUNK_SHIFT) - 1)] = crc;
 	return 0;

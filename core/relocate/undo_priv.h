@@ -12,9 +12,11 @@
 
 /*
  * A bitmap over block numbers in chunks allocated when first set: the
- * journaled set stays small, and free space is set only where it is.
+ * journaled set stays small, and free space is set only where it is; a
+ * chunk set whole is one shared chunk.  Chunks are a page: a run that
+ * rewrites the headers of 256 AGs touches a few chunks in each.
  */
-#define BM_CHUNK_SHIFT	18			/* 2^18 bits: 32 KiB */
+#define BM_CHUNK_SHIFT	15			/* 2^15 bits: 4 KiB */
 #define BM_CHUNK_BITS	(1ull << BM_CHUNK_SHIFT)
 #define BM_CHUNK_WORDS	(BM_CHUNK_BITS / 64)
 
@@ -29,16 +31,25 @@ void bm_free(struct bitmap *bm);
 bool bm_test(const struct bitmap *bm, uint64_t bit);
 /* Set bits [bit, bit+n); the caller checked the range.  0 or -ENOMEM. */
 int bm_set(struct bitmap *bm, uint64_t bit, uint64_t n);
-void bm_clear(struct bitmap *bm, uint64_t bit);
+/* 0 or -ENOMEM (a chunk whose bits were all set gets its own copy). */
+int bm_clear(struct bitmap *bm, uint64_t bit);
 /* The first set bit >= bit, or nbits. */
 uint64_t bm_next(const struct bitmap *bm, uint64_t bit);
+/* Bits 64 w ... 64 w + 63 (bit 0: the first), zero past nbits. */
+uint64_t bm_word(const struct bitmap *bm, uint64_t w);
+/* The chunk holding bit: 0 all clear, 1 all set, -1 mixed (or unknown). */
+int bm_chunk_state(const struct bitmap *bm, uint64_t bit);
 
 /* A crc per block, in chunks allocated when first set. */
-#define CM_CHUNK_SHIFT	12			/* 4096 crcs: 16 KiB */
+#define CM_CHUNK_SHIFT	10			/* 1024 crcs: 4 KiB */
 
 struct crcmap {
 	uint32_t **chunk;
 	size_t nchunks;
+	/* the chunks allocated, so that freeing never reads the whole
+	 * table (a 15 TiB filesystem's is 32 MiB of mostly untouched
+	 * pages) */
+	size_t *used, nused, cap_used;
 };
 
 int cm_init(struct crcmap *cm, uint64_t nblocks);

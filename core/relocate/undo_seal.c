@@ -44,7 +44,7 @@ void undo_log_range(const struct fs *fs, uint64_t *off, uint64_t *len)
 
 int undo_crc_range(struct img *im, uint64_t off, uint64_t len, uint32_t *crc)
 {
-	const size_t chunk = 4u << 20;
+	const size_t chunk = 1u << 20;
 	uint8_t *buf;
 	uint32_t c = 0xffffffffu;
 	int ret = 0;
@@ -88,7 +88,8 @@ int undo_note_written(struct undo *u, const uint8_t *buf, uint64_t off,
 		if (bo >= off && bo + bs <= off + len && bo + bs <= u->size) {
 			ret = cm_set(&u->crc, b,
 				     od_undo_crc(buf + (bo - off), bs));
-			bm_clear(&u->partial, b);
+			if (!ret)
+				ret = bm_clear(&u->partial, b);
 		} else {
 			ret = bm_set(&u->partial, b, 1);
 		}
@@ -247,28 +248,76 @@ static int seal_moves(struct undo *u, struct bitmap *covered,
 	return ret && !e->code ? err_set(e, ret, "out of memory") : ret;
 }
 
+/*
+ * Blocks 64 w ... 64 w + 63 that the run vacated and nothing journaled
+ * or covered yet: free at the end, in use at the start.
+ */
+static uint64_t vacated_word(const struct undo *u, const struct bitmap *cov,
+			     uint64_t w)
+{
+	return bm_word(&u->free_end, w) & ~bm_word(&u->free, w) &
+	       ~bm_word(&u->done, w) & ~bm_word(cov, w);
+}
+
+/*
+ * The first vacated block >= b, or nblocks.  Word by word, and a chunk
+ * at a time where nothing can be vacated (not free at the end, or free
+ * at the start): the cost follows the blocks in use, not the size of
+ * the filesystem.
+ */
+static uint64_t next_vacated(const struct undo *u, const struct bitmap *cov,
+			     uint64_t b)
+{
+	while (b < u->nblocks) {
+		uint64_t v;
+
+		if (bm_chunk_state(&u->free_end, b) == 0 ||
+		    bm_chunk_state(&u->free, b) == 1) {
+			b = (b | (BM_CHUNK_BITS - 1)) + 1;
+			continue;
+		}
+		v = vacated_word(u, cov, b / 64) >> (b % 64);
+		if (v)
+			return b + (uint64_t)__builtin_ctzll(v);
+		b = (b | 63) + 1;
+	}
+	return u->nblocks;
+}
+
+/* Vacated blocks from b on, at most max. */
+static uint64_t vacated_run(const struct undo *u, const struct bitmap *cov,
+			    uint64_t b, uint64_t max)
+{
+	uint64_t run = 0;
+
+	while (run < max && b + run < u->nblocks) {
+		uint64_t at = b + run, v = ~vacated_word(u, cov, at / 64) >>
+					  (at % 64);
+
+		if (v) {	/* a block that is not vacated ends the run */
+			run += (uint64_t)__builtin_ctzll(v);
+			break;
+		}
+		run += 64 - at % 64;
+	}
+	if (b + run > u->nblocks)
+		run = u->nblocks - b;
+	return run < max ? run : max;
+}
+
 /* Every other vacated block, journaled while it holds its original. */
 static int seal_vacated(struct undo *u, const struct bitmap *covered,
 			struct err *e)
 {
-	uint64_t b = bm_next(&u->free_end, 0), maxrun = UNDO_REC_DATA >>
-						       u->blocklog;
+	uint64_t maxrun = UNDO_REC_DATA >> u->blocklog;
+	uint64_t b = next_vacated(u, covered, 0);
 	int ret = 0;
 
 	while (b < u->nblocks && !ret) {
-		uint64_t run = 0;
+		uint64_t run = vacated_run(u, covered, b, maxrun);
 
-		while (b + run < u->nblocks && run < maxrun &&
-		       bm_test(&u->free_end, b + run) &&
-		       !bm_test(&u->free, b + run) &&
-		       !bm_test(&u->done, b + run) && !bm_test(covered, b + run))
-			run++;
-		if (run) {
-			ret = undo_append_data(u, b, run, e);
-			b += run;
-		} else {
-			b = bm_next(&u->free_end, b + 1);
-		}
+		ret = undo_append_data(u, b, run, e);
+		b = next_vacated(u, covered, b + run);
 	}
 	return ret;
 }
