@@ -18,7 +18,10 @@ whole image proves it).
         every damaged image through the read commands (info, bmap -v on
         every path, report, check, plan): no crash (no sanitizer report,
         no signal), no hang (timeout), every error line naming a
-        structure.
+        structure.  With --same-as REFBIN instead: report, report --json,
+        check, check --json, plan --json and bmap -v print exactly what
+        REFBIN prints on each damaged image (scan times left out), for a
+        change that must not change any output.
     fuzzcamp.py replay --bin XFSDEFRAG --recipes FILE
         apply each recorded recipe (byte patches) to its fixture and
         check that run refuses it with the image unchanged.
@@ -494,6 +497,39 @@ def read_cmds(opts, img, paths):
     return bad
 
 
+SECONDS_RE = re.compile(rb'("seconds": )[0-9.]+')
+
+
+def outputs(binary, cmds, timeout):
+    """What each command prints (stdout, stderr, exit status), the scan
+    time and the binary's own path left out."""
+    res = []
+    for c in cmds:
+        try:
+            p = subprocess.run([binary] + c, stdin=subprocess.DEVNULL,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               timeout=timeout)
+            out = (SECONDS_RE.sub(rb'\1T', p.stdout),
+                   p.stderr.replace(binary.encode(), b'BIN'), p.returncode)
+        except subprocess.TimeoutExpired:
+            out = ('hang',)
+        res.append(out)
+    return res
+
+
+def same_cmds(opts, img, paths):
+    """--same-as: every read command's output from opts.bin and from the
+    reference binary, byte for byte; [(command, 'differs')] where not."""
+    cmds = [['report', img], ['report', '--json', img], ['check', img],
+            ['check', '--json', img], ['plan', '--json', img]]
+    if paths:
+        cmds.append(['bmap', '-v', img] + paths)
+    a = outputs(opts.bin, cmds, opts.timeout)
+    b = outputs(opts.same_as, cmds, opts.timeout)
+    return [(c[0] + (' --json' if '--json' in c else ''), 'differs')
+            for c, x, y in zip(cmds, a, b) if x != y]
+
+
 def fixture_paths(fixdir, limit):
     p = os.path.join(fixdir, 'paths')
     if os.path.exists(p):
@@ -599,7 +635,8 @@ def work_read(args):
         if not patches:
             w.restore(reg)
             continue
-        bad = read_cmds(opts, w.w, paths)
+        bad = same_cmds(opts, w.w, paths) if opts.same_as else \
+            read_cmds(opts, w.w, paths)
         res.append((stype, field, verb, bad, fmt_patches(patches)))
         w.restore(reg)
     return res
@@ -615,6 +652,10 @@ def private_bin(opts):
     dst = os.path.join(opts.work, 'xfsdefrag.%d' % os.getpid())
     shutil.copy2(opts.bin, dst)
     opts.bin = dst
+    if getattr(opts, 'same_as', None):
+        ref = os.path.join(opts.work, 'xfsdefrag-ref.%d' % os.getpid())
+        shutil.copy2(opts.same_as, ref)
+        opts.same_as = ref
     return dst
 
 
@@ -797,8 +838,14 @@ def main():
     ap.add_argument('--repair', action='store_true',
                     help='replay: xfs_repair -n must still reject each')
     ap.add_argument('--only', help='structure types matching this regex')
+    ap.add_argument('--same-as', metavar='REFBIN',
+                    help='read: instead of the rules, every read command '
+                    'must print exactly what REFBIN prints (a change that '
+                    'must not change output, such as a faster scan)')
     opts = ap.parse_intermixed_args()
     opts.bin = os.path.abspath(opts.bin)
+    if opts.same_as:
+        opts.same_as = os.path.abspath(opts.same_as)
     opts.verbs = opts.verbs.split(',')
     if opts.mode == 'replay':
         os.makedirs(opts.work, exist_ok=True)
