@@ -202,6 +202,56 @@ uint32_t od_crc32c(uint32_t crc, const void *buf, size_t len)
 }
 
 /*
+ * Feeding zeros to the register is linear over GF(2): a 32x32 bit matrix,
+ * held as the image of each bit.  One zero bit shifts right and folds the
+ * polynomial in where bit 0 was set (reflected CRC-32C, 0x82f63b78).
+ */
+static uint32_t gf2_apply(const uint32_t m[32], uint32_t v)
+{
+	uint32_t r = 0;
+	int i;
+
+	for (i = 0; v; i++, v >>= 1)
+		if (v & 1)
+			r ^= m[i];
+	return r;
+}
+
+static void gf2_square(uint32_t sq[32], const uint32_t m[32])
+{
+	int i;
+
+	for (i = 0; i < 32; i++)
+		sq[i] = gf2_apply(m, m[i]);
+}
+
+uint32_t od_crc32c_zeros(uint32_t crc, uint64_t len)
+{
+	uint32_t m[32], t[32];
+	int i;
+
+	/* one zero bit, then squared three times: one zero byte */
+	m[0] = 0x82f63b78u;
+	for (i = 1; i < 32; i++)
+		m[i] = 1u << (i - 1);
+	for (i = 0; i < 3; i++) {
+		gf2_square(t, m);
+		memcpy(m, t, sizeof(m));
+	}
+	/* then 1, 2, 4, ... zero bytes for each bit of len */
+	while (len) {
+		if (len & 1)
+			crc = gf2_apply(m, crc);
+		len >>= 1;
+		if (len) {
+			gf2_square(t, m);
+			memcpy(m, t, sizeof(m));
+		}
+	}
+	return crc;
+}
+
+/*
  * XFS checksums the structure with the crc field treated as zero, seed ~0,
  * and stores the complement little-endian (xfs_cksum.h: xfs_start_cksum).
  */

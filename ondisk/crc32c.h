@@ -8,6 +8,8 @@
 
 /* Raw CRC-32C update (no pre/post inversion). */
 uint32_t od_crc32c(uint32_t crc, const void *buf, size_t len);
+/* od_crc32c over len zero bytes, in time logarithmic in len. */
+uint32_t od_crc32c_zeros(uint32_t crc, uint64_t len);
 
 /* XFS checksum of buf[0..len) with the 4-byte field at crc_off zeroed. */
 uint32_t od_cksum(const uint8_t *buf, size_t len, size_t crc_off);

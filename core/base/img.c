@@ -213,6 +213,35 @@ void img_willneed(struct img *im, uint64_t off, uint64_t len)
 	posix_fadvise(fp->fd, (off_t)off, (off_t)len, POSIX_FADV_WILLNEED);
 }
 
+uint64_t img_next_data(struct img *im, uint64_t off)
+{
+	struct file_priv *fp = file_under(im);
+	off_t d;
+
+	if (off >= im->size)
+		return im->size;
+	if (!fp)
+		return off;
+	d = lseek(fp->fd, (off_t)off, SEEK_DATA);
+	if (d < 0)
+		/* ENXIO: only a hole to the end; else it cannot tell */
+		return errno == ENXIO ? im->size : off;
+	return (uint64_t)d < im->size ? (uint64_t)d : im->size;
+}
+
+uint64_t img_next_hole(struct img *im, uint64_t off)
+{
+	struct file_priv *fp = file_under(im);
+	off_t h;
+
+	if (off >= im->size || !fp)
+		return im->size;
+	h = lseek(fp->fd, (off_t)off, SEEK_HOLE);
+	if (h < 0 || (uint64_t)h <= off)
+		return im->size;
+	return (uint64_t)h < im->size ? (uint64_t)h : im->size;
+}
+
 int img_set_direct(struct img *im)
 {
 	struct file_priv *fp = file_under(im);

@@ -102,6 +102,15 @@ void img_set_bulk(struct img *im, const struct img_bulk *b);
  * on images without a file layer, nor outside the image.
  */
 void img_willneed(struct img *im, uint64_t off, uint64_t len);
+/*
+ * Holes of a sparse image file (SEEK_DATA, SEEK_HOLE), which read as
+ * zeros: the first byte at or after off that may hold data (the size if
+ * none does), and the first byte at or after off of a hole (the size if
+ * there is none).  Images that cannot tell (memory images, layers that
+ * change reads, devices) hold data everywhere.
+ */
+uint64_t img_next_data(struct img *im, uint64_t off);
+uint64_t img_next_hole(struct img *im, uint64_t off);
 
 /*
  * Fault injection for tests: stack a layer on im that lets n writes
