@@ -505,11 +505,12 @@ int cmd_report(int argc, char **argv)
 		status = cmd_fail(&e);
 		goto out;
 	}
+	phase("figures");
 	if (rbfmt_measure(c.m, c.order, &c.rb, &e)) {
 		status = cmd_fail(&e);
 		goto out;
 	}
-	phase("analyse");
+	phase("readback");
 	if (report_paths(c.m, &c.r, &e)) {
 		status = cmd_fail(&e);
 		goto out;

@@ -81,6 +81,10 @@ struct rbctx {
 	struct od_irec *buf;
 	uint32_t cap;
 	const struct rb_layout *lay;	/* inodes elsewhere (NULL: as seen) */
+	/* the chunk the last inode was in: the walk reads a directory's
+	 * files, and they are mostly in one chunk, so it is tried first */
+	uint32_t hint_ag;
+	size_t hint_lo;		/* 0: none yet */
 };
 
 static size_t nchunks(const struct rbctx *c, uint32_t agno)
@@ -105,13 +109,23 @@ static void read_inode(struct rbctx *c, const struct m_ino *mi)
 	size_t lo = 0, hi = agno < g->agcount ? nchunks(c, agno) : 0;
 	uint64_t bit;
 
-	while (lo < hi) {	/* the last chunk starting at or before it */
-		size_t mid = lo + (hi - lo) / 2;
+	/* lo: the chunks starting at or before it (the same answer as the
+	 * search below, which the hint only short-cuts) */
+	if (c->hint_lo && c->hint_ag == agno && c->hint_lo <= hi &&
+	    chunk_start(c, agno, c->hint_lo - 1) <= agino &&
+	    (c->hint_lo == hi || chunk_start(c, agno, c->hint_lo) > agino)) {
+		lo = c->hint_lo;
+	} else {
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
 
-		if (chunk_start(c, agno, mid) <= agino)
-			lo = mid + 1;
-		else
-			hi = mid;
+			if (chunk_start(c, agno, mid) <= agino)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		c->hint_ag = agno;
+		c->hint_lo = lo;
 	}
 	if (!lo || agino >= chunk_start(c, agno, lo - 1) + OD_INODES_PER_CHUNK) {
 		/* in no chunk the scan saw: count its block, every time */
@@ -193,6 +207,7 @@ int readback_model_layout(const struct walk *w, rb_fork_fn fork, void *priv,
 			  struct err *e)
 {
 	const struct model *m = w->m;
+	const struct m_ag *ag = NULL;
 	struct rbctx c;
 	uint64_t nbits = 0;
 	uint32_t a, chunk_blocks;
@@ -221,9 +236,16 @@ int readback_model_layout(const struct walk *w, rb_fork_fn fork, void *priv,
 	if (!c.cseen)
 		goto nomem;
 	for (i = 0; i < w->nreached && !ret; i++) {
-		const struct m_ag *ag;
-		const struct m_ino *mi = walk_inode(w, w->seq[i], &ag);
-		bool dir = od_mode_isdir(mi->mode);
+		uint32_t d = w->seq[i];
+		const struct m_ino *mi;
+		bool dir;
+
+		/* mostly the AG of the inode before: no search for it */
+		if (!ag || d < w->base[ag->agno] || d >= w->base[ag->agno + 1])
+			mi = walk_inode(w, d, &ag);
+		else
+			mi = &ag->ino[d - w->base[ag->agno]];
+		dir = od_mode_isdir(mi->mode);
 
 		if (!dir && !od_mode_isreg(mi->mode))
 			continue;

@@ -7,52 +7,81 @@
 #include "core/base/sort.h"
 #include "ondisk/inode.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* ---- small helpers ---- */
 
-/* Keep the n largest items by (value, then lower ino). */
 /*
- * Keep the cap largest items by value (ties: lower inode first).  *floor
- * caches the smallest kept value once the list is full, so the common
- * case — not among the largest — costs one comparison.
+ * Keep the cap largest items by value (ties: lower inode first) as a
+ * binary heap with the least of them at t[0].  *floor caches its value
+ * once the list is full, so the common case — not among the largest —
+ * costs one comparison, and the rest a sift of log2(cap) steps (a
+ * rising value, as the distance often is, replaces the least each time).
+ * Which items are kept does not depend on how they are arranged; the
+ * caller sorts them at the end.
  */
-static unsigned top_min(const struct rpt_item *t, unsigned n)
+static bool item_below(const struct rpt_item *x, const struct rpt_item *y)
 {
-	unsigned i, min = 0;
+	return x->value < y->value || (x->value == y->value && x->ino > y->ino);
+}
 
-	for (i = 1; i < n; i++)
-		if (t[i].value < t[min].value ||
-		    (t[i].value == t[min].value && t[i].ino > t[min].ino))
-			min = i;
-	return min;
+static void heap_up(struct rpt_item *t, unsigned i)
+{
+	struct rpt_item it = t[i];
+
+	while (i) {
+		unsigned up = (i - 1) / 2;
+
+		if (!item_below(&it, &t[up]))
+			break;
+		t[i] = t[up];
+		i = up;
+	}
+	t[i] = it;
+}
+
+static void heap_down(struct rpt_item *t, unsigned n)
+{
+	struct rpt_item it = t[0];
+	unsigned i = 0;
+
+	for (;;) {
+		unsigned k = 2 * i + 1;
+
+		if (k >= n)
+			break;
+		if (k + 1 < n && item_below(&t[k + 1], &t[k]))
+			k++;
+		if (!item_below(&t[k], &it))
+			break;
+		t[i] = t[k];
+		i = k;
+	}
+	t[i] = it;
 }
 
 static void top_add(struct rpt_item *t, unsigned *n, unsigned cap,
 		    uint64_t *floor, uint64_t ino, uint64_t value,
 		    uint64_t value2)
 {
-	unsigned min;
+	struct rpt_item it = { ino, value, value2, NULL };
 
 	if (!cap)
 		return;
 	if (*n < cap) {
-		t[*n].ino = ino;
-		t[*n].value = value;
-		t[*n].value2 = value2;
-		t[*n].path = NULL;
+		t[*n] = it;
+		heap_up(t, *n);
 		if (++*n == cap)
-			*floor = t[top_min(t, *n)].value;
+			*floor = t[0].value;
 		return;
 	}
 	if (value <= *floor)
 		return;
-	min = top_min(t, *n);
-	t[min].ino = ino;
-	t[min].value = value;
-	t[min].value2 = value2;
-	*floor = t[top_min(t, *n)].value;
+	t[0] = it;
+	heap_down(t, *n);
+	*floor = t[0].value;
 }
 
 static int cmp_item(const void *a, const void *b)
@@ -335,7 +364,7 @@ static void dist_merge(struct rpt_dist *d, uint64_t *const *arr,
 static void top_merge(struct rpt_item *dst, unsigned *n, unsigned cap,
 		      const struct rpt_item *src, unsigned nsrc)
 {
-	uint64_t floor = *n == cap && cap ? dst[top_min(dst, *n)].value : 0;
+	uint64_t floor = *n == cap && cap ? dst[0].value : 0;
 	unsigned i;
 
 	for (i = 0; i < nsrc; i++)

@@ -101,7 +101,8 @@ static bool seen_test_set(struct walker *wk, uint32_t d)
 	return was;
 }
 
-static int dense_of(struct walker *wk, uint64_t ino, uint32_t *d)
+static int dense_of(struct walker *wk, uint64_t ino, uint32_t *d,
+		    const struct m_ino **mip)
 {
 	const struct m_ag *ag = wk->hint_ag;
 	const struct m_ino *mi = NULL;
@@ -116,6 +117,8 @@ static int dense_of(struct walker *wk, uint64_t ino, uint32_t *d)
 	wk->hint_ag = ag;
 	wk->hint_k = (size_t)(mi - ag->ino);
 	*d = walk_dense(wk->w, ag, mi);
+	if (mip)
+		*mip = mi;
 	return 0;
 }
 
@@ -145,7 +148,7 @@ static int name_cb(void *priv, const uint8_t *name, size_t len, uint64_t ino,
 	if ((len == 1 && name[0] == '.') ||
 	    (len == 2 && name[0] == '.' && name[1] == '.'))
 		return 0;
-	if (dense_of(nc->wk, ino, &d))
+	if (dense_of(nc->wk, ino, &d, NULL))
 		return 0;	/* not an inode the scan kept */
 	if (nc->n == nc->cap) {
 		size_t cap = nc->cap ? nc->cap * 2 : 64;
@@ -273,13 +276,18 @@ static int push_dir(struct walker *wk, uint64_t ino)
 	return 0;
 }
 
-/* The next child of the top frame: 1 and *ino, or 0 when it is done. */
-static int frame_next(struct walker *wk, struct frame *f, uint32_t *d)
+/*
+ * The next child of the top frame: 1 and its dense index (and *mi, or
+ * NULL when the caller is to look it up), or 0 when it is done.
+ */
+static int frame_next(struct walker *wk, struct frame *f, uint32_t *d,
+		      const struct m_ino **mi)
 {
 	if (f->kids) {
 		if (f->pos == f->nkids)
 			return 0;
 		*d = f->kids[f->pos++];
+		*mi = NULL;
 		return 1;
 	}
 	for (;;) {
@@ -288,7 +296,7 @@ static int frame_next(struct walker *wk, struct frame *f, uint32_t *d)
 		if (f->link < f->end) {
 			uint64_t ino = wk->m->ag[f->agno].link[f->link++].child;
 
-			if (dense_of(wk, ino, d) == 0)
+			if (dense_of(wk, ino, d, mi) == 0)
 				return 1;
 			continue;
 		}
@@ -302,12 +310,12 @@ static int frame_next(struct walker *wk, struct frame *f, uint32_t *d)
 	}
 }
 
-static int visit(struct walker *wk, uint32_t d)
+static int visit(struct walker *wk, uint32_t d, const struct m_ino *mi)
 {
-	const struct m_ino *mi = walk_inode(wk->w, d, NULL);
-
 	if (seen_test_set(wk, d))
 		return 0;
+	if (!mi)
+		mi = walk_inode(wk->w, d, NULL);
 	wk->w->seq[wk->w->n++] = d;
 	if (od_mode_isdir(mi->mode))
 		return push_dir(wk, mi->ino);
@@ -316,21 +324,22 @@ static int visit(struct walker *wk, uint32_t d)
 
 static int dfs(struct walker *wk)
 {
+	const struct m_ino *mi;
 	uint32_t d;
 	int ret;
 
-	if (dense_of(wk, wk->m->fs->sb.rootino, &d))
+	if (dense_of(wk, wk->m->fs->sb.rootino, &d, &mi))
 		return 0;	/* no root: nothing is reached */
-	ret = visit(wk, d);
+	ret = visit(wk, d, mi);
 	while (!ret && wk->top) {
 		struct frame *f = &wk->st[wk->top - 1];
 
-		if (frame_next(wk, f, &d) == 0) {
+		if (frame_next(wk, f, &d, &mi) == 0) {
 			free(f->kids);
 			wk->top--;
 			continue;
 		}
-		ret = visit(wk, d);
+		ret = visit(wk, d, mi);
 	}
 	while (wk->top)
 		free(wk->st[--wk->top].kids);
@@ -382,9 +391,14 @@ int walk_build(const struct model *m, enum walk_order order, struct walk *w,
 	if (ret)
 		goto nomem;
 	w->nreached = w->n;
-	for (i = 0; i < total; i++)
+	for (i = 0; i < total; i++) {
+		if (!(i & 63) && wk.seen[i >> 6] == ~0ull) {
+			i += 63;	/* a word of reached inodes */
+			continue;
+		}
 		if (!(wk.seen[i >> 6] & (1ull << (i & 63))))
 			w->seq[w->n++] = (uint32_t)i;
+	}
 out:
 	for (a = 0; wk.runs && a < m->agcount; a++)
 		free(wk.runs[a]);
