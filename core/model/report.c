@@ -14,74 +14,98 @@
 /* ---- small helpers ---- */
 
 /*
- * Keep the cap largest items by value (ties: lower inode first) as a
- * binary heap with the least of them at t[0].  *floor caches its value
+ * Keep the cap largest items by value (ties: lower inode first).  The
+ * items stay in the slots they were put in — a new one goes into the next
+ * free slot, or into the least one's — so the lists (and how they merge)
+ * are the same as a scan for the least would make them; a heap of slot
+ * numbers finds the least in log2(cap) steps instead (a rising value, as
+ * the distance often is, replaces it each time).  floor caches its value
  * once the list is full, so the common case — not among the largest —
- * costs one comparison, and the rest a sift of log2(cap) steps (a
- * rising value, as the distance often is, replaces the least each time).
- * Which items are kept does not depend on how they are arranged; the
- * caller sorts them at the end.
+ * costs one comparison.
  */
+struct topk {
+	struct rpt_item *t;
+	unsigned *h;		/* slots, a heap: the least item first */
+	unsigned n, cap;
+	uint64_t floor;
+};
+
 static bool item_below(const struct rpt_item *x, const struct rpt_item *y)
 {
 	return x->value < y->value || (x->value == y->value && x->ino > y->ino);
 }
 
-static void heap_up(struct rpt_item *t, unsigned i)
+static void heap_up(struct topk *k, unsigned i)
 {
-	struct rpt_item it = t[i];
+	unsigned s = k->h[i];
 
 	while (i) {
 		unsigned up = (i - 1) / 2;
 
-		if (!item_below(&it, &t[up]))
+		if (!item_below(&k->t[s], &k->t[k->h[up]]))
 			break;
-		t[i] = t[up];
+		k->h[i] = k->h[up];
 		i = up;
 	}
-	t[i] = it;
+	k->h[i] = s;
 }
 
-static void heap_down(struct rpt_item *t, unsigned n)
+static void heap_down(struct topk *k)
 {
-	struct rpt_item it = t[0];
-	unsigned i = 0;
+	unsigned s = k->h[0], i = 0;
 
 	for (;;) {
-		unsigned k = 2 * i + 1;
+		unsigned c = 2 * i + 1;
 
-		if (k >= n)
+		if (c >= k->n)
 			break;
-		if (k + 1 < n && item_below(&t[k + 1], &t[k]))
-			k++;
-		if (!item_below(&t[k], &it))
+		if (c + 1 < k->n && item_below(&k->t[k->h[c + 1]], &k->t[k->h[c]]))
+			c++;
+		if (!item_below(&k->t[k->h[c]], &k->t[s]))
 			break;
-		t[i] = t[k];
-		i = k;
+		k->h[i] = k->h[c];
+		i = c;
 	}
-	t[i] = it;
+	k->h[i] = s;
 }
 
-static void top_add(struct rpt_item *t, unsigned *n, unsigned cap,
-		    uint64_t *floor, uint64_t ino, uint64_t value,
+static void top_add(struct topk *k, uint64_t ino, uint64_t value,
 		    uint64_t value2)
 {
 	struct rpt_item it = { ino, value, value2, NULL };
 
-	if (!cap)
+	if (!k->cap)
 		return;
-	if (*n < cap) {
-		t[*n] = it;
-		heap_up(t, *n);
-		if (++*n == cap)
-			*floor = t[0].value;
+	if (k->n < k->cap) {
+		k->t[k->n] = it;
+		k->h[k->n] = k->n;
+		heap_up(k, k->n);
+		if (++k->n == k->cap)
+			k->floor = k->t[k->h[0]].value;
 		return;
 	}
-	if (value <= *floor)
+	if (value <= k->floor)
 		return;
-	t[0] = it;
-	heap_down(t, *n);
-	*floor = t[0].value;
+	k->t[k->h[0]] = it;
+	heap_down(k);
+	k->floor = k->t[k->h[0]].value;
+}
+
+/* A list of cap items in t (the caller's; NULL: out of memory). */
+static int topk_init(struct topk *k, struct rpt_item *t, unsigned cap)
+{
+	k->t = t;
+	k->h = t ? malloc((cap ? cap : 1) * sizeof(*k->h)) : NULL;
+	k->n = 0;
+	k->cap = cap;
+	k->floor = 0;
+	return k->h ? 0 : -ENOMEM;
+}
+
+/* The same with slots of its own. */
+static int topk_alloc(struct topk *k, unsigned cap)
+{
+	return topk_init(k, calloc(cap ? cap : 1, sizeof(*k->t)), cap);
 }
 
 static int cmp_item(const void *a, const void *b)
@@ -162,9 +186,7 @@ struct part {
 	uint64_t *dirmean;		/* sorted after the pass */
 	size_t ndm;
 	uint64_t *data_blocks;		/* per AG where the blocks lie */
-	struct rpt_item *top_frag, *top_dist, *top_dirs;
-	unsigned ntop_frag, ntop_dist, ntop_dirs;
-	uint64_t floor_frag, floor_dist, floor_dirs;
+	struct topk top_frag, top_dist, top_dirs;	/* slots owned */
 };
 
 static uint64_t absdiff(uint64_t a, uint64_t b)
@@ -205,9 +227,7 @@ static void part_inode(struct part *p, const struct m_ag *ag,
 		p->files_multi++;
 		p->bytes_multi += mi->size;
 	}
-	top_add(p->top_frag, &p->ntop_frag, p->r->top, &p->floor_frag,
-		mi->ino, mi->nde,
-		mi->size);
+	top_add(&p->top_frag, mi->ino, mi->nde, mi->size);
 	if (mi->flags & MI_REALTIME)
 		return;
 	ilin = model_ino_lin(p->m->fs, mi->ino);
@@ -223,9 +243,8 @@ static void part_inode(struct part *p, const struct m_ag *ag,
 	p->nd++;
 	if (od_fsb_agno(g, x[0].startblock) != ag->agno)
 		p->cross_ag++;
-	top_add(p->top_dist, &p->ntop_dist, p->r->top, &p->floor_dist,
-		mi->ino,
-		absdiff(flin, ilin), od_fsb_agno(g, x[0].startblock));
+	top_add(&p->top_dist, mi->ino, absdiff(flin, ilin),
+		od_fsb_agno(g, x[0].startblock));
 	/* allocation order: does data rise with inode number? */
 	if (*have_prev) {
 		p->order_pairs++;
@@ -281,8 +300,7 @@ static void part_run(void *priv, unsigned i)
 		mean = d->sum_dist / d->nchildren;
 		p->dirmean[p->ndm++] = mean;
 		/* rank by AGs spanned first, then by mean distance */
-		top_add(p->top_dirs, &p->ntop_dirs, p->r->top,
-			&p->floor_dirs, d->ino,
+		top_add(&p->top_dirs, d->ino,
 			(uint64_t)d->nags << 40 | (mean & ((1ull << 40) - 1)),
 			mean);
 	}
@@ -361,15 +379,12 @@ static void dist_merge(struct rpt_dist *d, uint64_t *const *arr,
 	d->max = union_pct(arr, len, narr, 100);
 }
 
-static void top_merge(struct rpt_item *dst, unsigned *n, unsigned cap,
-		      const struct rpt_item *src, unsigned nsrc)
+static void top_merge(struct topk *dst, const struct topk *src)
 {
-	uint64_t floor = *n == cap && cap ? dst[0].value : 0;
 	unsigned i;
 
-	for (i = 0; i < nsrc; i++)
-		top_add(dst, n, cap, &floor, src[i].ino, src[i].value,
-			src[i].value2);
+	for (i = 0; i < src->n; i++)
+		top_add(dst, src->t[i].ino, src->t[i].value, src->t[i].value2);
 }
 
 static void ag_table(const struct model *m, const struct m_ag *ag,
@@ -408,6 +423,7 @@ int report_build(const struct model *m, int agsel, unsigned top,
 {
 	uint32_t n = m->agcount, a, b;
 	struct part *parts;
+	struct topk tk[3] = { { 0 } };	/* frag, dist, dirs */
 	uint64_t **arr1 = NULL, **arr2 = NULL, **arr3 = NULL;
 	size_t *len1 = NULL, *len3 = NULL;
 	int ret = 0;
@@ -427,7 +443,10 @@ int report_build(const struct model *m, int agsel, unsigned top,
 	len1 = calloc(n, sizeof(*len1));
 	len3 = calloc(n, sizeof(*len3));
 	if (!r->ag || !r->top_frag || !r->top_dist || !r->top_dirs ||
-	    !parts || !arr1 || !arr2 || !arr3 || !len1 || !len3) {
+	    !parts || !arr1 || !arr2 || !arr3 || !len1 || !len3 ||
+	    topk_init(&tk[0], r->top_frag, top) ||
+	    topk_init(&tk[1], r->top_dist, top) ||
+	    topk_init(&tk[2], r->top_dirs, top)) {
 		ret = err_set(e, -ENOMEM, "out of memory");
 		goto out;
 	}
@@ -438,11 +457,9 @@ int report_build(const struct model *m, int agsel, unsigned top,
 		p->r = r;
 		p->agno = a;
 		p->data_blocks = calloc(n, sizeof(*p->data_blocks));
-		p->top_frag = calloc(top ? top : 1, sizeof(*p->top_frag));
-		p->top_dist = calloc(top ? top : 1, sizeof(*p->top_dist));
-		p->top_dirs = calloc(top ? top : 1, sizeof(*p->top_dirs));
-		if (!p->data_blocks || !p->top_frag || !p->top_dist ||
-		    !p->top_dirs) {
+		if (!p->data_blocks || topk_alloc(&p->top_frag, top) ||
+		    topk_alloc(&p->top_dist, top) ||
+		    topk_alloc(&p->top_dirs, top)) {
 			ret = err_set(e, -ENOMEM, "out of memory");
 			goto out;
 		}
@@ -483,12 +500,9 @@ int report_build(const struct model *m, int agsel, unsigned top,
 		r->dirs += p->dirs;
 		r->dirs_multi_ag += p->dirs_multi_ag;
 		r->dir_children += p->dir_children;
-		top_merge(r->top_frag, &r->ntop_frag, top, p->top_frag,
-			  p->ntop_frag);
-		top_merge(r->top_dist, &r->ntop_dist, top, p->top_dist,
-			  p->ntop_dist);
-		top_merge(r->top_dirs, &r->ntop_dirs, top, p->top_dirs,
-			  p->ntop_dirs);
+		top_merge(&tk[0], &p->top_frag);
+		top_merge(&tk[1], &p->top_dist);
+		top_merge(&tk[2], &p->top_dirs);
 		arr1[a] = p->dfirst;
 		arr2[a] = p->dcentre;
 		len1[a] = p->nd;
@@ -499,6 +513,9 @@ int report_build(const struct model *m, int agsel, unsigned top,
 	dist_merge(&r->dist_centre, arr2, len1, n);
 	r->dir_median_mean = union_pct(arr3, len3, n, 50);
 	report_freesp(m, agsel, &r->freesp);
+	r->ntop_frag = tk[0].n;
+	r->ntop_dist = tk[1].n;
+	r->ntop_dirs = tk[2].n;
 	sort_any(r->top_frag, r->ntop_frag, sizeof(*r->top_frag), cmp_item);
 	sort_any(r->top_dist, r->ntop_dist, sizeof(*r->top_dist), cmp_item);
 	sort_any(r->top_dirs, r->ntop_dirs, sizeof(*r->top_dirs), cmp_item);
@@ -510,10 +527,15 @@ out:
 		free(parts[a].dcentre);
 		free(parts[a].dirmean);
 		free(parts[a].data_blocks);
-		free(parts[a].top_frag);
-		free(parts[a].top_dist);
-		free(parts[a].top_dirs);
+		free(parts[a].top_frag.t);
+		free(parts[a].top_frag.h);
+		free(parts[a].top_dist.t);
+		free(parts[a].top_dist.h);
+		free(parts[a].top_dirs.t);
+		free(parts[a].top_dirs.h);
 	}
+	for (a = 0; a < 3; a++)
+		free(tk[a].h);
 	free(parts);
 	free(arr1);
 	free(arr2);

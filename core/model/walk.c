@@ -101,7 +101,7 @@ static bool seen_test_set(struct walker *wk, uint32_t d)
 	return was;
 }
 
-static int dense_of(struct walker *wk, uint64_t ino, uint32_t *d,
+static inline int dense_of(struct walker *wk, uint64_t ino, uint32_t *d,
 		    const struct m_ino **mip)
 {
 	const struct m_ag *ag = wk->hint_ag;
@@ -280,7 +280,7 @@ static int push_dir(struct walker *wk, uint64_t ino)
  * The next child of the top frame: 1 and its dense index (and *mi, or
  * NULL when the caller is to look it up), or 0 when it is done.
  */
-static int frame_next(struct walker *wk, struct frame *f, uint32_t *d,
+static inline int frame_next(struct walker *wk, struct frame *f, uint32_t *d,
 		      const struct m_ino **mi)
 {
 	if (f->kids) {
@@ -310,7 +310,7 @@ static int frame_next(struct walker *wk, struct frame *f, uint32_t *d,
 	}
 }
 
-static int visit(struct walker *wk, uint32_t d, const struct m_ino *mi)
+static inline int visit(struct walker *wk, uint32_t d, const struct m_ino *mi)
 {
 	if (seen_test_set(wk, d))
 		return 0;
