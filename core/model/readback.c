@@ -152,7 +152,7 @@ static int access(struct rbctx *c, uint64_t off, uint64_t arg)
 static int read_inode(struct rbctx *c, const struct m_ino *mi)
 {
 	const struct od_geo *g = c->g;
-	uint64_t ino = c->lay ? c->lay->ino(c->lay->priv, mi->ino) : mi->ino;
+	uint64_t ino = c->lay ? c->lay->ino(c->lay->priv, mi) : mi->ino;
 	uint32_t agno = od_ino_agno(g, ino), agino = od_ino_agino(g, ino);
 	uint32_t bpc = g->blocks_per_cluster;
 	uint32_t agbno = od_agino_agbno(g, agino), cb, ci;

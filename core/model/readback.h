@@ -81,11 +81,11 @@ int readback_model(const struct walk *w, rb_fork_fn fork, void *priv,
 
 /*
  * Where inodes are when a plan renumbers them: each inode's number after
- * it (ino), and per AG the chunks after it (first agino of each, sorted),
- * which then stand for the model's chunks.
+ * it (ino, given the model's inode), and per AG the chunks after it
+ * (first agino of each, sorted), which then stand for the model's chunks.
  */
 struct rb_layout {
-	uint64_t (*ino)(void *priv, uint64_t ino);
+	uint64_t (*ino)(void *priv, const struct m_ino *mi);
 	void *priv;
 	uint32_t *const *chunks;
 	const size_t *nchunks;
