@@ -4,6 +4,7 @@
 #include "core/fs/fork.h"
 #include "core/model/model_paths.h"
 #include "core/base/par.h"
+#include "core/base/select.h"
 #include "core/base/sort.h"
 #include "ondisk/inode.h"
 
@@ -180,10 +181,11 @@ struct part {
 	uint64_t files, files_data, files_multi, bytes, bytes_multi;
 	uint64_t data_extents, ext_hist[RPT_EXT_BUCKETS];
 	uint64_t cross_ag, order_pairs, order_rising;
-	uint64_t *dfirst, *dcentre;	/* sorted after the pass */
+	uint64_t *dfirst, *dcentre;
 	size_t nd;
+	uint64_t median_dist;		/* of dfirst */
 	uint64_t dirs, dirs_multi_ag, dir_children;
-	uint64_t *dirmean;		/* sorted after the pass */
+	uint64_t *dirmean;
 	size_t ndm;
 	uint64_t *data_blocks;		/* per AG where the blocks lie */
 	struct topk top_frag, top_dist, top_dirs;	/* slots owned */
@@ -259,6 +261,7 @@ static void part_run(void *priv, unsigned i)
 {
 	struct part *p = (struct part *)priv + i;
 	const struct m_ag *ag = &p->m->ag[p->agno];
+	static const unsigned half = 50;
 	struct od_irec small[64], *x = small;
 	size_t cap = 64, k;
 	uint64_t prev_first = 0;
@@ -304,8 +307,8 @@ static void part_run(void *priv, unsigned i)
 			(uint64_t)d->nags << 40 | (mean & ((1ull << 40) - 1)),
 			mean);
 	}
-	if (sort_u64(p->dfirst, p->nd) || sort_u64(p->dcentre, p->nd) ||
-	    sort_u64(p->dirmean, p->ndm))
+	if (select_pct_u64((const uint64_t *const *)&p->dfirst, &p->nd, 1,
+			   &half, 1, &p->median_dist))
 		goto nomem;
 	if (x != small)
 		free(x);
@@ -316,67 +319,37 @@ nomem:
 	p->err = -ENOMEM;
 }
 
-/* Elements <= v in a sorted array. */
-static size_t count_le(const uint64_t *v, size_t n, uint64_t val)
+/* The percentiles over all AGs: three at once (first, centre, dirs). */
+struct pcts {
+	uint64_t **arr[3];
+	size_t *len[3];
+	unsigned narr;
+	uint64_t out[3][4];
+	int err[3];
+};
+
+static void pcts_one(void *priv, unsigned i)
 {
-	size_t lo = 0, hi = n;
+	static const unsigned dist[4] = { 50, 90, 99, 100 };
+	struct pcts *pc = priv;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v[mid] <= val)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	pc->err[i] = select_pct_u64((const uint64_t *const *)pc->arr[i],
+				    pc->len[i], pc->narr, dist, i < 2 ? 4 : 1,
+				    pc->out[i]);
 }
 
-/*
- * Nearest-rank percentile over the union of sorted arrays: the smallest
- * value with at least k of them at or below it.
- */
-static uint64_t union_pct(uint64_t *const *arr, const size_t *len,
-			  unsigned narr, unsigned pctile)
-{
-	uint64_t total = 0, k, lo = 0, hi = 0;
-	unsigned a;
-
-	for (a = 0; a < narr; a++) {
-		total += len[a];
-		if (len[a] && arr[a][len[a] - 1] > hi)
-			hi = arr[a][len[a] - 1];
-	}
-	if (!total)
-		return 0;
-	k = (uint64_t)(((unsigned __int128)total * pctile + 99) / 100);
-	if (!k)
-		k = 1;
-	while (lo < hi) {
-		uint64_t mid = lo + (hi - lo) / 2, c = 0;
-
-		for (a = 0; a < narr; a++)
-			c += count_le(arr[a], len[a], mid);
-		if (c >= k)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return lo;
-}
-
-static void dist_merge(struct rpt_dist *d, uint64_t *const *arr,
-		       const size_t *len, unsigned narr)
+static void dist_set(struct rpt_dist *d, const size_t *len, unsigned narr,
+		     const uint64_t *v)
 {
 	unsigned a;
 
 	d->n = 0;
 	for (a = 0; a < narr; a++)
 		d->n += len[a];
-	d->median = union_pct(arr, len, narr, 50);
-	d->p90 = union_pct(arr, len, narr, 90);
-	d->p99 = union_pct(arr, len, narr, 99);
-	d->max = union_pct(arr, len, narr, 100);
+	d->median = v[0];
+	d->p90 = v[1];
+	d->p99 = v[2];
+	d->max = v[3];
 }
 
 static void top_merge(struct topk *dst, const struct topk *src)
@@ -496,7 +469,7 @@ int report_build(const struct model *m, int agsel, unsigned top,
 		r->order_rising += p->order_rising;
 		r->ag[a].order_pairs = p->order_pairs;
 		r->ag[a].order_rising = p->order_rising;
-		r->ag[a].median_dist = union_pct(&p->dfirst, &p->nd, 1, 50);
+		r->ag[a].median_dist = p->median_dist;
 		r->dirs += p->dirs;
 		r->dirs_multi_ag += p->dirs_multi_ag;
 		r->dir_children += p->dir_children;
@@ -509,9 +482,19 @@ int report_build(const struct model *m, int agsel, unsigned top,
 		arr3[a] = p->dirmean;
 		len3[a] = p->ndm;
 	}
-	dist_merge(&r->dist_first, arr1, len1, n);
-	dist_merge(&r->dist_centre, arr2, len1, n);
-	r->dir_median_mean = union_pct(arr3, len3, n, 50);
+	{
+		struct pcts pc = { { arr1, arr2, arr3 }, { len1, len1, len3 },
+				   n, { { 0 } }, { 0 } };
+
+		par_for(3, m->threads, pcts_one, &pc);
+		if (pc.err[0] || pc.err[1] || pc.err[2]) {
+			ret = err_set(e, -ENOMEM, "out of memory");
+			goto out;
+		}
+		dist_set(&r->dist_first, len1, n, pc.out[0]);
+		dist_set(&r->dist_centre, len1, n, pc.out[1]);
+		r->dir_median_mean = pc.out[2][0];
+	}
 	report_freesp(m, agsel, &r->freesp);
 	r->ntop_frag = tk[0].n;
 	r->ntop_dist = tk[1].n;
