@@ -7,6 +7,7 @@
  */
 #include "core/model/walk.h"
 #include "core/base/bigmem.h"
+#include "core/base/par.h"
 #include "core/base/sort.h"
 #include "core/fs/dir.h"
 
@@ -21,7 +22,8 @@ struct drun {
 
 /* A level of the walk: the entries of one directory still to visit. */
 struct frame {
-	uint32_t *kids;		/* WALK_NAME: sorted children (owned) */
+	uint32_t *kids;		/* WALK_NAME: sorted children (owned), or */
+	bool lent;		/* a slice of the root's (not owned) */
 	size_t nkids, pos;
 	/* WALK_READDIR: a range of links, run after run of one parent */
 	uint32_t agno;
@@ -35,6 +37,8 @@ struct walker {
 	struct drun **runs;	/* per AG, sorted by parent */
 	size_t *nruns;
 	uint64_t *seen;		/* bit per dense index */
+	uint32_t *out;		/* the order: w->seq, or a segment's own */
+	size_t nout;
 	struct frame *st;
 	size_t top, cap;
 	/* the last inode looked up: a directory's entries usually name
@@ -316,10 +320,39 @@ static inline int visit(struct walker *wk, uint32_t d, const struct m_ino *mi)
 		return 0;
 	if (!mi)
 		mi = walk_inode(wk->w, d, NULL);
-	wk->w->seq[wk->w->n++] = d;
+	wk->out[wk->nout++] = d;
 	if (od_mode_isdir(mi->mode))
 		return push_dir(wk, mi->ino);
 	return 0;
+}
+
+static void pop(struct walker *wk)
+{
+	struct frame *f = &wk->st[--wk->top];
+
+	if (!f->lent)
+		free(f->kids);
+}
+
+/* Walk until the stack is empty. */
+static int dfs_run(struct walker *wk)
+{
+	const struct m_ino *mi;
+	uint32_t d;
+	int ret = 0;
+
+	while (!ret && wk->top) {
+		struct frame *f = &wk->st[wk->top - 1];
+
+		if (frame_next(wk, f, &d, &mi) == 0) {
+			pop(wk);
+			continue;
+		}
+		ret = visit(wk, d, mi);
+	}
+	while (wk->top)
+		pop(wk);
+	return ret;
 }
 
 static int dfs(struct walker *wk)
@@ -331,23 +364,169 @@ static int dfs(struct walker *wk)
 	if (dense_of(wk, wk->m->fs->sb.rootino, &d, &mi))
 		return 0;	/* no root: nothing is reached */
 	ret = visit(wk, d, mi);
-	while (!ret && wk->top) {
-		struct frame *f = &wk->st[wk->top - 1];
+	return ret ? ret : dfs_run(wk);
+}
 
-		if (frame_next(wk, f, &d, &mi) == 0) {
-			free(f->kids);
-			wk->top--;
-			continue;
+/*
+ * ---- the readdir walk on several threads ----
+ *
+ * The root's entries are cut into slices, one per thread, each walked
+ * depth first with a "seen" of its own; the orders are then put end to
+ * end, each leaving out what a slice before it reached.  That is the
+ * order one walk gives: whatever an earlier slice reached, one walk had
+ * seen before this slice began, and so had everything reachable from it
+ * (its directories were done with); a later slice that walks there again
+ * finds only such inodes, which it drops, and marks only them seen, so
+ * what it decides for the others is what one walk decides.
+ */
+#define WALK_PAR_MIN	65536	/* inodes, at least, for the threads */
+
+struct slice {
+	struct walker wk;
+	const uint32_t *kids;
+	size_t nkids;
+	int err;
+};
+
+static void slice_run(void *priv, unsigned i)
+{
+	struct slice *sl = (struct slice *)priv + i;
+	struct walker *wk = &sl->wk;
+
+	if (!sl->nkids)
+		return;
+	wk->st = malloc(64 * sizeof(*wk->st));
+	if (!wk->st) {
+		sl->err = -ENOMEM;
+		return;
+	}
+	wk->cap = 64;
+	memset(&wk->st[0], 0, sizeof(wk->st[0]));
+	wk->st[0].kids = (uint32_t *)sl->kids;
+	wk->st[0].lent = true;
+	wk->st[0].nkids = sl->nkids;
+	wk->top = 1;
+	sl->err = dfs_run(wk);
+}
+
+/* The root visited by wk (w->seq[0]): its entries, in walk order. */
+static int root_kids(struct walker *wk, uint32_t **kids, size_t *n)
+{
+	size_t cap = 1024;
+	const struct m_ino *mi;
+	uint32_t d;
+
+	*n = 0;
+	*kids = malloc(cap * sizeof(**kids));
+	if (!*kids)
+		return -ENOMEM;
+	while (wk->top && frame_next(wk, &wk->st[0], &d, &mi)) {
+		if (*n == cap) {
+			uint32_t *k = realloc(*kids, 2 * cap * sizeof(**kids));
+
+			if (!k)
+				return -ENOMEM;
+			*kids = k;
+			cap *= 2;
 		}
-		ret = visit(wk, d, mi);
+		(*kids)[(*n)++] = d;
 	}
 	while (wk->top)
-		free(wk->st[--wk->top].kids);
+		pop(wk);
+	return 0;
+}
+
+static int dfs_par(struct walker *wk, unsigned nseg, uint64_t total)
+{
+	struct walk *w = wk->w;
+	struct slice *sl = NULL;
+	const struct m_ino *mi;
+	uint32_t *kids = NULL;
+	size_t nkids = 0, words = total / 64 + 1, i, k;
+	unsigned s;
+	int ret;
+
+	if (dense_of(wk, wk->m->fs->sb.rootino, &w->seq[0], &mi))
+		return 0;	/* no root: nothing is reached */
+	ret = visit(wk, w->seq[0], mi);
+	if (!ret)
+		ret = root_kids(wk, &kids, &nkids);
+	if (ret)
+		goto out;
+	if (nkids < nseg)
+		nseg = nkids ? (unsigned)nkids : 1;
+	sl = calloc(nseg, sizeof(*sl));
+	if (!sl) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (s = 0; s < nseg; s++) {
+		struct walker *sw = &sl[s].wk;
+
+		sw->m = wk->m;
+		sw->w = w;
+		sw->e = wk->e;
+		sw->runs = wk->runs;
+		sw->nruns = wk->nruns;
+		sw->seen = malloc(words * sizeof(*sw->seen));
+		sw->out = s ? malloc((total ? total : 1) * sizeof(*sw->out)) :
+			      w->seq + 1;	/* the first goes in place */
+		if (!sw->seen || !sw->out) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		memcpy(sw->seen, wk->seen, words * sizeof(*sw->seen));
+		sl[s].kids = kids + nkids * s / nseg;
+		sl[s].nkids = nkids * (s + 1) / nseg - nkids * s / nseg;
+	}
+	par_for(nseg, nseg, slice_run, sl);
+	for (s = 0; s < nseg && !ret; s++)
+		ret = sl[s].err;
+	if (ret)
+		goto out;
+	/* end to end, each without what the ones before it reached */
+	w->n = 1 + sl[0].wk.nout;
+	memcpy(wk->seen, sl[0].wk.seen, words * sizeof(*wk->seen));
+	for (s = 1; s < nseg; s++) {
+		const struct walker *sw = &sl[s].wk;
+
+		for (i = 0; i < sw->nout; i++) {
+			uint32_t d = sw->out[i];
+
+			if (!(wk->seen[d >> 6] & (1ull << (d & 63))))
+				w->seq[w->n++] = d;
+		}
+		for (k = 0; k < words; k++)
+			wk->seen[k] |= sw->seen[k];
+	}
+out:
+	for (s = 0; sl && s < nseg; s++) {
+		free(sl[s].wk.seen);
+		free(sl[s].wk.st);
+		if (s)
+			free(sl[s].wk.out);
+	}
+	free(sl);
+	free(kids);
 	return ret;
 }
 
 int walk_build(const struct model *m, enum walk_order order, struct walk *w,
 	       struct err *e)
+{
+	unsigned nseg = m->threads ? m->threads : par_ncpus();
+	uint64_t total = 0;
+	uint32_t a;
+
+	for (a = 0; a < m->agcount; a++)
+		total += m->ag[a].nino;
+	if (total < WALK_PAR_MIN)
+		nseg = 1;
+	return walk_build_segs(m, order, nseg, w, e);
+}
+
+int walk_build_segs(const struct model *m, enum walk_order order,
+		    unsigned nseg, struct walk *w, struct err *e)
 {
 	struct walker wk = { 0 };
 	uint64_t total = 0;
@@ -385,9 +564,15 @@ int walk_build(const struct model *m, enum walk_order order, struct walk *w,
 		w->n = w->nreached = total;
 		goto out;
 	}
+	wk.out = w->seq;
 	ret = index_links(&wk);
-	if (!ret)
+	/* by name, directories are read again: one thread */
+	if (!ret && (order != WALK_READDIR || nseg < 2)) {
 		ret = dfs(&wk);
+		w->n = wk.nout;
+	} else if (!ret) {
+		ret = dfs_par(&wk, nseg, total);
+	}
 	if (ret)
 		goto nomem;
 	w->nreached = w->n;

@@ -63,9 +63,9 @@ struct hm {
 	struct memfs mf;
 	struct model m;
 	struct m_ag ag[2];
-	struct m_ino ino[8];
-	struct m_ext ext[8];
-	struct m_link link[8];
+	struct m_ino ino[16];
+	struct m_ext ext[16];
+	struct m_link link[16];
 	struct od_inobt_rec chunk[1];
 };
 
@@ -176,6 +176,63 @@ static void test_walk(struct t_state *ts, struct hm *h)
 		T_CHECK(ts, walk_inode(&w, w.seq[i - 1], NULL)->ino <
 			    walk_inode(&w, w.seq[i], NULL)->ino);
 	walk_free(&w);
+}
+
+/*
+ * Hard links across the root's entries, and a directory entered twice
+ * (damage): the walk on threads cuts the root's entries into slices, and
+ * must still visit each inode where one walk first meets it.
+ *
+ *   /          128  a, f, b, then (a second run of entries) g
+ *   /a         129  x, y
+ *   /f         130
+ *   /b         131  x (a hard link), a (again), z
+ *   /g         136  y, z (hard links), w
+ */
+static void test_walk_links(struct t_state *ts, struct hm *h)
+{
+	static const uint64_t want[] = { 128, 129, 132, 133, 130, 131, 134,
+					 136, 135 };
+	static const unsigned segs[] = { 2, 3, 4, 9 };
+	struct err e = { 0 };
+	struct walk w;
+	size_t i, k;
+	struct m_ag *ag = &h->ag[0];
+
+	ag->nino = ag->next = ag->nlink = 0;
+	add_ino(h, 128, 0040755, OD_FMT_LOCAL, NULL, 0);
+	add_ino(h, 129, 0040755, OD_FMT_LOCAL, NULL, 0);
+	add_ino(h, 130, 0100644, OD_FMT_EXTENTS, NULL, 0);
+	add_ino(h, 131, 0040755, OD_FMT_LOCAL, NULL, 0);
+	add_ino(h, 132, 0100644, OD_FMT_EXTENTS, NULL, 0);	/* x */
+	add_ino(h, 133, 0100644, OD_FMT_EXTENTS, NULL, 0);	/* y */
+	add_ino(h, 134, 0100644, OD_FMT_EXTENTS, NULL, 0);	/* z */
+	add_ino(h, 135, 0100644, OD_FMT_EXTENTS, NULL, 0);	/* w */
+	add_ino(h, 136, 0040755, OD_FMT_LOCAL, NULL, 0);	/* g */
+	add_ino(h, 137, 0100644, OD_FMT_EXTENTS, NULL, 0);	/* unreached */
+	h->m.ninodes = ag->nino;
+	add_link(h, 128, 129);
+	add_link(h, 128, 130);
+	add_link(h, 128, 131);
+	add_link(h, 129, 132);
+	add_link(h, 129, 133);
+	add_link(h, 131, 132);
+	add_link(h, 131, 129);
+	add_link(h, 131, 134);
+	add_link(h, 128, 136);
+	add_link(h, 136, 133);
+	add_link(h, 136, 134);
+	add_link(h, 136, 135);
+	for (k = 0; k <= sizeof(segs) / sizeof(segs[0]); k++) {
+		T_CHECK(ts, walk_build_segs(&h->m, WALK_READDIR,
+					    k ? segs[k - 1] : 1, &w, &e) == 0);
+		T_CHECK(ts, w.nreached == 9 && w.n == 10);
+		for (i = 0; i < w.nreached && i < 9; i++)
+			T_CHECK(ts, walk_inode(&w, w.seq[i], NULL)->ino ==
+				    want[i]);
+		T_CHECK(ts, walk_inode(&w, w.seq[9], NULL)->ino == 137);
+		walk_free(&w);
+	}
 }
 
 /* /b moved to AG 0 block 96, just before /a's directory block. */
@@ -326,9 +383,19 @@ static void test_segments(struct t_state *ts, const char *name)
 	}
 	T_CHECK(ts, moved_build(&mv, m) == 0);
 	for (o = 0; o < sizeof(orders) / sizeof(orders[0]); o++) {
-		struct walk w;
+		struct walk w, w2;
 
-		T_CHECK(ts, walk_build(m, orders[o], &w, &e) == 0);
+		T_CHECK(ts, walk_build_segs(m, orders[o], 1, &w, &e) == 0);
+		T_CHECK(ts, w.nreached > 100);
+		/* the walk on threads: the same order */
+		for (k = 0; k < sizeof(segs) / sizeof(segs[0]); k++) {
+			T_CHECK(ts, walk_build_segs(m, orders[o], segs[k], &w2,
+						    &e) == 0);
+			T_CHECK(ts, w2.n == w.n && w2.nreached == w.nreached &&
+				    memcmp(w2.seq, w.seq,
+					   w.n * sizeof(*w.seq)) == 0);
+			walk_free(&w2);
+		}
 		for (v = 0; v < 2; v++) {
 			rb_fork_fn fn = v ? moved_fork : NULL;
 			struct rb_fig one, f;
@@ -366,6 +433,7 @@ int main(void)
 	if (build(&h) == 0) {
 		test_walk(&ts, &h);
 		test_model(&ts, &h);
+		test_walk_links(&ts, &h);
 		memfs_close(&h.mf);
 	} else {
 		T_CHECK(&ts, !"memfs");
