@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The read-back cost model (readback.h). */
 #include "core/model/readback.h"
+#include "core/base/bigmem.h"
 #include "core/base/par.h"
 #include "ondisk/inode.h"
 
@@ -133,15 +134,8 @@ static int access(struct rbctx *c, uint64_t off, uint64_t arg)
 		rb_acc_read(&c->acc, off, arg);
 		return 0;
 	}
-	if (c->nev == c->cap_ev) {
-		size_t cap = c->cap_ev ? c->cap_ev * 2 : 4096;
-		struct rb_ev *ev = realloc(c->ev, cap * sizeof(*ev));
-
-		if (!ev)
-			return -ENOMEM;
-		c->ev = ev;
-		c->cap_ev = cap;
-	}
+	if (bigmem_grow((void **)&c->ev, &c->cap_ev, c->nev, sizeof(*c->ev)))
+		return -ENOMEM;
 	c->ev[c->nev].off = off;
 	c->ev[c->nev].arg = arg;
 	c->nev++;
@@ -392,6 +386,16 @@ int readback_model_segs(const struct walk *w, rb_fork_fn fork, void *priv,
 		}
 		for (a = 0; s && a < m->agcount; a++)
 			cs->ag_first[a] = UINT64_MAX;
+		/* about one access per entry: room for that, grown if not */
+		if (s) {
+			cs->cap_ev = cs->hi - cs->lo + 64;
+			cs->ev = bigmem_calloc(cs->cap_ev, sizeof(*cs->ev));
+			if (!cs->ev) {
+				cs->cap_ev = 0;
+				ret = -ENOMEM;
+				goto out;
+			}
+		}
 	}
 	if (nseg > 1)
 		par_for(nseg, nseg, run_one, c);
@@ -406,7 +410,7 @@ out:
 		free(c[s].cseen);
 		free(c[s].ag_end);
 		free(c[s].ag_first);
-		free(c[s].ev);
+		bigmem_free(c[s].ev, c[s].cap_ev, sizeof(*c[s].ev));
 		free(c[s].buf);
 	}
 	free(c);

@@ -3,6 +3,7 @@
 #include "core/model/frag.h"
 #include "core/fs/fork.h"
 #include "core/model/model_paths.h"
+#include "core/base/bigmem.h"
 #include "core/base/par.h"
 #include "core/base/select.h"
 #include "core/base/sort.h"
@@ -181,7 +182,8 @@ struct part {
 	uint64_t files, files_data, files_multi, bytes, bytes_multi;
 	uint64_t data_extents, ext_hist[RPT_EXT_BUCKETS];
 	uint64_t cross_ag, order_pairs, order_rising;
-	uint64_t *dfirst, *dcentre;
+	uint64_t *dfirst, *dcentre;	/* room for every inode (ncap) */
+	size_t ncap;
 	size_t nd;
 	uint64_t median_dist;		/* of dfirst */
 	uint64_t dirs, dirs_multi_ag, dir_children;
@@ -269,8 +271,10 @@ static void part_run(void *priv, unsigned i)
 
 	if (p->r->agsel >= 0 && p->agno != (uint32_t)p->r->agsel)
 		return;
-	p->dfirst = malloc((ag->nino ? ag->nino : 1) * sizeof(*p->dfirst));
-	p->dcentre = malloc((ag->nino ? ag->nino : 1) * sizeof(*p->dcentre));
+	/* mapped when large: a page fault per 2 MiB, not per 4 KiB */
+	p->ncap = ag->nino ? ag->nino : 1;
+	p->dfirst = bigmem_calloc(p->ncap, sizeof(*p->dfirst));
+	p->dcentre = bigmem_calloc(p->ncap, sizeof(*p->dcentre));
 	p->dirmean = malloc((ag->ndir ? ag->ndir : 1) * sizeof(*p->dirmean));
 	if (!p->dfirst || !p->dcentre || !p->dirmean)
 		goto nomem;
@@ -506,8 +510,10 @@ int report_build(const struct model *m, int agsel, unsigned top,
 		r->top_dirs[a].value >>= 40;	/* back to AGs spanned */
 out:
 	for (a = 0; parts && a < n; a++) {
-		free(parts[a].dfirst);
-		free(parts[a].dcentre);
+		bigmem_free(parts[a].dfirst, parts[a].ncap,
+			    sizeof(*parts[a].dfirst));
+		bigmem_free(parts[a].dcentre, parts[a].ncap,
+			    sizeof(*parts[a].dcentre));
 		free(parts[a].dirmean);
 		free(parts[a].data_blocks);
 		free(parts[a].top_frag.t);

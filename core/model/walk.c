@@ -469,7 +469,8 @@ static int dfs_par(struct walker *wk, unsigned nseg, uint64_t total)
 		sw->runs = wk->runs;
 		sw->nruns = wk->nruns;
 		sw->seen = malloc(words * sizeof(*sw->seen));
-		sw->out = s ? malloc((total ? total : 1) * sizeof(*sw->out)) :
+		sw->out = s ? bigmem_calloc(total ? total : 1,
+					    sizeof(*sw->out)) :
 			      w->seq + 1;	/* the first goes in place */
 		if (!sw->seen || !sw->out) {
 			ret = -ENOMEM;
@@ -504,7 +505,8 @@ out:
 		free(sl[s].wk.seen);
 		free(sl[s].wk.st);
 		if (s)
-			free(sl[s].wk.out);
+			bigmem_free(sl[s].wk.out, total ? total : 1,
+				    sizeof(*sl[s].wk.out));
 	}
 	free(sl);
 	free(kids);
