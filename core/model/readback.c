@@ -99,9 +99,10 @@ struct rbctx {
 	const uint64_t *cbase;	/* per AG: first cluster bit of its chunks */
 	uint32_t cpc;		/* clusters per chunk */
 	uint64_t *ag_end;	/* per AG: end of the last data access */
-	struct od_irec *buf;
-	uint32_t cap;
 	const struct rb_layout *lay;	/* inodes elsewhere (NULL: as seen) */
+	/* per AG, the first agino of each chunk (the model's or lay's) */
+	uint32_t *const *start;
+	const size_t *nstart;
 	/* the chunk the last inode was in: the walk reads a directory's
 	 * files, and they are mostly in one chunk, so it is tried first */
 	uint32_t hint_ag;
@@ -118,13 +119,12 @@ struct rbctx {
 
 static size_t nchunks(const struct rbctx *c, uint32_t agno)
 {
-	return c->lay ? c->lay->nchunks[agno] : c->w->m->ag[agno].nchunk;
+	return c->nstart[agno];
 }
 
 static uint32_t chunk_start(const struct rbctx *c, uint32_t agno, size_t k)
 {
-	return c->lay ? c->lay->chunks[agno][k] :
-	       c->w->m->ag[agno].chunk[k].startino;
+	return c->start[agno][k];
 }
 
 /* An access: costed now (the first segment) or recorded. */
@@ -191,53 +191,44 @@ static int read_inode(struct rbctx *c, const struct m_ino *mi)
 	return 0;
 }
 
-static int data_recs(struct rbctx *c, const struct m_ag *ag,
-		     const struct m_ino *mi, const struct od_irec **r,
-		     uint32_t *n)
+/* One data fork record, read unless a hole, unwritten or off the device. */
+static inline int read_rec(struct rbctx *c, const struct m_ino *mi,
+			   const struct od_irec *r)
 {
-	uint32_t k;
+	const struct od_geo *g = c->g;
+	uint32_t agno = od_fsb_agno(g, r->startblock);
+	uint64_t off = od_fsb_lin(g, r->startblock) << g->blocklog;
+	uint64_t len = (uint64_t)r->blockcount << g->blocklog;
 
-	if (c->fork && c->fork(c->priv, mi, r, n))
+	if (r->unwritten || agno >= g->agcount)
 		return 0;
-	if (mi->nde > c->cap) {
-		struct od_irec *b = realloc(c->buf, mi->nde * sizeof(*b));
-
-		if (!b)
-			return -ENOMEM;
-		c->buf = b;
-		c->cap = mi->nde;
+	if (!(mi->flags & MI_REFLINK)) {
+		if (c->rec && c->ag_first[agno] == UINT64_MAX)
+			c->ag_first[agno] = off;	/* settled later */
+		else if (off < c->ag_end[agno])
+			c->acc.f->out_of_order++;
+		c->ag_end[agno] = off + len;
 	}
-	for (k = 0; k < mi->nde; k++)
-		m_ext_get(&ag->ext[mi->ext + k], &c->buf[k]);
-	*r = c->buf;
-	*n = mi->nde;
-	return 0;
+	c->acc.f->data_bytes += len;
+	return access(c, off, len);
 }
 
 static int read_data(struct rbctx *c, const struct m_ag *ag,
 		     const struct m_ino *mi)
 {
-	const struct od_geo *g = c->g;
 	const struct od_irec *r;
+	struct od_irec one;
 	uint32_t n, k;
-	int ret = data_recs(c, ag, mi, &r, &n);
+	int ret = 0;
 
-	for (k = 0; k < n && !ret; k++) {
-		uint32_t agno = od_fsb_agno(g, r[k].startblock);
-		uint64_t off = od_fsb_lin(g, r[k].startblock) << g->blocklog;
-		uint64_t len = (uint64_t)r[k].blockcount << g->blocklog;
-
-		if (r[k].unwritten || agno >= g->agcount)
-			continue;
-		if (!(mi->flags & MI_REFLINK)) {
-			if (c->rec && c->ag_first[agno] == UINT64_MAX)
-				c->ag_first[agno] = off;	/* settled later */
-			else if (off < c->ag_end[agno])
-				c->acc.f->out_of_order++;
-			c->ag_end[agno] = off + len;
-		}
-		c->acc.f->data_bytes += len;
-		ret = access(c, off, len);
+	if (c->fork && c->fork(c->priv, mi, &r, &n)) {
+		for (k = 0; k < n && !ret; k++)
+			ret = read_rec(c, mi, &r[k]);
+		return ret;
+	}
+	for (k = 0; k < mi->nde && !ret; k++) {
+		m_ext_get(&ag->ext[mi->ext + k], &one);
+		ret = read_rec(c, mi, &one);
 	}
 	return ret;
 }
@@ -248,6 +239,7 @@ static void run_segment(struct rbctx *c)
 	const struct walk *w = c->w;
 	const struct m_ag *ag = NULL;
 	struct rb_fig *f = c->acc.f;
+	uint64_t ag_lo = 1, ag_hi = 0;	/* ag's dense indices */
 	size_t i;
 	int ret = 0;
 
@@ -257,10 +249,13 @@ static void run_segment(struct rbctx *c)
 		bool dir;
 
 		/* mostly the AG of the inode before: no search for it */
-		if (!ag || d < w->base[ag->agno] || d >= w->base[ag->agno + 1])
+		if (d >= ag_lo && d < ag_hi) {
+			mi = &ag->ino[d - ag_lo];
+		} else {
 			mi = walk_inode(w, d, &ag);
-		else
-			mi = &ag->ino[d - w->base[ag->agno]];
+			ag_lo = w->base[ag->agno];
+			ag_hi = w->base[ag->agno + 1];
+		}
 		dir = od_mode_isdir(mi->mode);
 		if (!dir && !od_mode_isreg(mi->mode))
 			continue;
@@ -340,7 +335,8 @@ int readback_model_segs(const struct walk *w, rb_fork_fn fork, void *priv,
 	const struct model *m = w->m;
 	struct rbctx *c;
 	uint64_t nbits = 0, *cbase;
-	uint32_t a, chunk_blocks, cpc;
+	uint32_t a, chunk_blocks, cpc, **start = NULL;
+	size_t *nstart = NULL;
 	unsigned s;
 	int ret = 0;
 
@@ -356,10 +352,32 @@ int readback_model_segs(const struct walk *w, rb_fork_fn fork, void *priv,
 		free(cbase);
 		return err_set(e, -ENOMEM, "out of memory");
 	}
+	start = calloc(m->agcount + 1, sizeof(*start));
+	nstart = calloc(m->agcount + 1, sizeof(*nstart));
+	if (!start || !nstart) {
+		ret = -ENOMEM;
+		goto out;
+	}
 	for (a = 0; a < m->agcount; a++) {
+		size_t k;
+
 		cbase[a] = nbits;
-		nbits += (uint64_t)(lay ? lay->nchunks[a] : m->ag[a].nchunk) *
-			 cpc;
+		nstart[a] = lay ? lay->nchunks[a] : m->ag[a].nchunk;
+		nbits += (uint64_t)nstart[a] * cpc;
+		if (lay) {
+			start[a] = lay->chunks[a];
+			continue;
+		}
+		/* the model's, copied out of its records: read for every
+		 * inode, and four bytes each are fewer cache lines */
+		start[a] = malloc((nstart[a] ? nstart[a] : 1) *
+				  sizeof(**start));
+		if (!start[a]) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		for (k = 0; k < nstart[a]; k++)
+			start[a][k] = m->ag[a].chunk[k].startino;
 	}
 	for (s = 0; s < nseg; s++) {
 		struct rbctx *cs = &c[s];
@@ -370,6 +388,8 @@ int readback_model_segs(const struct walk *w, rb_fork_fn fork, void *priv,
 		cs->priv = priv;
 		cs->lay = lay;
 		cs->cbase = cbase;
+		cs->start = start;
+		cs->nstart = nstart;
 		cs->cpc = cpc;
 		cs->lo = w->nreached * s / nseg;
 		cs->hi = w->nreached * (s + 1) / nseg;
@@ -411,8 +431,11 @@ out:
 		free(c[s].ag_end);
 		free(c[s].ag_first);
 		bigmem_free(c[s].ev, c[s].cap_ev, sizeof(*c[s].ev));
-		free(c[s].buf);
 	}
+	for (a = 0; !lay && start && a < m->agcount; a++)
+		free(start[a]);
+	free(start);
+	free(nstart);
 	free(c);
 	free(cbase);
 	if (ret)
