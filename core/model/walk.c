@@ -60,40 +60,55 @@ static int cmp_drun(const void *a, const void *b)
  * Index each AG's links by directory.  The scan stores one directory's
  * entries together, in the order it read them; sorting the runs (not
  * the links) keeps that order whatever order the directories came in.
+ * One AG per thread: they are independent.
  */
-static int index_links(struct walker *wk)
+struct index_job {
+	struct walker *wk;
+	int err;
+};
+
+static void index_ag(void *priv, unsigned a)
+{
+	struct index_job *job = priv;
+	struct walker *wk = job->wk;
+	const struct m_ag *ag = &wk->m->ag[a];
+	struct drun *runs;
+	size_t k, n = 0;
+
+	for (k = 0; k < ag->nlink; k++)
+		if (!k || ag->link[k].parent != ag->link[k - 1].parent)
+			n++;
+	runs = malloc((n ? n : 1) * sizeof(*runs));
+	if (!runs) {
+		__atomic_store_n(&job->err, -ENOMEM, __ATOMIC_RELAXED);
+		return;
+	}
+	n = 0;
+	for (k = 0; k < ag->nlink; k++) {
+		if (!k || ag->link[k].parent != ag->link[k - 1].parent) {
+			runs[n].parent = ag->link[k].parent;
+			runs[n].first = (uint32_t)k;
+			runs[n].count = 0;
+			n++;
+		}
+		runs[n - 1].count++;
+	}
+	sort_any(runs, n, sizeof(*runs), cmp_drun);
+	wk->runs[a] = runs;
+	wk->nruns[a] = n;
+}
+
+static int index_links(struct walker *wk, unsigned threads)
 {
 	const struct model *m = wk->m;
-	uint32_t a;
+	struct index_job job = { wk, 0 };
 
 	wk->runs = calloc(m->agcount ? m->agcount : 1, sizeof(*wk->runs));
 	wk->nruns = calloc(m->agcount ? m->agcount : 1, sizeof(*wk->nruns));
 	if (!wk->runs || !wk->nruns)
 		return -ENOMEM;
-	for (a = 0; a < m->agcount; a++) {
-		const struct m_ag *ag = &m->ag[a];
-		size_t k, n = 0;
-
-		for (k = 0; k < ag->nlink; k++)
-			if (!k || ag->link[k].parent != ag->link[k - 1].parent)
-				n++;
-		wk->runs[a] = malloc((n ? n : 1) * sizeof(**wk->runs));
-		if (!wk->runs[a])
-			return -ENOMEM;
-		n = 0;
-		for (k = 0; k < ag->nlink; k++) {
-			if (!k || ag->link[k].parent != ag->link[k - 1].parent) {
-				wk->runs[a][n].parent = ag->link[k].parent;
-				wk->runs[a][n].first = (uint32_t)k;
-				wk->runs[a][n].count = 0;
-				n++;
-			}
-			wk->runs[a][n - 1].count++;
-		}
-		sort_any(wk->runs[a], n, sizeof(**wk->runs), cmp_drun);
-		wk->nruns[a] = n;
-	}
-	return 0;
+	par_for(m->agcount, threads, index_ag, &job);
+	return job.err;
 }
 
 static bool seen_test_set(struct walker *wk, uint32_t d)
@@ -567,7 +582,7 @@ int walk_build_segs(const struct model *m, enum walk_order order,
 		goto out;
 	}
 	wk.out = w->seq;
-	ret = index_links(&wk);
+	ret = index_links(&wk, nseg ? nseg : 1);
 	/* by name, directories are read again: one thread */
 	if (!ret && (order != WALK_READDIR || nseg < 2)) {
 		ret = dfs(&wk);
