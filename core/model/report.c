@@ -71,7 +71,7 @@ static void heap_down(struct topk *k)
 	k->h[i] = s;
 }
 
-static void top_add(struct topk *k, uint64_t ino, uint64_t value,
+static void top_put(struct topk *k, uint64_t ino, uint64_t value,
 		    uint64_t value2)
 {
 	struct rpt_item it = { ino, value, value2, NULL };
@@ -91,6 +91,15 @@ static void top_add(struct topk *k, uint64_t ino, uint64_t value,
 	k->t[k->h[0]] = it;
 	heap_down(k);
 	k->floor = k->t[k->h[0]].value;
+}
+
+/* The common case, not among the largest, without a call. */
+static inline void top_add(struct topk *k, uint64_t ino, uint64_t value,
+			   uint64_t value2)
+{
+	if (k->n == k->cap && value <= k->floor)
+		return;
+	top_put(k, ino, value, value2);
 }
 
 /* A list of cap items in t (the caller's; NULL: out of memory). */
