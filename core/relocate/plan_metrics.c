@@ -67,34 +67,81 @@ static void cur_seek(const struct plan *p, struct cursors *c, uint64_t ino)
 		c->note++;
 }
 
+/*
+ * Whether an AG's free extents are in order and apart (as the bnobt
+ * keeps them): then those a range overlaps are found by a search, not
+ * by a pass over them all for every move.
+ */
+static bool free_in_order(const struct m_ag *ag)
+{
+	uint64_t end = 0;
+	size_t k;
+
+	for (k = 0; k < ag->nfree; k++) {
+		uint64_t lo = ag->freesp[k].agbno, hi = lo + ag->freesp[k].len;
+
+		if (lo < end || hi > UINT32_MAX)
+			return false;
+		end = hi;
+	}
+	return true;
+}
+
+/* Free blocks of ag in [b0, b1): every extent's overlap, added up. */
+static uint64_t free_in(const struct m_ag *ag, bool ordered, uint32_t b0,
+			uint32_t b1)
+{
+	uint64_t freeb = 0;
+	size_t k = 0;
+
+	if (ordered) {	/* the first extent ending past b0 */
+		size_t hi = ag->nfree;
+
+		while (k < hi) {
+			size_t mid = k + (hi - k) / 2;
+
+			if (ag->freesp[mid].agbno + ag->freesp[mid].len <= b0)
+				k = mid + 1;
+			else
+				hi = mid;
+		}
+	}
+	for (; k < ag->nfree; k++) {
+		uint32_t lo = ag->freesp[k].agbno, hi = lo + ag->freesp[k].len;
+
+		if (ordered && lo >= b1)
+			break;	/* and so are all after it */
+		if (lo < b0)
+			lo = b0;
+		if (hi > b1)
+			hi = b1;
+		if (lo < hi)
+			freeb += hi - lo;
+	}
+	return freeb;
+}
+
 /* Bytes of originally-live blocks the moves write over (undo size). */
 static uint64_t live_overwrite(const struct planner *pl)
 {
 	const struct od_geo *g = pl->g;
 	const struct plan *p = pl->p;
 	uint64_t blocks = 0;
+	bool *ordered = calloc(pl->m->agcount + 1, sizeof(*ordered));
+	uint32_t a;
 	size_t i;
 
+	for (a = 0; ordered && a < pl->m->agcount; a++)
+		ordered[a] = free_in_order(&pl->m->ag[a]);
 	for (i = 0; i < p->nmv; i++) {
 		const struct plan_move *mv = &p->mv[i];
 		uint32_t agno = (uint32_t)(mv->dst / g->agblocks);
 		uint32_t b0 = (uint32_t)(mv->dst % g->agblocks), b1 = b0 + mv->len;
-		const struct m_ag *ag = &pl->m->ag[agno];
-		uint64_t freeb = 0;
-		size_t k;
 
-		for (k = 0; k < ag->nfree; k++) {
-			uint32_t lo = ag->freesp[k].agbno, hi = lo + ag->freesp[k].len;
-
-			if (lo < b0)
-				lo = b0;
-			if (hi > b1)
-				hi = b1;
-			if (lo < hi)
-				freeb += hi - lo;
-		}
-		blocks += mv->len - freeb;
+		blocks += mv->len - free_in(&pl->m->ag[agno],
+					    ordered && ordered[agno], b0, b1);
 	}
+	free(ordered);
 	return blocks << g->blocklog;
 }
 
