@@ -3,7 +3,8 @@
  * Walk orders over the model's directory links (walk.h).  Memory: four
  * bytes per inode for the order, one bit per inode for "seen", sixteen
  * bytes per directory for the index into the links, and one frame per
- * level of the walk.
+ * level of the walk; on threads (dfs_par), each slice after the first
+ * has an order and a "seen" of its own as well.
  */
 #include "core/model/walk.h"
 #include "core/base/bigmem.h"
