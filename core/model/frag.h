@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/fs/fork.h"
 #include "core/model/model.h"
 #include "ondisk/bmbt.h"
 #include "ondisk/inode.h"
@@ -21,11 +22,28 @@ struct frag_count {
 };
 
 /* Does this fork (FORK_DATA, FORK_ATTR) of the inode count?  Data forks
- * of directories, regular files and symlinks; attribute forks. */
-bool frag_fork_counts(const struct m_ino *mi, int fork);
+ * of directories, regular files and symlinks; attribute forks.  (Inline,
+ * as frag_add: the report asks for every inode.) */
+static inline bool frag_fork_counts(const struct m_ino *mi, int fork)
+{
+	if (fork == FORK_ATTR)
+		return !(mi->flags & MI_NOATTR);
+	return od_mode_isdir(mi->mode) || od_mode_isreg(mi->mode) ||
+	       od_mode_islnk(mi->mode);
+}
 
 /* Add one fork's n extent records, in file order, to the count. */
-void frag_add(struct frag_count *c, const struct od_irec *r, uint32_t n);
+static inline void frag_add(struct frag_count *c, const struct od_irec *r,
+			    uint32_t n)
+{
+	uint32_t i;
+
+	c->actual += n;
+	for (i = 0; i < n; i++)
+		if (i == 0 || r[i].startoff != r[i - 1].startoff +
+						r[i - 1].blockcount)
+			c->ideal++;
+}
 
 /* (actual - ideal) / actual, in percent; 0 when nothing counted. */
 double frag_factor(uint64_t actual, uint64_t ideal);

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The read-back cost model (readback.h). */
 #include "core/model/readback.h"
+#include "core/base/bigmem.h"
+#include "core/base/par.h"
 #include "ondisk/inode.h"
 
 #include <math.h>
@@ -68,118 +70,245 @@ void rb_acc_read(struct rb_acc *a, uint64_t off, uint64_t len)
 
 /* ---- the walk ---- */
 
+/*
+ * The walk is costed in segments, one per thread, when it is long.  The
+ * first segment is costed as it goes; the others record their accesses
+ * (struct rb_ev) and are replayed through the accumulator afterwards, in
+ * order, so every figure — hdd_seconds, a sum of doubles, too — comes
+ * out exactly as one pass would give it.  What a later segment cannot
+ * know alone is settled at the replay: whether an earlier segment read
+ * an inode cluster already (its reads are candidates, kept if not), and
+ * whether its first data access in each AG is behind the last one of
+ * the segments before.
+ */
+#define RB_PAR_MIN	32768	/* walk entries per segment, at least */
+#define RB_EV_CLUSTER	(1ull << 63)	/* rb_ev.arg: a cluster, its bit */
+
+struct rb_ev {
+	uint64_t off;
+	uint64_t arg;		/* length, or RB_EV_CLUSTER | cluster bit */
+};
+
 struct rbctx {
 	const struct walk *w;
 	const struct od_geo *g;
-	struct rb_acc acc;
+	struct rb_acc acc;	/* acc.f: the figures this segment counts into */
 	rb_fork_fn fork;
 	void *priv;
 	uint64_t *cseen;	/* bit per inode cluster */
-	uint64_t *cbase;	/* per AG: first cluster bit of its chunks */
+	const uint64_t *cbase;	/* per AG: first cluster bit of its chunks */
 	uint32_t cpc;		/* clusters per chunk */
 	uint64_t *ag_end;	/* per AG: end of the last data access */
-	struct od_irec *buf;
-	uint32_t cap;
 	const struct rb_layout *lay;	/* inodes elsewhere (NULL: as seen) */
+	/* per AG, the first agino of each chunk (the model's or lay's) */
+	uint32_t *const *start;
+	const size_t *nstart;
+	/* the chunk the last inode was in: the walk reads a directory's
+	 * files, and they are mostly in one chunk, so it is tried first */
+	uint32_t hint_ag;
+	size_t hint_lo;		/* 0: none yet */
+	size_t lo, hi;		/* the segment: w->seq[lo, hi) */
+	/* a segment after the first: its accesses, to be replayed */
+	bool rec;
+	struct rb_ev *ev;
+	size_t nev, cap_ev;
+	uint64_t *ag_first;	/* per AG: first data access (UINT64_MAX: none) */
+	struct rb_fig fig;
+	int err;
 };
 
 static size_t nchunks(const struct rbctx *c, uint32_t agno)
 {
-	return c->lay ? c->lay->nchunks[agno] : c->w->m->ag[agno].nchunk;
+	return c->nstart[agno];
 }
 
 static uint32_t chunk_start(const struct rbctx *c, uint32_t agno, size_t k)
 {
-	return c->lay ? c->lay->chunks[agno][k] :
-	       c->w->m->ag[agno].chunk[k].startino;
+	return c->start[agno][k];
+}
+
+/* An access: costed now (the first segment) or recorded. */
+static int access(struct rbctx *c, uint64_t off, uint64_t arg)
+{
+	if (!c->rec) {
+		rb_acc_read(&c->acc, off, arg);
+		return 0;
+	}
+	if (bigmem_grow((void **)&c->ev, &c->cap_ev, c->nev, sizeof(*c->ev)))
+		return -ENOMEM;
+	c->ev[c->nev].off = off;
+	c->ev[c->nev].arg = arg;
+	c->nev++;
+	return 0;
 }
 
 /* Read the cluster holding inode mi, unless it was read before. */
-static void read_inode(struct rbctx *c, const struct m_ino *mi)
+static int read_inode(struct rbctx *c, const struct m_ino *mi)
 {
 	const struct od_geo *g = c->g;
-	uint64_t ino = c->lay ? c->lay->ino(c->lay->priv, mi->ino) : mi->ino;
+	uint64_t ino = c->lay ? c->lay->ino(c->lay->priv, mi) : mi->ino;
 	uint32_t agno = od_ino_agno(g, ino), agino = od_ino_agino(g, ino);
 	uint32_t bpc = g->blocks_per_cluster;
 	uint32_t agbno = od_agino_agbno(g, agino), cb, ci;
 	size_t lo = 0, hi = agno < g->agcount ? nchunks(c, agno) : 0;
-	uint64_t bit;
+	uint64_t bit, off;
 
-	while (lo < hi) {	/* the last chunk starting at or before it */
-		size_t mid = lo + (hi - lo) / 2;
+	/* lo: the chunks starting at or before it (the same answer as the
+	 * search below, which the hint only short-cuts) */
+	if (c->hint_lo && c->hint_ag == agno && c->hint_lo <= hi &&
+	    chunk_start(c, agno, c->hint_lo - 1) <= agino &&
+	    (c->hint_lo == hi || chunk_start(c, agno, c->hint_lo) > agino)) {
+		lo = c->hint_lo;
+	} else {
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
 
-		if (chunk_start(c, agno, mid) <= agino)
-			lo = mid + 1;
-		else
-			hi = mid;
+			if (chunk_start(c, agno, mid) <= agino)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		c->hint_ag = agno;
+		c->hint_lo = lo;
 	}
 	if (!lo || agino >= chunk_start(c, agno, lo - 1) + OD_INODES_PER_CHUNK) {
 		/* in no chunk the scan saw: count its block, every time */
 		c->acc.f->clusters++;
-		rb_acc_read(&c->acc, od_agb_lin(g, agno, agbno) <<
-			    g->blocklog, g->blocksize);
-		return;
+		return access(c, od_agb_lin(g, agno, agbno) << g->blocklog,
+			      g->blocksize);
 	}
 	cb = od_agino_agbno(g, chunk_start(c, agno, lo - 1));
 	ci = (agbno - cb) / bpc;
 	bit = c->cbase[agno] + (uint64_t)(lo - 1) * c->cpc + ci;
 	if (c->cseen[bit >> 6] & (1ull << (bit & 63)))
-		return;
+		return 0;
 	c->cseen[bit >> 6] |= 1ull << (bit & 63);
+	off = od_agb_lin(g, agno, cb + ci * bpc) << g->blocklog;
+	if (c->rec)	/* read unless a segment before read it */
+		return access(c, off, RB_EV_CLUSTER | bit);
 	c->acc.f->clusters++;
-	rb_acc_read(&c->acc, od_agb_lin(g, agno, cb + ci * bpc) <<
-		    g->blocklog, (uint64_t)bpc << g->blocklog);
+	rb_acc_read(&c->acc, off, (uint64_t)bpc << g->blocklog);
+	return 0;
 }
 
-static int data_recs(struct rbctx *c, const struct m_ag *ag,
-		     const struct m_ino *mi, const struct od_irec **r,
-		     uint32_t *n)
+/* One data fork record, read unless a hole, unwritten or off the device. */
+static inline int read_rec(struct rbctx *c, const struct m_ino *mi,
+			   const struct od_irec *r)
 {
-	uint32_t k;
+	const struct od_geo *g = c->g;
+	uint32_t agno = od_fsb_agno(g, r->startblock);
+	uint64_t off = od_fsb_lin(g, r->startblock) << g->blocklog;
+	uint64_t len = (uint64_t)r->blockcount << g->blocklog;
 
-	if (c->fork && c->fork(c->priv, mi, r, n))
+	if (r->unwritten || agno >= g->agcount)
 		return 0;
-	if (mi->nde > c->cap) {
-		struct od_irec *b = realloc(c->buf, mi->nde * sizeof(*b));
-
-		if (!b)
-			return -ENOMEM;
-		c->buf = b;
-		c->cap = mi->nde;
+	if (!(mi->flags & MI_REFLINK)) {
+		if (c->rec && c->ag_first[agno] == UINT64_MAX)
+			c->ag_first[agno] = off;	/* settled later */
+		else if (off < c->ag_end[agno])
+			c->acc.f->out_of_order++;
+		c->ag_end[agno] = off + len;
 	}
-	for (k = 0; k < mi->nde; k++)
-		m_ext_get(&ag->ext[mi->ext + k], &c->buf[k]);
-	*r = c->buf;
-	*n = mi->nde;
-	return 0;
+	c->acc.f->data_bytes += len;
+	return access(c, off, len);
 }
 
 static int read_data(struct rbctx *c, const struct m_ag *ag,
 		     const struct m_ino *mi)
 {
-	const struct od_geo *g = c->g;
 	const struct od_irec *r;
+	struct od_irec one;
 	uint32_t n, k;
-	int ret = data_recs(c, ag, mi, &r, &n);
+	int ret = 0;
 
-	if (ret)
+	if (c->fork && c->fork(c->priv, mi, &r, &n)) {
+		for (k = 0; k < n && !ret; k++)
+			ret = read_rec(c, mi, &r[k]);
 		return ret;
-	for (k = 0; k < n; k++) {
-		uint32_t agno = od_fsb_agno(g, r[k].startblock);
-		uint64_t off = od_fsb_lin(g, r[k].startblock) << g->blocklog;
-		uint64_t len = (uint64_t)r[k].blockcount << g->blocklog;
-
-		if (r[k].unwritten || agno >= g->agcount)
-			continue;
-		if (!(mi->flags & MI_REFLINK)) {
-			if (off < c->ag_end[agno])
-				c->acc.f->out_of_order++;
-			c->ag_end[agno] = off + len;
-		}
-		c->acc.f->data_bytes += len;
-		rb_acc_read(&c->acc, off, len);
 	}
-	return 0;
+	for (k = 0; k < mi->nde && !ret; k++) {
+		m_ext_get(&ag->ext[mi->ext + k], &one);
+		ret = read_rec(c, mi, &one);
+	}
+	return ret;
+}
+
+/* Cost (or record) the segment w->seq[c->lo, c->hi). */
+static void run_segment(struct rbctx *c)
+{
+	const struct walk *w = c->w;
+	const struct m_ag *ag = NULL;
+	struct rb_fig *f = c->acc.f;
+	uint64_t ag_lo = 1, ag_hi = 0;	/* ag's dense indices */
+	size_t i;
+	int ret = 0;
+
+	for (i = c->lo; i < c->hi && !ret; i++) {
+		uint32_t d = w->seq[i];
+		const struct m_ino *mi;
+		bool dir;
+
+		/* mostly the AG of the inode before: no search for it */
+		if (d >= ag_lo && d < ag_hi) {
+			mi = &ag->ino[d - ag_lo];
+		} else {
+			mi = walk_inode(w, d, &ag);
+			ag_lo = w->base[ag->agno];
+			ag_hi = w->base[ag->agno + 1];
+		}
+		dir = od_mode_isdir(mi->mode);
+		if (!dir && !od_mode_isreg(mi->mode))
+			continue;
+		if (dir)
+			f->dirs++;
+		else
+			f->files++;
+		ret = read_inode(c, mi);
+		if (!ret && (dir || !(mi->flags & MI_REALTIME)))
+			ret = read_data(c, ag, mi);
+	}
+	c->err = ret;
+}
+
+static void run_one(void *priv, unsigned i)
+{
+	run_segment((struct rbctx *)priv + i);
+}
+
+/* A recorded segment, after the ones before it: into the first one. */
+static void replay(struct rbctx *c0, const struct rbctx *c)
+{
+	uint64_t clen = (uint64_t)c0->g->blocks_per_cluster << c0->g->blocklog;
+	struct rb_fig *f = c0->acc.f;
+	uint32_t a;
+	size_t k;
+
+	for (k = 0; k < c->nev; k++) {
+		const struct rb_ev *ev = &c->ev[k];
+		uint64_t bit = ev->arg & ~RB_EV_CLUSTER;
+
+		if (!(ev->arg & RB_EV_CLUSTER)) {
+			rb_acc_read(&c0->acc, ev->off, ev->arg);
+			continue;
+		}
+		if (c0->cseen[bit >> 6] & (1ull << (bit & 63)))
+			continue;
+		c0->cseen[bit >> 6] |= 1ull << (bit & 63);
+		f->clusters++;
+		rb_acc_read(&c0->acc, ev->off, clen);
+	}
+	for (a = 0; a < c0->w->m->agcount; a++) {
+		if (c->ag_first[a] == UINT64_MAX)
+			continue;	/* no data access there */
+		if (c->ag_first[a] < c0->ag_end[a])
+			f->out_of_order++;
+		c0->ag_end[a] = c->ag_end[a];
+	}
+	f->dirs += c->fig.dirs;
+	f->files += c->fig.files;
+	f->clusters += c->fig.clusters;
+	f->data_bytes += c->fig.data_bytes;
+	f->out_of_order += c->fig.out_of_order;
 }
 
 int readback_model(const struct walk *w, rb_fork_fn fork, void *priv,
@@ -192,58 +321,124 @@ int readback_model_layout(const struct walk *w, rb_fork_fn fork, void *priv,
 			  const struct rb_layout *lay, struct rb_fig *f,
 			  struct err *e)
 {
+	unsigned nseg = w->m->threads ? w->m->threads : par_ncpus();
+
+	if (w->nreached / RB_PAR_MIN < nseg)
+		nseg = (unsigned)(w->nreached / RB_PAR_MIN);
+	return readback_model_segs(w, fork, priv, lay, nseg, f, e);
+}
+
+int readback_model_segs(const struct walk *w, rb_fork_fn fork, void *priv,
+			const struct rb_layout *lay, unsigned nseg,
+			struct rb_fig *f, struct err *e)
+{
 	const struct model *m = w->m;
-	struct rbctx c;
-	uint64_t nbits = 0;
-	uint32_t a, chunk_blocks;
-	size_t i;
+	struct rbctx *c;
+	uint64_t nbits = 0, *cbase;
+	uint32_t a, chunk_blocks, cpc, **start = NULL;
+	size_t *nstart = NULL;
+	unsigned s;
 	int ret = 0;
 
-	memset(&c, 0, sizeof(c));
-	c.w = w;
-	c.g = &m->fs->geo;
-	c.fork = fork;
-	c.priv = priv;
-	c.lay = lay;
-	rb_acc_init(&c.acc, f);
-	chunk_blocks = c.g->ialloc_blks ? c.g->ialloc_blks : 1;
-	c.cpc = (chunk_blocks + c.g->blocks_per_cluster - 1) /
-		c.g->blocks_per_cluster;
-	c.cbase = malloc((m->agcount + 1) * sizeof(*c.cbase));
-	c.ag_end = calloc(m->agcount + 1, sizeof(*c.ag_end));
-	if (!c.cbase || !c.ag_end)
-		goto nomem;
+	if (!nseg)
+		nseg = 1;
+	chunk_blocks = m->fs->geo.ialloc_blks ? m->fs->geo.ialloc_blks : 1;
+	cpc = (chunk_blocks + m->fs->geo.blocks_per_cluster - 1) /
+	      m->fs->geo.blocks_per_cluster;
+	c = calloc(nseg, sizeof(*c));
+	cbase = malloc((m->agcount + 1) * sizeof(*cbase));
+	if (!c || !cbase) {
+		free(c);
+		free(cbase);
+		return err_set(e, -ENOMEM, "out of memory");
+	}
+	start = calloc(m->agcount + 1, sizeof(*start));
+	nstart = calloc(m->agcount + 1, sizeof(*nstart));
+	if (!start || !nstart) {
+		ret = -ENOMEM;
+		goto out;
+	}
 	for (a = 0; a < m->agcount; a++) {
-		c.cbase[a] = nbits;
-		nbits += (uint64_t)nchunks(&c, a) * c.cpc;
-	}
-	c.cseen = calloc(nbits / 64 + 1, sizeof(*c.cseen));
-	if (!c.cseen)
-		goto nomem;
-	for (i = 0; i < w->nreached && !ret; i++) {
-		const struct m_ag *ag;
-		const struct m_ino *mi = walk_inode(w, w->seq[i], &ag);
-		bool dir = od_mode_isdir(mi->mode);
+		size_t k;
 
-		if (!dir && !od_mode_isreg(mi->mode))
+		cbase[a] = nbits;
+		nstart[a] = lay ? lay->nchunks[a] : m->ag[a].nchunk;
+		nbits += (uint64_t)nstart[a] * cpc;
+		if (lay) {
+			start[a] = lay->chunks[a];
 			continue;
-		if (dir)
-			f->dirs++;
-		else
-			f->files++;
-		read_inode(&c, mi);
-		if (dir || !(mi->flags & MI_REALTIME))
-			ret = read_data(&c, ag, mi);
+		}
+		/* the model's, copied out of its records: read for every
+		 * inode, and four bytes each are fewer cache lines */
+		start[a] = malloc((nstart[a] ? nstart[a] : 1) *
+				  sizeof(**start));
+		if (!start[a]) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		for (k = 0; k < nstart[a]; k++)
+			start[a][k] = m->ag[a].chunk[k].startino;
 	}
-	if (ret)
-		goto nomem;
-	goto out;
-nomem:
-	ret = err_set(e, -ENOMEM, "out of memory");
+	for (s = 0; s < nseg; s++) {
+		struct rbctx *cs = &c[s];
+
+		cs->w = w;
+		cs->g = &m->fs->geo;
+		cs->fork = fork;
+		cs->priv = priv;
+		cs->lay = lay;
+		cs->cbase = cbase;
+		cs->start = start;
+		cs->nstart = nstart;
+		cs->cpc = cpc;
+		cs->lo = w->nreached * s / nseg;
+		cs->hi = w->nreached * (s + 1) / nseg;
+		cs->rec = s > 0;
+		rb_acc_init(&cs->acc, s ? &cs->fig : f);
+		cs->cseen = calloc(nbits / 64 + 1, sizeof(*cs->cseen));
+		cs->ag_end = calloc(m->agcount + 1, sizeof(*cs->ag_end));
+		if (s)
+			cs->ag_first = malloc((m->agcount + 1) *
+					      sizeof(*cs->ag_first));
+		if (!cs->cseen || !cs->ag_end || (s && !cs->ag_first)) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		for (a = 0; s && a < m->agcount; a++)
+			cs->ag_first[a] = UINT64_MAX;
+		/* about one access per entry: room for that, grown if not */
+		if (s) {
+			cs->cap_ev = cs->hi - cs->lo + 64;
+			cs->ev = bigmem_calloc(cs->cap_ev, sizeof(*cs->ev));
+			if (!cs->ev) {
+				cs->cap_ev = 0;
+				ret = -ENOMEM;
+				goto out;
+			}
+		}
+	}
+	if (nseg > 1)
+		par_for(nseg, nseg, run_one, c);
+	else
+		run_segment(&c[0]);
+	for (s = 0; s < nseg && !ret; s++)
+		ret = c[s].err;
+	for (s = 1; s < nseg && !ret; s++)
+		replay(&c[0], &c[s]);
 out:
-	free(c.cbase);
-	free(c.ag_end);
-	free(c.cseen);
-	free(c.buf);
-	return ret;
+	for (s = 0; s < nseg; s++) {
+		free(c[s].cseen);
+		free(c[s].ag_end);
+		free(c[s].ag_first);
+		bigmem_free(c[s].ev, c[s].cap_ev, sizeof(*c[s].ev));
+	}
+	for (a = 0; !lay && start && a < m->agcount; a++)
+		free(start[a]);
+	free(start);
+	free(nstart);
+	free(c);
+	free(cbase);
+	if (ret)
+		return err_set(e, -ENOMEM, "out of memory");
+	return 0;
 }

@@ -70,17 +70,22 @@ void rb_acc_read(struct rb_acc *a, uint64_t off, uint64_t len);
 typedef bool (*rb_fork_fn)(void *priv, const struct m_ino *mi,
 			   const struct od_irec **recs, uint32_t *n);
 
-/* Cost the walk's reads; fork may be NULL.  0 or -ENOMEM. */
+/*
+ * Cost the walk's reads; fork may be NULL.  0 or -ENOMEM.  A long walk is
+ * costed on the model's threads, so fork (and rb_layout.ino) may be
+ * called from several threads at once; the figures are exactly those of
+ * one pass.
+ */
 int readback_model(const struct walk *w, rb_fork_fn fork, void *priv,
 		   struct rb_fig *f, struct err *e);
 
 /*
  * Where inodes are when a plan renumbers them: each inode's number after
- * it (ino), and per AG the chunks after it (first agino of each, sorted),
- * which then stand for the model's chunks.
+ * it (ino, given the model's inode), and per AG the chunks after it
+ * (first agino of each, sorted), which then stand for the model's chunks.
  */
 struct rb_layout {
-	uint64_t (*ino)(void *priv, uint64_t ino);
+	uint64_t (*ino)(void *priv, const struct m_ino *mi);
 	void *priv;
 	uint32_t *const *chunks;
 	const size_t *nchunks;
@@ -90,5 +95,9 @@ struct rb_layout {
 int readback_model_layout(const struct walk *w, rb_fork_fn fork, void *priv,
 			  const struct rb_layout *lay, struct rb_fig *f,
 			  struct err *e);
+/* The same in nseg segments (threads), whatever the walk's length. */
+int readback_model_segs(const struct walk *w, rb_fork_fn fork, void *priv,
+			const struct rb_layout *lay, unsigned nseg,
+			struct rb_fig *f, struct err *e);
 
 #endif

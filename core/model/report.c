@@ -3,56 +3,120 @@
 #include "core/model/frag.h"
 #include "core/fs/fork.h"
 #include "core/model/model_paths.h"
+#include "core/base/bigmem.h"
 #include "core/base/par.h"
+#include "core/base/select.h"
 #include "core/base/sort.h"
 #include "ondisk/inode.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* ---- small helpers ---- */
 
-/* Keep the n largest items by (value, then lower ino). */
 /*
- * Keep the cap largest items by value (ties: lower inode first).  *floor
- * caches the smallest kept value once the list is full, so the common
- * case — not among the largest — costs one comparison.
+ * Keep the cap largest items by value (ties: lower inode first).  The
+ * items stay in the slots they were put in — a new one goes into the next
+ * free slot, or into the least one's — so the lists (and how they merge)
+ * are the same as a scan for the least would make them; a heap of slot
+ * numbers finds the least in log2(cap) steps instead (a rising value, as
+ * the distance often is, replaces it each time).  floor caches its value
+ * once the list is full, so the common case — not among the largest —
+ * costs one comparison.
  */
-static unsigned top_min(const struct rpt_item *t, unsigned n)
-{
-	unsigned i, min = 0;
+struct topk {
+	struct rpt_item *t;
+	unsigned *h;		/* slots, a heap: the least item first */
+	unsigned n, cap;
+	uint64_t floor;
+};
 
-	for (i = 1; i < n; i++)
-		if (t[i].value < t[min].value ||
-		    (t[i].value == t[min].value && t[i].ino > t[min].ino))
-			min = i;
-	return min;
+static bool item_below(const struct rpt_item *x, const struct rpt_item *y)
+{
+	return x->value < y->value || (x->value == y->value && x->ino > y->ino);
 }
 
-static void top_add(struct rpt_item *t, unsigned *n, unsigned cap,
-		    uint64_t *floor, uint64_t ino, uint64_t value,
+static void heap_up(struct topk *k, unsigned i)
+{
+	unsigned s = k->h[i];
+
+	while (i) {
+		unsigned up = (i - 1) / 2;
+
+		if (!item_below(&k->t[s], &k->t[k->h[up]]))
+			break;
+		k->h[i] = k->h[up];
+		i = up;
+	}
+	k->h[i] = s;
+}
+
+static void heap_down(struct topk *k)
+{
+	unsigned s = k->h[0], i = 0;
+
+	for (;;) {
+		unsigned c = 2 * i + 1;
+
+		if (c >= k->n)
+			break;
+		if (c + 1 < k->n && item_below(&k->t[k->h[c + 1]], &k->t[k->h[c]]))
+			c++;
+		if (!item_below(&k->t[k->h[c]], &k->t[s]))
+			break;
+		k->h[i] = k->h[c];
+		i = c;
+	}
+	k->h[i] = s;
+}
+
+static void top_put(struct topk *k, uint64_t ino, uint64_t value,
 		    uint64_t value2)
 {
-	unsigned min;
+	struct rpt_item it = { ino, value, value2, NULL };
 
-	if (!cap)
+	if (!k->cap)
 		return;
-	if (*n < cap) {
-		t[*n].ino = ino;
-		t[*n].value = value;
-		t[*n].value2 = value2;
-		t[*n].path = NULL;
-		if (++*n == cap)
-			*floor = t[top_min(t, *n)].value;
+	if (k->n < k->cap) {
+		k->t[k->n] = it;
+		k->h[k->n] = k->n;
+		heap_up(k, k->n);
+		if (++k->n == k->cap)
+			k->floor = k->t[k->h[0]].value;
 		return;
 	}
-	if (value <= *floor)
+	if (value <= k->floor)
 		return;
-	min = top_min(t, *n);
-	t[min].ino = ino;
-	t[min].value = value;
-	t[min].value2 = value2;
-	*floor = t[top_min(t, *n)].value;
+	k->t[k->h[0]] = it;
+	heap_down(k);
+	k->floor = k->t[k->h[0]].value;
+}
+
+/* The common case, not among the largest, without a call. */
+static inline void top_add(struct topk *k, uint64_t ino, uint64_t value,
+			   uint64_t value2)
+{
+	if (k->n == k->cap && value <= k->floor)
+		return;
+	top_put(k, ino, value, value2);
+}
+
+/* A list of cap items in t (the caller's; NULL: out of memory). */
+static int topk_init(struct topk *k, struct rpt_item *t, unsigned cap)
+{
+	k->t = t;
+	k->h = t ? malloc((cap ? cap : 1) * sizeof(*k->h)) : NULL;
+	k->n = 0;
+	k->cap = cap;
+	k->floor = 0;
+	return k->h ? 0 : -ENOMEM;
+}
+
+/* The same with slots of its own. */
+static int topk_alloc(struct topk *k, unsigned cap)
+{
+	return topk_init(k, calloc(cap ? cap : 1, sizeof(*k->t)), cap);
 }
 
 static int cmp_item(const void *a, const void *b)
@@ -127,15 +191,15 @@ struct part {
 	uint64_t files, files_data, files_multi, bytes, bytes_multi;
 	uint64_t data_extents, ext_hist[RPT_EXT_BUCKETS];
 	uint64_t cross_ag, order_pairs, order_rising;
-	uint64_t *dfirst, *dcentre;	/* sorted after the pass */
+	uint64_t *dfirst, *dcentre;	/* room for every inode (ncap) */
+	size_t ncap;
 	size_t nd;
+	uint64_t median_dist;		/* of dfirst */
 	uint64_t dirs, dirs_multi_ag, dir_children;
-	uint64_t *dirmean;		/* sorted after the pass */
+	uint64_t *dirmean;
 	size_t ndm;
 	uint64_t *data_blocks;		/* per AG where the blocks lie */
-	struct rpt_item *top_frag, *top_dist, *top_dirs;
-	unsigned ntop_frag, ntop_dist, ntop_dirs;
-	uint64_t floor_frag, floor_dist, floor_dirs;
+	struct topk top_frag, top_dist, top_dirs;	/* slots owned */
 };
 
 static uint64_t absdiff(uint64_t a, uint64_t b)
@@ -176,9 +240,7 @@ static void part_inode(struct part *p, const struct m_ag *ag,
 		p->files_multi++;
 		p->bytes_multi += mi->size;
 	}
-	top_add(p->top_frag, &p->ntop_frag, p->r->top, &p->floor_frag,
-		mi->ino, mi->nde,
-		mi->size);
+	top_add(&p->top_frag, mi->ino, mi->nde, mi->size);
 	if (mi->flags & MI_REALTIME)
 		return;
 	ilin = model_ino_lin(p->m->fs, mi->ino);
@@ -194,9 +256,8 @@ static void part_inode(struct part *p, const struct m_ag *ag,
 	p->nd++;
 	if (od_fsb_agno(g, x[0].startblock) != ag->agno)
 		p->cross_ag++;
-	top_add(p->top_dist, &p->ntop_dist, p->r->top, &p->floor_dist,
-		mi->ino,
-		absdiff(flin, ilin), od_fsb_agno(g, x[0].startblock));
+	top_add(&p->top_dist, mi->ino, absdiff(flin, ilin),
+		od_fsb_agno(g, x[0].startblock));
 	/* allocation order: does data rise with inode number? */
 	if (*have_prev) {
 		p->order_pairs++;
@@ -211,6 +272,7 @@ static void part_run(void *priv, unsigned i)
 {
 	struct part *p = (struct part *)priv + i;
 	const struct m_ag *ag = &p->m->ag[p->agno];
+	static const unsigned half = 50;
 	struct od_irec small[64], *x = small;
 	size_t cap = 64, k;
 	uint64_t prev_first = 0;
@@ -218,8 +280,10 @@ static void part_run(void *priv, unsigned i)
 
 	if (p->r->agsel >= 0 && p->agno != (uint32_t)p->r->agsel)
 		return;
-	p->dfirst = malloc((ag->nino ? ag->nino : 1) * sizeof(*p->dfirst));
-	p->dcentre = malloc((ag->nino ? ag->nino : 1) * sizeof(*p->dcentre));
+	/* mapped when large: a page fault per 2 MiB, not per 4 KiB */
+	p->ncap = ag->nino ? ag->nino : 1;
+	p->dfirst = bigmem_calloc(p->ncap, sizeof(*p->dfirst));
+	p->dcentre = bigmem_calloc(p->ncap, sizeof(*p->dcentre));
 	p->dirmean = malloc((ag->ndir ? ag->ndir : 1) * sizeof(*p->dirmean));
 	if (!p->dfirst || !p->dcentre || !p->dirmean)
 		goto nomem;
@@ -252,13 +316,12 @@ static void part_run(void *priv, unsigned i)
 		mean = d->sum_dist / d->nchildren;
 		p->dirmean[p->ndm++] = mean;
 		/* rank by AGs spanned first, then by mean distance */
-		top_add(p->top_dirs, &p->ntop_dirs, p->r->top,
-			&p->floor_dirs, d->ino,
+		top_add(&p->top_dirs, d->ino,
 			(uint64_t)d->nags << 40 | (mean & ((1ull << 40) - 1)),
 			mean);
 	}
-	if (sort_u64(p->dfirst, p->nd) || sort_u64(p->dcentre, p->nd) ||
-	    sort_u64(p->dirmean, p->ndm))
+	if (select_pct_u64((const uint64_t *const *)&p->dfirst, &p->nd, 1,
+			   &half, 1, &p->median_dist))
 		goto nomem;
 	if (x != small)
 		free(x);
@@ -269,78 +332,45 @@ nomem:
 	p->err = -ENOMEM;
 }
 
-/* Elements <= v in a sorted array. */
-static size_t count_le(const uint64_t *v, size_t n, uint64_t val)
+/* The percentiles over all AGs: three at once (first, centre, dirs). */
+struct pcts {
+	uint64_t **arr[3];
+	size_t *len[3];
+	unsigned narr;
+	uint64_t out[3][4];
+	int err[3];
+};
+
+static void pcts_one(void *priv, unsigned i)
 {
-	size_t lo = 0, hi = n;
+	static const unsigned dist[4] = { 50, 90, 99, 100 };
+	struct pcts *pc = priv;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v[mid] <= val)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	pc->err[i] = select_pct_u64((const uint64_t *const *)pc->arr[i],
+				    pc->len[i], pc->narr, dist, i < 2 ? 4 : 1,
+				    pc->out[i]);
 }
 
-/*
- * Nearest-rank percentile over the union of sorted arrays: the smallest
- * value with at least k of them at or below it.
- */
-static uint64_t union_pct(uint64_t *const *arr, const size_t *len,
-			  unsigned narr, unsigned pctile)
-{
-	uint64_t total = 0, k, lo = 0, hi = 0;
-	unsigned a;
-
-	for (a = 0; a < narr; a++) {
-		total += len[a];
-		if (len[a] && arr[a][len[a] - 1] > hi)
-			hi = arr[a][len[a] - 1];
-	}
-	if (!total)
-		return 0;
-	k = (uint64_t)(((unsigned __int128)total * pctile + 99) / 100);
-	if (!k)
-		k = 1;
-	while (lo < hi) {
-		uint64_t mid = lo + (hi - lo) / 2, c = 0;
-
-		for (a = 0; a < narr; a++)
-			c += count_le(arr[a], len[a], mid);
-		if (c >= k)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return lo;
-}
-
-static void dist_merge(struct rpt_dist *d, uint64_t *const *arr,
-		       const size_t *len, unsigned narr)
+static void dist_set(struct rpt_dist *d, const size_t *len, unsigned narr,
+		     const uint64_t *v)
 {
 	unsigned a;
 
 	d->n = 0;
 	for (a = 0; a < narr; a++)
 		d->n += len[a];
-	d->median = union_pct(arr, len, narr, 50);
-	d->p90 = union_pct(arr, len, narr, 90);
-	d->p99 = union_pct(arr, len, narr, 99);
-	d->max = union_pct(arr, len, narr, 100);
+	d->median = v[0];
+	d->p90 = v[1];
+	d->p99 = v[2];
+	d->max = v[3];
 }
 
-static void top_merge(struct rpt_item *dst, unsigned *n, unsigned cap,
-		      const struct rpt_item *src, unsigned nsrc)
+static void top_merge(struct topk *dst, const struct topk *src)
 {
-	uint64_t floor = *n == cap && cap ? dst[top_min(dst, *n)].value : 0;
 	unsigned i;
 
-	for (i = 0; i < nsrc; i++)
-		top_add(dst, n, cap, &floor, src[i].ino, src[i].value,
-			src[i].value2);
+	for (i = 0; i < src->n; i++)
+		top_add(dst, src->t[i].ino, src->t[i].value, src->t[i].value2);
 }
 
 static void ag_table(const struct model *m, const struct m_ag *ag,
@@ -379,6 +409,7 @@ int report_build(const struct model *m, int agsel, unsigned top,
 {
 	uint32_t n = m->agcount, a, b;
 	struct part *parts;
+	struct topk tk[3] = { { 0 } };	/* frag, dist, dirs */
 	uint64_t **arr1 = NULL, **arr2 = NULL, **arr3 = NULL;
 	size_t *len1 = NULL, *len3 = NULL;
 	int ret = 0;
@@ -398,7 +429,10 @@ int report_build(const struct model *m, int agsel, unsigned top,
 	len1 = calloc(n, sizeof(*len1));
 	len3 = calloc(n, sizeof(*len3));
 	if (!r->ag || !r->top_frag || !r->top_dist || !r->top_dirs ||
-	    !parts || !arr1 || !arr2 || !arr3 || !len1 || !len3) {
+	    !parts || !arr1 || !arr2 || !arr3 || !len1 || !len3 ||
+	    topk_init(&tk[0], r->top_frag, top) ||
+	    topk_init(&tk[1], r->top_dist, top) ||
+	    topk_init(&tk[2], r->top_dirs, top)) {
 		ret = err_set(e, -ENOMEM, "out of memory");
 		goto out;
 	}
@@ -409,11 +443,9 @@ int report_build(const struct model *m, int agsel, unsigned top,
 		p->r = r;
 		p->agno = a;
 		p->data_blocks = calloc(n, sizeof(*p->data_blocks));
-		p->top_frag = calloc(top ? top : 1, sizeof(*p->top_frag));
-		p->top_dist = calloc(top ? top : 1, sizeof(*p->top_dist));
-		p->top_dirs = calloc(top ? top : 1, sizeof(*p->top_dirs));
-		if (!p->data_blocks || !p->top_frag || !p->top_dist ||
-		    !p->top_dirs) {
+		if (!p->data_blocks || topk_alloc(&p->top_frag, top) ||
+		    topk_alloc(&p->top_dist, top) ||
+		    topk_alloc(&p->top_dirs, top)) {
 			ret = err_set(e, -ENOMEM, "out of memory");
 			goto out;
 		}
@@ -450,26 +482,36 @@ int report_build(const struct model *m, int agsel, unsigned top,
 		r->order_rising += p->order_rising;
 		r->ag[a].order_pairs = p->order_pairs;
 		r->ag[a].order_rising = p->order_rising;
-		r->ag[a].median_dist = union_pct(&p->dfirst, &p->nd, 1, 50);
+		r->ag[a].median_dist = p->median_dist;
 		r->dirs += p->dirs;
 		r->dirs_multi_ag += p->dirs_multi_ag;
 		r->dir_children += p->dir_children;
-		top_merge(r->top_frag, &r->ntop_frag, top, p->top_frag,
-			  p->ntop_frag);
-		top_merge(r->top_dist, &r->ntop_dist, top, p->top_dist,
-			  p->ntop_dist);
-		top_merge(r->top_dirs, &r->ntop_dirs, top, p->top_dirs,
-			  p->ntop_dirs);
+		top_merge(&tk[0], &p->top_frag);
+		top_merge(&tk[1], &p->top_dist);
+		top_merge(&tk[2], &p->top_dirs);
 		arr1[a] = p->dfirst;
 		arr2[a] = p->dcentre;
 		len1[a] = p->nd;
 		arr3[a] = p->dirmean;
 		len3[a] = p->ndm;
 	}
-	dist_merge(&r->dist_first, arr1, len1, n);
-	dist_merge(&r->dist_centre, arr2, len1, n);
-	r->dir_median_mean = union_pct(arr3, len3, n, 50);
+	{
+		struct pcts pc = { { arr1, arr2, arr3 }, { len1, len1, len3 },
+				   n, { { 0 } }, { 0 } };
+
+		par_for(3, m->threads, pcts_one, &pc);
+		if (pc.err[0] || pc.err[1] || pc.err[2]) {
+			ret = err_set(e, -ENOMEM, "out of memory");
+			goto out;
+		}
+		dist_set(&r->dist_first, len1, n, pc.out[0]);
+		dist_set(&r->dist_centre, len1, n, pc.out[1]);
+		r->dir_median_mean = pc.out[2][0];
+	}
 	report_freesp(m, agsel, &r->freesp);
+	r->ntop_frag = tk[0].n;
+	r->ntop_dist = tk[1].n;
+	r->ntop_dirs = tk[2].n;
 	sort_any(r->top_frag, r->ntop_frag, sizeof(*r->top_frag), cmp_item);
 	sort_any(r->top_dist, r->ntop_dist, sizeof(*r->top_dist), cmp_item);
 	sort_any(r->top_dirs, r->ntop_dirs, sizeof(*r->top_dirs), cmp_item);
@@ -477,14 +519,21 @@ int report_build(const struct model *m, int agsel, unsigned top,
 		r->top_dirs[a].value >>= 40;	/* back to AGs spanned */
 out:
 	for (a = 0; parts && a < n; a++) {
-		free(parts[a].dfirst);
-		free(parts[a].dcentre);
+		bigmem_free(parts[a].dfirst, parts[a].ncap,
+			    sizeof(*parts[a].dfirst));
+		bigmem_free(parts[a].dcentre, parts[a].ncap,
+			    sizeof(*parts[a].dcentre));
 		free(parts[a].dirmean);
 		free(parts[a].data_blocks);
-		free(parts[a].top_frag);
-		free(parts[a].top_dist);
-		free(parts[a].top_dirs);
+		free(parts[a].top_frag.t);
+		free(parts[a].top_frag.h);
+		free(parts[a].top_dist.t);
+		free(parts[a].top_dist.h);
+		free(parts[a].top_dirs.t);
+		free(parts[a].top_dirs.h);
 	}
+	for (a = 0; a < 3; a++)
+		free(tk[a].h);
 	free(parts);
 	free(arr1);
 	free(arr2);

@@ -3,10 +3,12 @@
  * Walk orders over the model's directory links (walk.h).  Memory: four
  * bytes per inode for the order, one bit per inode for "seen", sixteen
  * bytes per directory for the index into the links, and one frame per
- * level of the walk.
+ * level of the walk; on threads (dfs_par), each slice after the first
+ * has an order and a "seen" of its own as well.
  */
 #include "core/model/walk.h"
 #include "core/base/bigmem.h"
+#include "core/base/par.h"
 #include "core/base/sort.h"
 #include "core/fs/dir.h"
 
@@ -21,7 +23,8 @@ struct drun {
 
 /* A level of the walk: the entries of one directory still to visit. */
 struct frame {
-	uint32_t *kids;		/* WALK_NAME: sorted children (owned) */
+	uint32_t *kids;		/* WALK_NAME: sorted children (owned), or */
+	bool lent;		/* a slice of the root's (not owned) */
 	size_t nkids, pos;
 	/* WALK_READDIR: a range of links, run after run of one parent */
 	uint32_t agno;
@@ -35,6 +38,8 @@ struct walker {
 	struct drun **runs;	/* per AG, sorted by parent */
 	size_t *nruns;
 	uint64_t *seen;		/* bit per dense index */
+	uint32_t *out;		/* the order: w->seq, or a segment's own */
+	size_t nout;
 	struct frame *st;
 	size_t top, cap;
 	/* the last inode looked up: a directory's entries usually name
@@ -56,40 +61,55 @@ static int cmp_drun(const void *a, const void *b)
  * Index each AG's links by directory.  The scan stores one directory's
  * entries together, in the order it read them; sorting the runs (not
  * the links) keeps that order whatever order the directories came in.
+ * One AG per thread: they are independent.
  */
-static int index_links(struct walker *wk)
+struct index_job {
+	struct walker *wk;
+	int err;
+};
+
+static void index_ag(void *priv, unsigned a)
+{
+	struct index_job *job = priv;
+	struct walker *wk = job->wk;
+	const struct m_ag *ag = &wk->m->ag[a];
+	struct drun *runs;
+	size_t k, n = 0;
+
+	for (k = 0; k < ag->nlink; k++)
+		if (!k || ag->link[k].parent != ag->link[k - 1].parent)
+			n++;
+	runs = malloc((n ? n : 1) * sizeof(*runs));
+	if (!runs) {
+		__atomic_store_n(&job->err, -ENOMEM, __ATOMIC_RELAXED);
+		return;
+	}
+	n = 0;
+	for (k = 0; k < ag->nlink; k++) {
+		if (!k || ag->link[k].parent != ag->link[k - 1].parent) {
+			runs[n].parent = ag->link[k].parent;
+			runs[n].first = (uint32_t)k;
+			runs[n].count = 0;
+			n++;
+		}
+		runs[n - 1].count++;
+	}
+	sort_any(runs, n, sizeof(*runs), cmp_drun);
+	wk->runs[a] = runs;
+	wk->nruns[a] = n;
+}
+
+static int index_links(struct walker *wk, unsigned threads)
 {
 	const struct model *m = wk->m;
-	uint32_t a;
+	struct index_job job = { wk, 0 };
 
 	wk->runs = calloc(m->agcount ? m->agcount : 1, sizeof(*wk->runs));
 	wk->nruns = calloc(m->agcount ? m->agcount : 1, sizeof(*wk->nruns));
 	if (!wk->runs || !wk->nruns)
 		return -ENOMEM;
-	for (a = 0; a < m->agcount; a++) {
-		const struct m_ag *ag = &m->ag[a];
-		size_t k, n = 0;
-
-		for (k = 0; k < ag->nlink; k++)
-			if (!k || ag->link[k].parent != ag->link[k - 1].parent)
-				n++;
-		wk->runs[a] = malloc((n ? n : 1) * sizeof(**wk->runs));
-		if (!wk->runs[a])
-			return -ENOMEM;
-		n = 0;
-		for (k = 0; k < ag->nlink; k++) {
-			if (!k || ag->link[k].parent != ag->link[k - 1].parent) {
-				wk->runs[a][n].parent = ag->link[k].parent;
-				wk->runs[a][n].first = (uint32_t)k;
-				wk->runs[a][n].count = 0;
-				n++;
-			}
-			wk->runs[a][n - 1].count++;
-		}
-		sort_any(wk->runs[a], n, sizeof(**wk->runs), cmp_drun);
-		wk->nruns[a] = n;
-	}
-	return 0;
+	par_for(m->agcount, threads, index_ag, &job);
+	return job.err;
 }
 
 static bool seen_test_set(struct walker *wk, uint32_t d)
@@ -101,7 +121,8 @@ static bool seen_test_set(struct walker *wk, uint32_t d)
 	return was;
 }
 
-static int dense_of(struct walker *wk, uint64_t ino, uint32_t *d)
+static inline int dense_of(struct walker *wk, uint64_t ino, uint32_t *d,
+		    const struct m_ino **mip)
 {
 	const struct m_ag *ag = wk->hint_ag;
 	const struct m_ino *mi = NULL;
@@ -116,6 +137,8 @@ static int dense_of(struct walker *wk, uint64_t ino, uint32_t *d)
 	wk->hint_ag = ag;
 	wk->hint_k = (size_t)(mi - ag->ino);
 	*d = walk_dense(wk->w, ag, mi);
+	if (mip)
+		*mip = mi;
 	return 0;
 }
 
@@ -145,7 +168,7 @@ static int name_cb(void *priv, const uint8_t *name, size_t len, uint64_t ino,
 	if ((len == 1 && name[0] == '.') ||
 	    (len == 2 && name[0] == '.' && name[1] == '.'))
 		return 0;
-	if (dense_of(nc->wk, ino, &d))
+	if (dense_of(nc->wk, ino, &d, NULL))
 		return 0;	/* not an inode the scan kept */
 	if (nc->n == nc->cap) {
 		size_t cap = nc->cap ? nc->cap * 2 : 64;
@@ -273,13 +296,18 @@ static int push_dir(struct walker *wk, uint64_t ino)
 	return 0;
 }
 
-/* The next child of the top frame: 1 and *ino, or 0 when it is done. */
-static int frame_next(struct walker *wk, struct frame *f, uint32_t *d)
+/*
+ * The next child of the top frame: 1 and its dense index (and *mi, or
+ * NULL when the caller is to look it up), or 0 when it is done.
+ */
+static inline int frame_next(struct walker *wk, struct frame *f, uint32_t *d,
+		      const struct m_ino **mi)
 {
 	if (f->kids) {
 		if (f->pos == f->nkids)
 			return 0;
 		*d = f->kids[f->pos++];
+		*mi = NULL;
 		return 1;
 	}
 	for (;;) {
@@ -288,7 +316,7 @@ static int frame_next(struct walker *wk, struct frame *f, uint32_t *d)
 		if (f->link < f->end) {
 			uint64_t ino = wk->m->ag[f->agno].link[f->link++].child;
 
-			if (dense_of(wk, ino, d) == 0)
+			if (dense_of(wk, ino, d, mi) == 0)
 				return 1;
 			continue;
 		}
@@ -302,43 +330,221 @@ static int frame_next(struct walker *wk, struct frame *f, uint32_t *d)
 	}
 }
 
-static int visit(struct walker *wk, uint32_t d)
+static inline int visit(struct walker *wk, uint32_t d, const struct m_ino *mi)
 {
-	const struct m_ino *mi = walk_inode(wk->w, d, NULL);
-
 	if (seen_test_set(wk, d))
 		return 0;
-	wk->w->seq[wk->w->n++] = d;
+	if (!mi)
+		mi = walk_inode(wk->w, d, NULL);
+	wk->out[wk->nout++] = d;
 	if (od_mode_isdir(mi->mode))
 		return push_dir(wk, mi->ino);
 	return 0;
 }
 
-static int dfs(struct walker *wk)
+static void pop(struct walker *wk)
 {
-	uint32_t d;
-	int ret;
+	struct frame *f = &wk->st[--wk->top];
 
-	if (dense_of(wk, wk->m->fs->sb.rootino, &d))
-		return 0;	/* no root: nothing is reached */
-	ret = visit(wk, d);
+	if (!f->lent)
+		free(f->kids);
+}
+
+/* Walk until the stack is empty. */
+static int dfs_run(struct walker *wk)
+{
+	const struct m_ino *mi;
+	uint32_t d;
+	int ret = 0;
+
 	while (!ret && wk->top) {
 		struct frame *f = &wk->st[wk->top - 1];
 
-		if (frame_next(wk, f, &d) == 0) {
-			free(f->kids);
-			wk->top--;
+		if (frame_next(wk, f, &d, &mi) == 0) {
+			pop(wk);
 			continue;
 		}
-		ret = visit(wk, d);
+		ret = visit(wk, d, mi);
 	}
 	while (wk->top)
-		free(wk->st[--wk->top].kids);
+		pop(wk);
+	return ret;
+}
+
+static int dfs(struct walker *wk)
+{
+	const struct m_ino *mi;
+	uint32_t d;
+	int ret;
+
+	if (dense_of(wk, wk->m->fs->sb.rootino, &d, &mi))
+		return 0;	/* no root: nothing is reached */
+	ret = visit(wk, d, mi);
+	return ret ? ret : dfs_run(wk);
+}
+
+/*
+ * ---- the readdir walk on several threads ----
+ *
+ * The root's entries are cut into slices, one per thread, each walked
+ * depth first with a "seen" of its own; the orders are then put end to
+ * end, each leaving out what a slice before it reached.  That is the
+ * order one walk gives: whatever an earlier slice reached, one walk had
+ * seen before this slice began, and so had everything reachable from it
+ * (its directories were done with); a later slice that walks there again
+ * finds only such inodes, which it drops, and marks only them seen, so
+ * what it decides for the others is what one walk decides.
+ */
+#define WALK_PAR_MIN	65536	/* inodes, at least, for the threads */
+
+struct slice {
+	struct walker wk;
+	const uint32_t *kids;
+	size_t nkids;
+	int err;
+};
+
+static void slice_run(void *priv, unsigned i)
+{
+	struct slice *sl = (struct slice *)priv + i;
+	struct walker *wk = &sl->wk;
+
+	if (!sl->nkids)
+		return;
+	wk->st = malloc(64 * sizeof(*wk->st));
+	if (!wk->st) {
+		sl->err = -ENOMEM;
+		return;
+	}
+	wk->cap = 64;
+	memset(&wk->st[0], 0, sizeof(wk->st[0]));
+	wk->st[0].kids = (uint32_t *)sl->kids;
+	wk->st[0].lent = true;
+	wk->st[0].nkids = sl->nkids;
+	wk->top = 1;
+	sl->err = dfs_run(wk);
+}
+
+/* The root visited by wk (w->seq[0]): its entries, in walk order. */
+static int root_kids(struct walker *wk, uint32_t **kids, size_t *n)
+{
+	size_t cap = 1024;
+	const struct m_ino *mi;
+	uint32_t d;
+
+	*n = 0;
+	*kids = malloc(cap * sizeof(**kids));
+	if (!*kids)
+		return -ENOMEM;
+	while (wk->top && frame_next(wk, &wk->st[0], &d, &mi)) {
+		if (*n == cap) {
+			uint32_t *k = realloc(*kids, 2 * cap * sizeof(**kids));
+
+			if (!k)
+				return -ENOMEM;
+			*kids = k;
+			cap *= 2;
+		}
+		(*kids)[(*n)++] = d;
+	}
+	while (wk->top)
+		pop(wk);
+	return 0;
+}
+
+static int dfs_par(struct walker *wk, unsigned nseg, uint64_t total)
+{
+	struct walk *w = wk->w;
+	struct slice *sl = NULL;
+	const struct m_ino *mi;
+	uint32_t *kids = NULL;
+	size_t nkids = 0, words = total / 64 + 1, i, k;
+	unsigned s;
+	int ret;
+
+	if (dense_of(wk, wk->m->fs->sb.rootino, &w->seq[0], &mi))
+		return 0;	/* no root: nothing is reached */
+	ret = visit(wk, w->seq[0], mi);
+	if (!ret)
+		ret = root_kids(wk, &kids, &nkids);
+	if (ret)
+		goto out;
+	if (nkids < nseg)
+		nseg = nkids ? (unsigned)nkids : 1;
+	sl = calloc(nseg, sizeof(*sl));
+	if (!sl) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (s = 0; s < nseg; s++) {
+		struct walker *sw = &sl[s].wk;
+
+		sw->m = wk->m;
+		sw->w = w;
+		sw->e = wk->e;
+		sw->runs = wk->runs;
+		sw->nruns = wk->nruns;
+		sw->seen = malloc(words * sizeof(*sw->seen));
+		sw->out = s ? bigmem_calloc(total ? total : 1,
+					    sizeof(*sw->out)) :
+			      w->seq + 1;	/* the first goes in place */
+		if (!sw->seen || !sw->out) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		memcpy(sw->seen, wk->seen, words * sizeof(*sw->seen));
+		sl[s].kids = kids + nkids * s / nseg;
+		sl[s].nkids = nkids * (s + 1) / nseg - nkids * s / nseg;
+	}
+	par_for(nseg, nseg, slice_run, sl);
+	for (s = 0; s < nseg && !ret; s++)
+		ret = sl[s].err;
+	if (ret)
+		goto out;
+	/* end to end, each without what the ones before it reached */
+	w->n = 1 + sl[0].wk.nout;
+	memcpy(wk->seen, sl[0].wk.seen, words * sizeof(*wk->seen));
+	for (s = 1; s < nseg; s++) {
+		const struct walker *sw = &sl[s].wk;
+
+		for (i = 0; i < sw->nout; i++) {
+			uint32_t d = sw->out[i];
+
+			if (!(wk->seen[d >> 6] & (1ull << (d & 63))))
+				w->seq[w->n++] = d;
+		}
+		for (k = 0; k < words; k++)
+			wk->seen[k] |= sw->seen[k];
+	}
+out:
+	for (s = 0; sl && s < nseg; s++) {
+		free(sl[s].wk.seen);
+		free(sl[s].wk.st);
+		if (s)
+			bigmem_free(sl[s].wk.out, total ? total : 1,
+				    sizeof(*sl[s].wk.out));
+	}
+	free(sl);
+	free(kids);
 	return ret;
 }
 
 int walk_build(const struct model *m, enum walk_order order, struct walk *w,
 	       struct err *e)
+{
+	unsigned nseg = m->threads ? m->threads : par_ncpus();
+	uint64_t total = 0;
+	uint32_t a;
+
+	for (a = 0; a < m->agcount; a++)
+		total += m->ag[a].nino;
+	if (total < WALK_PAR_MIN)
+		nseg = 1;
+	return walk_build_segs(m, order, nseg, w, e);
+}
+
+int walk_build_segs(const struct model *m, enum walk_order order,
+		    unsigned nseg, struct walk *w, struct err *e)
 {
 	struct walker wk = { 0 };
 	uint64_t total = 0;
@@ -376,15 +582,26 @@ int walk_build(const struct model *m, enum walk_order order, struct walk *w,
 		w->n = w->nreached = total;
 		goto out;
 	}
-	ret = index_links(&wk);
-	if (!ret)
+	wk.out = w->seq;
+	ret = index_links(&wk, nseg ? nseg : 1);
+	/* by name, directories are read again: one thread */
+	if (!ret && (order != WALK_READDIR || nseg < 2)) {
 		ret = dfs(&wk);
+		w->n = wk.nout;
+	} else if (!ret) {
+		ret = dfs_par(&wk, nseg, total);
+	}
 	if (ret)
 		goto nomem;
 	w->nreached = w->n;
-	for (i = 0; i < total; i++)
+	for (i = 0; i < total; i++) {
+		if (!(i & 63) && wk.seen[i >> 6] == ~0ull) {
+			i += 63;	/* a word of reached inodes */
+			continue;
+		}
 		if (!(wk.seen[i >> 6] & (1ull << (i & 63))))
 			w->seq[w->n++] = (uint32_t)i;
+	}
 out:
 	for (a = 0; wk.runs && a < m->agcount; a++)
 		free(wk.runs[a]);

@@ -39,6 +39,12 @@ struct walk {
 
 int walk_build(const struct model *m, enum walk_order order, struct walk *w,
 	       struct err *e);
+/*
+ * The same; the readdir walk on nseg threads (walk_build: the model's,
+ * for a large tree).  The order does not depend on nseg.
+ */
+int walk_build_segs(const struct model *m, enum walk_order order,
+		    unsigned nseg, struct walk *w, struct err *e);
 void walk_free(struct walk *w);
 
 /* The inode of dense index d (and its AG). */
