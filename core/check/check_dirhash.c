@@ -27,20 +27,74 @@ int dirck_leaf_add(struct dirck *k, uint32_t hash, uint32_t addr)
 	return 0;
 }
 
-static int cmp_ent(const void *a, const void *b)
+/*
+ * k->ent by address, stably (what a stable sort on the address alone
+ * gives): entries come in address order from the data pass, so this is
+ * mostly a look.  0 or -ENOMEM.
+ */
+static int sort_ents(struct dirck *k)
 {
-	const struct dirck_ent *x = a, *y = b;
+	struct dirck_ent *t;
+	uint64_t *key;
+	size_t i;
 
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
+	for (i = 1; i < k->nent; i++)
+		if (k->ent[i].addr <= k->ent[i - 1].addr)
+			break;
+	if (i >= k->nent)
+		return 0;
+	key = malloc(k->nent * sizeof(*key));
+	t = malloc(k->nent * sizeof(*t));
+	if (!key || !t)
+		goto nomem;
+	for (i = 0; i < k->nent; i++)
+		key[i] = (uint64_t)k->ent[i].addr << 32 | i;
+	if (sort_u64_from(key, k->nent, 32))
+		goto nomem;
+	for (i = 0; i < k->nent; i++)
+		t[i] = k->ent[(uint32_t)key[i]];
+	memcpy(k->ent, t, k->nent * sizeof(*t));
+	free(key);
+	free(t);
+	return 0;
+nomem:
+	free(key);
+	free(t);
+	return -ENOMEM;
 }
 
-static int cmp_leaf(const void *a, const void *b)
+/*
+ * k->lv by address, then hash: the two make the whole entry, so the
+ * order is the one any sort gives.  The index holds them in hash order
+ * already (unless damaged): then sorting by address alone, stably, is
+ * enough.  0 or -ENOMEM.
+ */
+static int sort_leaves(struct dirck *k)
 {
-	const struct dirck_leaf *x = a, *y = b;
+	unsigned from = 32;
+	uint64_t *key;
+	size_t i;
 
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	return x->hash < y->hash ? -1 : x->hash > y->hash;
+	if (k->nlv < 2)
+		return 0;
+	key = malloc(k->nlv * sizeof(*key));
+	if (!key)
+		return -ENOMEM;
+	for (i = 0; i < k->nlv; i++) {
+		key[i] = (uint64_t)k->lv[i].addr << 32 | k->lv[i].hash;
+		if (i && k->lv[i].hash < k->lv[i - 1].hash)
+			from = 0;
+	}
+	if (sort_u64_from(key, k->nlv, from)) {
+		free(key);
+		return -ENOMEM;
+	}
+	for (i = 0; i < k->nlv; i++) {
+		k->lv[i].addr = (uint32_t)(key[i] >> 32);
+		k->lv[i].hash = (uint32_t)key[i];
+	}
+	free(key);
+	return 0;
 }
 
 static void name_hash(struct dirck *k, const char *what,
@@ -59,8 +113,10 @@ void dirck_compare(struct dirck *k, const char *what)
 	size_t i = 0, j = 0;
 	char msg[160];
 
-	sort_any(k->ent, k->nent, sizeof(*k->ent), cmp_ent);
-	sort_any(k->lv, k->nlv, sizeof(*k->lv), cmp_leaf);
+	if (sort_ents(k) || sort_leaves(k)) {
+		check_fatal(k->c, -ENOMEM);
+		return;
+	}
 	while (i < k->nent || j < k->nlv) {
 		const struct dirck_ent *e = i < k->nent ? &k->ent[i] : NULL;
 		const struct dirck_leaf *l = j < k->nlv ? &k->lv[j] : NULL;

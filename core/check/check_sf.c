@@ -12,6 +12,7 @@
 #include "core/base/sort.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define MAX_SHORT_INUM	0xffffffffull	/* XFS_DIR2_MAX_SHORT_INUM */
@@ -98,31 +99,43 @@ void dirck_shortform(struct dirck *k)
 	}
 }
 
-static int cmp_hash(const void *a, const void *b)
-{
-	const struct dirck_ent *x = a, *y = b;
-
-	return x->hash < y->hash ? -1 : x->hash > y->hash;
-}
-
-/* Two entries with one name (xfs_repair's dir_hash_add refuses them). */
+/*
+ * Two entries with one name (xfs_repair's dir_hash_add refuses them),
+ * found in hash order: the entries' indexes sorted by hash, stably
+ * (hash << 32 | index radix-sorted on the hash), k->ent left as it is.
+ */
 static void dups(struct dirck *k)
 {
+	const struct dirck_ent *ent = k->ent;
+	uint64_t *key;
 	size_t i, j, r;
 
-	sort_any(k->ent, k->nent, sizeof(*k->ent), cmp_hash);
+	if (k->nent < 2)
+		return;
+	key = malloc(k->nent * sizeof(*key));
+	if (!key) {
+		check_fatal(k->c, -ENOMEM);
+		return;
+	}
+	for (i = 0; i < k->nent; i++)
+		key[i] = (uint64_t)ent[i].hash << 32 | i;
+	if (sort_u64_from(key, k->nent, 32)) {
+		check_fatal(k->c, -ENOMEM);
+		goto out;
+	}
 	for (i = 0; i < k->nent; i = r) {
 		/* a run of one hash: names compared pairwise (runs are
 		 * short: a hash collision needs distinct names) */
-		for (r = i + 1; r < k->nent && k->ent[r].hash == k->ent[i].hash;
+		for (r = i + 1; r < k->nent && key[r] >> 32 == key[i] >> 32;
 		     r++)
 			;
 		for (j = i; j + 1 < r; j++) {
-			const struct dirck_ent *x = &k->ent[j];
+			const struct dirck_ent *x = &ent[(uint32_t)key[j]];
 			size_t m;
 
 			for (m = j + 1; m < r; m++) {
-				const struct dirck_ent *y = &k->ent[m];
+				const struct dirck_ent *y =
+					&ent[(uint32_t)key[m]];
 
 				if (x->namelen != y->namelen ||
 				    memcmp(k->names + x->name,
@@ -130,7 +143,7 @@ static void dups(struct dirck *k)
 					continue;
 				if (k->problems++ >= DIRCK_MAX_PROBLEMS) {
 					k->ca->log.count++;
-					return;
+					goto out;
 				}
 				check_problem(&k->ca->log, DIR_DUP, k->ino,
 					      (int)(x->namelen > 64 ? 64 :
@@ -140,6 +153,8 @@ static void dups(struct dirck *k)
 			}
 		}
 	}
+out:
+	free(key);
 }
 
 void dirck_names(struct dirck *k, bool longform)
