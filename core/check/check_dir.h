@@ -77,6 +77,15 @@ void dirck_compare(struct dirck *k, const char *what);
 
 /* Passes (check_dirdata.c, check_dirhash.c). */
 int dirck_data(struct dirck *k);
+/*
+ * dir_iterate (fn for every entry, the same walk, errors and messages:
+ * its return) and dirck_data (its return in *dret) in one read of each
+ * data block of a block, leaf or node directory.  The data pass's
+ * findings come as the blocks do, interleaved with fn's: a caller that
+ * wants dir_iterate's then dirck_data's in that order keeps them apart.
+ */
+int dirck_iterate(struct dirck *k, dir_iter_fn fn, void *priv, struct err *e,
+		  int *dret);
 void dirck_index(struct dirck *k);
 /* Names across the directory (check_sf.c): duplicates, ".", "..". */
 void dirck_names(struct dirck *k, bool longform);

@@ -294,24 +294,17 @@ static int block_leaves(struct dirck *k, const char *what,
 	return 0;
 }
 
-static int data_block(struct dirck *k, uint64_t dablk)
+/* A data block read into k->buf whose header h decoded: the rest of
+ * data_block. */
+static int data_block_hdr(struct dirck *k, uint64_t dablk, const char *what,
+			  const struct od_dir2_data_hdr *hp)
 {
 	const struct od_geo *g = k->g;
 	bool want_block = k->d->fmt == DIR_BLOCK;
-	struct od_dir2_data_hdr h;
-	const char *field;
-	char what[128], msg[64];
+	const struct od_dir2_data_hdr h = *hp;
 	struct err e = { 0 };
 	int ret;
 
-	ret = dirck_read(k, dablk, "data", what, sizeof(what));
-	if (ret)
-		return ret;
-	if (od_dir2_data_hdr(k->buf, g->dirblksize, g, &h, &field)) {
-		snprintf(msg, sizeof(msg), "bad %s", field ? field : "header");
-		dirck_problem(k, PR_DIR_DATA, what, msg);
-		return -1;
-	}
 	if (h.block != want_block) {
 		dirck_problem(k, PR_DIR_DATA, what, want_block ?
 			      "a data block where the single block of a "
@@ -337,6 +330,25 @@ static int data_block(struct dirck *k, uint64_t dablk)
 	return h.block ? block_leaves(k, what, &h) : 0;
 }
 
+static int data_block(struct dirck *k, uint64_t dablk)
+{
+	const struct od_geo *g = k->g;
+	struct od_dir2_data_hdr h;
+	const char *field;
+	char what[128], msg[64];
+	int ret;
+
+	ret = dirck_read(k, dablk, "data", what, sizeof(what));
+	if (ret)
+		return ret;
+	if (od_dir2_data_hdr(k->buf, g->dirblksize, g, &h, &field)) {
+		snprintf(msg, sizeof(msg), "bad %s", field ? field : "header");
+		dirck_problem(k, PR_DIR_DATA, what, msg);
+		return -1;
+	}
+	return data_block_hdr(k, dablk, what, &h);
+}
+
 int dirck_data(struct dirck *k)
 {
 	const struct od_geo *g = k->g;
@@ -360,5 +372,99 @@ int dirck_data(struct dirck *k)
 		}
 	}
 	k->data_ok = true;
+	return 0;
+}
+
+/*
+ * One block for dirck_iterate: what dir_iterate's iter_block does (the
+ * same reads, checks and messages; fn for every entry), then, if data,
+ * the data pass's data_block on the same bytes, its verdict in *dret.
+ */
+static int iter_block(struct dirck *k, uint64_t dablk, dir_iter_fn fn,
+		      void *priv, struct err *e, bool data, int *dret)
+{
+	const struct od_geo *g = k->g;
+	struct od_dir2_data_hdr hdr;
+	const char *field;
+	enum od_err oe;
+	char what[128];
+	uint32_t pos;
+	int ret;
+
+	ret = dir_read_block(k->d, dablk, k->buf, e);
+	if (ret)
+		return ret;
+	dir_block_name(k->d, "data", dablk, what, sizeof(what));
+	oe = od_dir2_data_hdr(k->buf, g->dirblksize, g, &hdr, &field);
+	if (oe)
+		return err_od(e, oe, field, what);
+	ret = dir_check_self(k->d, dablk, hdr.blkno, hdr.owner, e);
+	if (ret)
+		return ret;
+	for (pos = hdr.hdr_len; pos < hdr.end;) {
+		struct od_dirent de;
+		bool unused;
+
+		oe = od_dir2_data_entry(k->buf, &hdr, g->ftype, &pos, &de,
+					&unused, &field);
+		if (oe)
+			return err_od(e, oe, field, what);
+		if (unused)
+			continue;
+		ret = fn(priv, de.name, de.namelen, de.ino, de.ftype, e);
+		if (ret)
+			return ret;
+	}
+	if (data)
+		*dret = data_block_hdr(k, dablk, what, &hdr);
+	return 0;
+}
+
+int dirck_iterate(struct dirck *k, dir_iter_fn fn, void *priv, struct err *e,
+		  int *dret)
+{
+	const struct od_geo *g = k->g;
+	uint64_t leafblk = OD_DIR2_LEAF_OFFSET >> g->blocklog;
+	const struct extmap *m = &k->d->map;
+	size_t i;
+	int ret;
+
+	k->data_ok = false;
+	*dret = 0;
+	/* dir_iterate's walk; the data pass's (dirck_data) rides along */
+	for (i = 0; i < m->n; i++) {
+		const struct od_irec *r = &m->v[i];
+		uint64_t off = r->startoff, end = r->startoff + r->blockcount;
+		bool first = true;
+
+		off = (off + g->dirblkfsbs - 1) & ~(uint64_t)(g->dirblkfsbs - 1);
+		if (off >= leafblk)
+			break;
+		for (; off < end && off < leafblk; off += g->dirblkfsbs) {
+			/* dirck_data stops at a bad block, and takes only
+			 * the first block of each extent of a block-format
+			 * directory */
+			bool data = *dret == 0 &&
+				    (first || k->d->fmt != DIR_BLOCK);
+
+			ret = iter_block(k, off, fn, priv, e, data, dret);
+			if (ret)
+				return ret;
+			first = false;
+		}
+	}
+	/* the extents dir_iterate's walk stops before */
+	for (; i < m->n && *dret == 0; i++) {
+		const struct od_irec *r = &m->v[i];
+		uint64_t off = r->startoff, end = r->startoff + r->blockcount;
+
+		off = (off + g->dirblkfsbs - 1) & ~(uint64_t)(g->dirblkfsbs - 1);
+		for (; off < end && off < leafblk; off += g->dirblkfsbs) {
+			*dret = data_block(k, off);
+			if (*dret || k->d->fmt == DIR_BLOCK)
+				break;
+		}
+	}
+	k->data_ok = *dret == 0;
 	return 0;
 }
