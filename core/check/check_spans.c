@@ -65,44 +65,57 @@ static int spans_reserve(struct check_spans *s, size_t n)
 	return 0;
 }
 
-/* LSD radix sort on start, two 16-bit digits: stable. */
+/*
+ * LSD radix sort on start: stable.  Digits of 8, 11 or 16 bits as the
+ * array is small or large (counters that outnumber the spans cost more
+ * than they save), only as many passes as the largest start needs.
+ */
 int check_spans_sort(struct check_spans *s)
 {
 	struct check_span *tmp, *src = s->v, *dst;
-	size_t *count, i;
-	unsigned pass;
+	uint32_t max = 0;
+	size_t *count, i, buckets;
+	unsigned shift, digit;
 
 	if (s->n < 2)
 		return 0;
+	for (i = 0; i < s->n; i++)
+		if (s->v[i].start > max)
+			max = s->v[i].start;
+	if (max == 0)
+		return 0;
+	digit = s->n < (1u << 14) ? 8 : s->n < (1u << 20) ? 11 : 16;
+	buckets = (size_t)1 << digit;
 	tmp = malloc(s->n * sizeof(*tmp));
-	count = malloc(65536 * sizeof(*count));
+	count = malloc(buckets * sizeof(*count));
 	if (!tmp || !count) {
 		free(tmp);
 		free(count);
 		return -ENOMEM;
 	}
 	dst = tmp;
-	for (pass = 0; pass < 2; pass++) {
-		unsigned shift = pass * 16;
+	for (shift = 0; shift < 32 && (max >> shift); shift += digit) {
+		uint32_t mask = (uint32_t)buckets - 1;
 		size_t sum = 0;
 		struct check_span *t;
 
-		memset(count, 0, 65536 * sizeof(*count));
+		memset(count, 0, buckets * sizeof(*count));
 		for (i = 0; i < s->n; i++)
-			count[(src[i].start >> shift) & 0xffff]++;
-		for (i = 0; i < 65536; i++) {
+			count[(src[i].start >> shift) & mask]++;
+		for (i = 0; i < buckets; i++) {
 			size_t c = count[i];
 
 			count[i] = sum;
 			sum += c;
 		}
 		for (i = 0; i < s->n; i++)
-			dst[count[(src[i].start >> shift) & 0xffff]++] = src[i];
+			dst[count[(src[i].start >> shift) & mask]++] = src[i];
 		t = src;
 		src = dst;
 		dst = t;
 	}
-	/* two passes: the result is back in s->v */
+	if (src != s->v)
+		memcpy(s->v, src, s->n * sizeof(*src));
 	free(tmp);
 	free(count);
 	return 0;
