@@ -8,6 +8,7 @@
  * entry adds one to the link count found for the inode it names.
  */
 #include "core/check/check_dir.h"
+#include "core/base/bigmem.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,16 +111,19 @@ static void dirck_init(struct dirck *k, struct check_ctx *c,
 	k->ci = od_sb_has_asciici(&c->fs->sb);
 }
 
+/* What the passes collected (bigmem_grow's arrays may be mapped). */
 static void dirck_free(struct dirck *k)
 {
-	free(k->ent);
+	bigmem_free(k->ent, k->cap_ent, sizeof(*k->ent));
 	free(k->names);
-	free(k->best);
-	free(k->lv);
+	bigmem_free(k->best, k->cap_best, sizeof(*k->best));
+	bigmem_free(k->lv, k->cap_lv, sizeof(*k->lv));
 	k->ent = NULL;
 	k->names = NULL;
 	k->best = NULL;
 	k->lv = NULL;
+	k->nent = k->nnames = k->nbest = k->nlv = 0;
+	k->cap_ent = k->cap_names = k->cap_best = k->cap_lv = 0;
 }
 
 /* A shortform directory: its entries, then its names. */
@@ -170,8 +174,6 @@ static int check_long(struct check_ctx *c, struct check_ag *ca,
 	if (ret || held.count) {
 		ca->lsn = lsn;
 		dirck_free(&k);
-		k.nent = k.nnames = k.nbest = k.nlv = 0;
-		k.cap_ent = k.cap_names = k.cap_best = k.cap_lv = 0;
 		k.problems = 0;
 		if (!ret)
 			dret = dirck_data(&k);
