@@ -304,9 +304,12 @@ static void dist_source(struct dist *d, uint32_t s)
 	for (i = 0; i < ag->nino; i++) {
 		const struct m_ino *mi = &ag->ino[i];
 
-		if (!(mi->flags & MI_REALTIME))
+		/* most forks are empty (attr) or one extent: no call for
+		 * the empty ones */
+		if (mi->nde && !(mi->flags & MI_REALTIME))
 			dist_fork(d, s, mi->ext, mi->nde, CK_DATA);
-		dist_fork(d, s, mi->ext + mi->nde, mi->nae, CK_ATTR);
+		if (mi->nae)
+			dist_fork(d, s, mi->ext + mi->nde, mi->nae, CK_ATTR);
 	}
 	for (i = 0; i < ca->nbmbt; i++) {
 		const struct check_bmbt *b = &ca->bmbt[i];
