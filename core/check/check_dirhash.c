@@ -97,6 +97,48 @@ static int sort_leaves(struct dirck *k)
 	return 0;
 }
 
+/*
+ * The usual verdict, cheaply: as many index entries as data entries,
+ * each naming a distinct one (k->ent is sorted by address) under its
+ * hash.  Then the merge in dirck_compare would find nothing.  1 if so,
+ * 0 if the merge must look, -ENOMEM.
+ */
+static int index_exact(const struct dirck *k)
+{
+	uint32_t base, range;
+	int32_t *tab;
+	size_t i;
+
+	if (k->nent != k->nlv)
+		return 0;
+	if (k->nent == 0)
+		return 1;
+	base = k->ent[0].addr;
+	range = k->ent[k->nent - 1].addr - base + 1;
+	if (range == 0 || range > 16 * k->nent + 1024)
+		return 0;
+	tab = malloc(range * sizeof(*tab));
+	if (!tab)
+		return -ENOMEM;
+	memset(tab, 0xff, range * sizeof(*tab));
+	/* two entries at one address leave a slot short: some index
+	 * entry then finds none */
+	for (i = 0; i < k->nent; i++)
+		tab[k->ent[i].addr - base] = (int32_t)i;
+	for (i = 0; i < k->nlv; i++) {
+		uint32_t off = k->lv[i].addr - base;
+
+		if (off >= range || tab[off] < 0 ||
+		    k->ent[tab[off]].hash != k->lv[i].hash) {
+			free(tab);
+			return 0;
+		}
+		tab[off] = -1;
+	}
+	free(tab);
+	return 1;
+}
+
 static void name_hash(struct dirck *k, const char *what,
 		      const struct dirck_ent *e, uint32_t leafhash)
 {
@@ -113,7 +155,15 @@ void dirck_compare(struct dirck *k, const char *what)
 	size_t i = 0, j = 0;
 	char msg[160];
 
-	if (sort_ents(k) || sort_leaves(k)) {
+	int ret;
+
+	ret = sort_ents(k);
+	if (!ret) {
+		ret = index_exact(k);
+		if (ret == 1)
+			return;
+	}
+	if (ret || sort_leaves(k)) {
 		check_fatal(k->c, -ENOMEM);
 		return;
 	}

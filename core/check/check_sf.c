@@ -100,6 +100,40 @@ void dirck_shortform(struct dirck *k)
 }
 
 /*
+ * No two entries share a hash (the usual case: duplicates need one):
+ * 1, or 0 when some do, or -ENOMEM.  An open-addressing set.
+ */
+static int hashes_distinct(const struct dirck *k)
+{
+	unsigned bits = 6;
+	size_t cap, i;
+	uint64_t *t;
+
+	while (((size_t)1 << bits) < 2 * k->nent)
+		bits++;
+	cap = (size_t)1 << bits;
+	t = calloc(cap, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	for (i = 0; i < k->nent; i++) {
+		uint32_t h = k->ent[i].hash;
+		size_t slot = ((uint64_t)h * 0x9e3779b97f4a7c15ull) >>
+			      (64 - bits);
+
+		while (t[slot]) {
+			if ((uint32_t)t[slot] == h) {
+				free(t);
+				return 0;
+			}
+			slot = (slot + 1) & (cap - 1);
+		}
+		t[slot] = 1ull << 32 | h;
+	}
+	free(t);
+	return 1;
+}
+
+/*
  * Two entries with one name (xfs_repair's dir_hash_add refuses them),
  * found in hash order: the entries' indexes sorted by hash, stably
  * (hash << 32 | index radix-sorted on the hash), k->ent left as it is.
@@ -110,8 +144,16 @@ static void dups(struct dirck *k)
 	uint64_t *key;
 	size_t i, j, r;
 
+	int ret;
+
 	if (k->nent < 2)
 		return;
+	ret = hashes_distinct(k);
+	if (ret) {
+		if (ret < 0)
+			check_fatal(k->c, ret);
+		return;
+	}
 	key = malloc(k->nent * sizeof(*key));
 	if (!key) {
 		check_fatal(k->c, -ENOMEM);
