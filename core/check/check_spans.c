@@ -86,10 +86,11 @@ int check_spans_sort(struct check_spans *s)
 		return 0;
 	digit = s->n < (1u << 14) ? 8 : s->n < (1u << 20) ? 11 : 16;
 	buckets = (size_t)1 << digit;
-	tmp = malloc(s->n * sizeof(*tmp));
+	/* large: mapped in huge pages, a few faults rather than one a page */
+	tmp = bigmem_calloc(s->n, sizeof(*tmp));
 	count = malloc(buckets * sizeof(*count));
 	if (!tmp || !count) {
-		free(tmp);
+		bigmem_free(tmp, s->n, sizeof(*tmp));
 		free(count);
 		return -ENOMEM;
 	}
@@ -116,7 +117,7 @@ int check_spans_sort(struct check_spans *s)
 	}
 	if (src != s->v)
 		memcpy(s->v, src, s->n * sizeof(*src));
-	free(tmp);
+	bigmem_free(tmp, s->n, sizeof(*tmp));
 	free(count);
 	return 0;
 }
