@@ -37,6 +37,8 @@ struct dirck_leaf {
 	uint32_t hash, addr;
 };
 
+struct check_da;
+
 struct dirck {
 	struct check_ctx *c;
 	struct check_ag *ca;
@@ -57,6 +59,7 @@ struct dirck {
 	struct dirck_leaf *lv;
 	size_t nlv, cap_lv;
 	uint8_t *buf;		/* one directory block */
+	const struct check_da *da;	/* the node walk, while it runs */
 };
 
 /* Report a problem of code with text msg about directory block what
@@ -121,6 +124,7 @@ struct check_da {
 	bool have_prev[6];
 	uint64_t prev[6];
 	uint32_t prev_forw[6];
+	uint64_t leaf_daddr;		/* of the block handed to leaf */
 	uint32_t last_hash;
 	bool have_hash;
 	uint64_t visits;

@@ -243,17 +243,15 @@ static int leaf_entries(struct dirck *k, const char *what,
 	return 0;
 }
 
-/* Read and decode the leaf block at dablk into k->buf. */
-static int read_leaf(struct dirck *k, uint64_t dablk, char *what, size_t len,
-		     struct od_dir2_leaf_hdr *h)
+/* Decode the leaf block at dablk, in k->buf, named what. */
+static int leaf_decode(struct dirck *k, uint64_t dablk, const char *what,
+		       struct od_dir2_leaf_hdr *h)
 {
 	const struct od_geo *g = k->g;
 	struct err e = { 0 };
 	const char *field;
 	char msg[64];
 
-	if (dirck_read(k, dablk, "leaf", what, len))
-		return -1;
 	if (od_dir2_leaf_hdr(k->buf, g->dirblksize, g, h, &field)) {
 		snprintf(msg, sizeof(msg), "bad %s", field ? field : "header");
 		dirck_problem(k, PR_DIR_HASH, what, msg);
@@ -266,6 +264,15 @@ static int read_leaf(struct dirck *k, uint64_t dablk, char *what, size_t len,
 	if (g->v5)
 		check_note_lsn(&k->ca->lsn, h->info.lsn, "%s", what);
 	return 0;
+}
+
+/* Read and decode the leaf block at dablk into k->buf. */
+static int read_leaf(struct dirck *k, uint64_t dablk, char *what, size_t len,
+		     struct od_dir2_leaf_hdr *h)
+{
+	if (dirck_read(k, dablk, "leaf", what, len))
+		return -1;
+	return leaf_decode(k, dablk, what, h);
 }
 
 /* The single leaf block of a leaf-format directory. */
@@ -323,8 +330,13 @@ static int leafn(void *priv, uint64_t dablk, const uint8_t *buf, uint32_t *lo,
 	char what[128];
 	int ret;
 
-	(void)buf;	/* reread into k->buf: one decoder for both leaves */
-	if (read_leaf(k, dablk, what, sizeof(what), &h))
+	/* the walk read it just now, through the same map as
+	 * dir_read_block: its bytes and address, into k->buf (one decoder
+	 * for both kinds of leaf) */
+	memcpy(k->buf, buf, k->g->dirblksize);
+	k->d->last_daddr = k->da->leaf_daddr;
+	dir_block_name(k->d, "leaf", dablk, what, sizeof(what));
+	if (leaf_decode(k, dablk, what, &h))
 		return -EFSCORRUPTED;
 	if (h.leaf1) {
 		dirck_problem(k, PR_DIR_HASH, what, "a single-leaf magic in a "
@@ -448,7 +460,9 @@ static void node(struct dirck *k)
 	w.leaf = leafn;
 	w.priv = k;
 	w.problems = &k->problems;
+	k->da = &w;
 	ret = check_da_walk(&w);
+	k->da = NULL;
 	check_da_done(&w);
 	if (ret == -ENOMEM)
 		check_fatal(k->c, ret);
