@@ -94,11 +94,12 @@ static void teardown(struct check_ctx *c)
 			check_log_free(&ca->log);
 			check_spans_free(&ca->meta);
 			check_spans_free(&ca->spans);
-			free(ca->cnt);
-			free(ca->fino);
-			free(ca->rmap);
-			free(ca->refc);
-			free(ca->bmbt);
+			/* grown by bigmem_grow: mapped when large */
+			bigmem_free(ca->cnt, ca->cap_cnt, sizeof(*ca->cnt));
+			bigmem_free(ca->fino, ca->cap_fino, sizeof(*ca->fino));
+			bigmem_free(ca->rmap, ca->cap_rmap, sizeof(*ca->rmap));
+			bigmem_free(ca->refc, ca->cap_refc, sizeof(*ca->refc));
+			bigmem_free(ca->bmbt, ca->cap_bmbt, sizeof(*ca->bmbt));
 			bigmem_free(ca->nlink, n, sizeof(*ca->nlink));
 			bigmem_free(ca->refs, n, sizeof(*ca->refs));
 			bigmem_free(ca->skip_nlink, n,
