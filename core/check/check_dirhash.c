@@ -154,7 +154,6 @@ void dirck_compare(struct dirck *k, const char *what)
 {
 	size_t i = 0, j = 0;
 	char msg[160];
-
 	int ret;
 
 	ret = sort_ents(k);
