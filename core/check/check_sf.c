@@ -143,7 +143,6 @@ static void dups(struct dirck *k)
 	const struct dirck_ent *ent = k->ent;
 	uint64_t *key;
 	size_t i, j, r;
-
 	int ret;
 
 	if (k->nent < 2)
