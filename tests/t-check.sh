@@ -437,4 +437,34 @@ else
 	t_fail "rmapbt damage: fixture rmap-nrext64 not present"
 fi
 
+# big arrays: a directory of 70,000 entries (its collected entries) and
+# as many one-block files in two AGs (their reverse mappings) outgrow
+# the heap into mapped memory (bigmem), which must be given back as such
+if command -v mkfs.xfs >/dev/null 2>&1; then
+	echo x >"$T/one"
+	{
+		printf 'proto\n0 0\nd--755 0 0\nbig d--755 0 0\n'
+		seq -f " f%06g ---644 0 0 $T/one" 0 69999
+		printf '$\n$\n'
+	} >"$T/big.proto"
+	rm -f "$T/big.img"
+	truncate -s 1g "$T/big.img"
+	if mkfs.xfs -q -m rmapbt=1 -d agcount=2 -p "$T/big.proto" \
+		"$T/big.img" >/dev/null 2>&1; then
+		"$bin" check "$T/big.img" >"$T/out" 2>"$T/err"
+		rc=$?
+		if [ $rc -eq 0 ] && grep -q "is consistent: 70004 inodes" "$T/out"; then
+			t_ok "70,000 files in one directory, with rmapbt: consistent"
+		else
+			t_fail "70,000 files in one directory: check exited $rc"
+			sed 's/^/    /' "$T/err" | head -n 5
+		fi
+	else
+		t_skip "mkfs.xfs -p could not make 70,000 files in one directory"
+	fi
+	rm -f "$T/big.img" "$T/big.proto" "$T/one"
+else
+	t_skip "no mkfs.xfs: 70,000 files in one directory"
+fi
+
 t_summary check

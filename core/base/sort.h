@@ -9,6 +9,13 @@
 
 /* Sort v[0..n) ascending; needs n words of scratch.  0 or -ENOMEM. */
 int sort_u64(uint64_t *v, size_t n);
+/*
+ * Sort v[0..n) stably by v >> from: values equal there keep their
+ * order.  A key in the high bits and an index (or a second key the
+ * input is already sorted by) in the low ones sorts in the passes the
+ * high bits need.  0 or -ENOMEM.
+ */
+int sort_u64_from(uint64_t *v, size_t n, unsigned from);
 
 /* qsort, but an empty array may be NULL (C leaves qsort(NULL, 0) undefined). */
 static inline void sort_any(void *base, size_t n, size_t size,

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The checker's driver: the scan, then the phases (check_int.h). */
 #include "core/check/check_int.h"
+#include "core/base/bigmem.h"
 #include "core/base/par.h"
 #include "core/model/scan.h"
 
@@ -71,9 +72,10 @@ static int setup(struct check_ctx *c)
 		ca->ag = &c->m->ag[a];
 		ca->agno = a;
 		ca->blocks = od_ag_blocks(c->g, a);
-		ca->nlink = calloc(n, sizeof(*ca->nlink));
-		ca->refs = calloc(n, sizeof(*ca->refs));
-		ca->skip_nlink = calloc(n, sizeof(*ca->skip_nlink));
+		/* mapped when large: a few huge-page faults, not one a page */
+		ca->nlink = bigmem_calloc(n, sizeof(*ca->nlink));
+		ca->refs = bigmem_calloc(n, sizeof(*ca->refs));
+		ca->skip_nlink = bigmem_calloc(n, sizeof(*ca->skip_nlink));
 		if (!ca->nlink || !ca->refs || !ca->skip_nlink)
 			return -ENOMEM;
 	}
@@ -87,18 +89,21 @@ static void teardown(struct check_ctx *c)
 	if (c->cag) {
 		for (a = 0; a < c->m->agcount; a++) {
 			struct check_ag *ca = &c->cag[a];
+			size_t n = c->m->ag[a].nino ? c->m->ag[a].nino : 1;
 
 			check_log_free(&ca->log);
 			check_spans_free(&ca->meta);
 			check_spans_free(&ca->spans);
-			free(ca->cnt);
-			free(ca->fino);
-			free(ca->rmap);
-			free(ca->refc);
-			free(ca->bmbt);
-			free(ca->nlink);
-			free(ca->refs);
-			free(ca->skip_nlink);
+			/* grown by bigmem_grow: mapped when large */
+			bigmem_free(ca->cnt, ca->cap_cnt, sizeof(*ca->cnt));
+			bigmem_free(ca->fino, ca->cap_fino, sizeof(*ca->fino));
+			bigmem_free(ca->rmap, ca->cap_rmap, sizeof(*ca->rmap));
+			bigmem_free(ca->refc, ca->cap_refc, sizeof(*ca->refc));
+			bigmem_free(ca->bmbt, ca->cap_bmbt, sizeof(*ca->bmbt));
+			bigmem_free(ca->nlink, n, sizeof(*ca->nlink));
+			bigmem_free(ca->refs, n, sizeof(*ca->refs));
+			bigmem_free(ca->skip_nlink, n,
+				    sizeof(*ca->skip_nlink));
 		}
 		free(c->cag);
 	}

@@ -424,5 +424,5 @@ void check_attr_fork(struct check_ctx *c, struct check_ag *ca,
 	extmap_free(&a.map);
 	free(a.used);
 	free(a.buf);
-	free(a.rmt);
+	bigmem_free(a.rmt, a.cap_rmt, sizeof(*a.rmt));
 }

@@ -230,6 +230,7 @@ static int walk(struct check_da *w, uint64_t dablk, unsigned depth,
 		return -EFSCORRUPTED;
 	}
 	siblings(w, 0, dablk, &bi);
+	w->leaf_daddr = daddr;
 	ret = w->leaf(w->priv, dablk, w->buf[depth], &lo, &hi, &count);
 	if (ret)
 		return ret;

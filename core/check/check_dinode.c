@@ -11,6 +11,7 @@
  * reads them when it allocates.
  */
 #include "core/check/check_int.h"
+#include "ondisk/be.h"
 #include "ondisk/bmbt.h"
 #include "ondisk/inode.h"
 
@@ -403,4 +404,67 @@ void check_dinode(struct check_ctx *c, struct check_ag *ca,
 	check_fixed(&d);
 	check_sizes(&d);
 	check_sb_inode(&d);
+}
+
+/*
+ * The common case in one look at the raw core, without decoding it: a
+ * v3 regular file in use with extents and an attr fork that is absent
+ * or an empty extents fork (forkoff inside the literal area), no flags but
+ * bigtime and nrext64 (with their features), no hints, zero pads, valid
+ * timestamps, no more extents than blocks or than the fork holds, not
+ * an inode the superblock names.  Each test below is one of
+ * check_dinode's rules narrowed to that case; anything else is left to
+ * check_dinode, so the verdict is the same.
+ */
+bool check_dinode_quick(const struct check_ctx *c, const uint8_t *raw,
+			uint64_t ino)
+{
+	const struct od_geo *g = c->g;
+	const struct od_sb *sb = &c->fs->sb;
+	uint64_t flags2, nextents, known = OD_DIFLAG2_BIGTIME |
+					   OD_DIFLAG2_NREXT64;
+	uint32_t lit = g->inodesize - OD_DINODE_V3_CORE, dsize = lit;
+	unsigned i;
+
+	if (raw[82]) {
+		dsize = (uint32_t)raw[82] * 8;
+		if (dsize >= lit)
+			return false;
+	}
+	if (raw[4] != 3 || (od_get_be16(raw + 2) & 0170000) != 0100000 ||
+	    raw[5] != OD_FMT_EXTENTS ||
+	    raw[83] != OD_FMT_EXTENTS || od_get_be16(raw + 6) != 0 ||
+	    od_get_be16(raw + 90) != 0 || od_get_be32(raw + 72) != 0 ||
+	    od_get_be32(raw + 96) != NULLAGINO ||
+	    od_get_be32(raw + 128) != 0)
+		return false;
+	flags2 = od_get_be64(raw + 120);
+	if ((flags2 & ~known) ||
+	    ((flags2 & OD_DIFLAG2_BIGTIME) && !g->bigtime) ||
+	    ((flags2 & OD_DIFLAG2_NREXT64) && !g->nrext64))
+		return false;
+	if (flags2 & OD_DIFLAG2_NREXT64) {
+		nextents = od_get_be64(raw + 24);
+		if (od_get_be32(raw + 76) != 0 || od_get_be16(raw + 80) != 0)
+			return false;
+	} else {
+		nextents = od_get_be32(raw + 76);
+		if (od_get_be16(raw + 80) != 0 || od_get_be64(raw + 24) != 0)
+			return false;
+	}
+	if (nextents > dsize / OD_BMBT_REC_LEN ||
+	    nextents > od_get_be64(raw + 64))
+		return false;
+	if (od_get_be16(raw + 22) != 0 && !od_sb_has_projid32(sb))
+		return false;
+	if (!(flags2 & OD_DIFLAG2_BIGTIME)) {
+		static const unsigned nsec_at[4] = { 36, 44, 52, 148 };
+
+		for (i = 0; i < 4; i++)
+			if (od_get_be32(raw + nsec_at[i]) >= NSEC_PER_SEC)
+				return false;
+	}
+	return ino != sb->rootino && ino != sb->rbmino &&
+	       ino != sb->rsumino && ino != sb->uquotino &&
+	       ino != sb->gquotino && ino != sb->pquotino;
 }

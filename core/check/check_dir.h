@@ -37,6 +37,8 @@ struct dirck_leaf {
 	uint32_t hash, addr;
 };
 
+struct check_da;
+
 struct dirck {
 	struct check_ctx *c;
 	struct check_ag *ca;
@@ -57,6 +59,7 @@ struct dirck {
 	struct dirck_leaf *lv;
 	size_t nlv, cap_lv;
 	uint8_t *buf;		/* one directory block */
+	const struct check_da *da;	/* the node walk, while it runs */
 };
 
 /* Report a problem of code with text msg about directory block what
@@ -77,6 +80,15 @@ void dirck_compare(struct dirck *k, const char *what);
 
 /* Passes (check_dirdata.c, check_dirhash.c). */
 int dirck_data(struct dirck *k);
+/*
+ * dir_iterate (fn for every entry, the same walk, errors and messages:
+ * its return) and dirck_data (its return in *dret) in one read of each
+ * data block of a block, leaf or node directory.  The data pass's
+ * findings come as the blocks do, interleaved with fn's: a caller that
+ * wants dir_iterate's then dirck_data's in that order keeps them apart.
+ */
+int dirck_iterate(struct dirck *k, dir_iter_fn fn, void *priv, struct err *e,
+		  int *dret);
 void dirck_index(struct dirck *k);
 /* Names across the directory (check_sf.c): duplicates, ".", "..". */
 void dirck_names(struct dirck *k, bool longform);
@@ -112,6 +124,7 @@ struct check_da {
 	bool have_prev[6];
 	uint64_t prev[6];
 	uint32_t prev_forw[6];
+	uint64_t leaf_daddr;		/* of the block handed to leaf */
 	uint32_t last_hash;
 	bool have_hash;
 	uint64_t visits;

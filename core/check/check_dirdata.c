@@ -184,9 +184,93 @@ static int bestfree_region(struct dirck *k, const char *what,
 	return 0;
 }
 
+/* A zero byte in v (the classic bit trick: exact, no false hits). */
+static inline bool has_zero(uint64_t v)
+{
+	return ((v - 0x0101010101010101ull) & ~v & 0x8080808080808080ull) != 0;
+}
+
+/* No '/' and no NUL: eight bytes at a time, then the tail. */
 static bool name_ok(const uint8_t *name, uint8_t len)
 {
-	return !memchr(name, '/', len) && !memchr(name, '\0', len);
+	unsigned i = 0;
+
+	for (; i + 8 <= len; i += 8) {
+		uint64_t v;
+
+		memcpy(&v, name + i, sizeof(v));
+		if (has_zero(v) || has_zero(v ^ 0x2f2f2f2f2f2f2f2full))
+			return false;
+	}
+	for (; i < len; i++)
+		if (name[i] == '/' || name[i] == '\0')
+			return false;
+	return true;
+}
+
+/* Where data_entries is in one block. */
+struct dent {
+	uint64_t base;		/* the block's byte offset in the data space */
+	unsigned seen;		/* bestfree slots matched */
+	bool lastfree;
+	uint32_t count;		/* entries so far */
+};
+
+/* The entry (or free region, if unused) from at to pos, parsed. */
+static int data_entry(struct dirck *k, const char *what,
+		      const struct od_dir2_data_hdr *h, struct dent *st,
+		      uint32_t at, uint32_t pos, const struct od_dirent *de,
+		      bool unused)
+{
+	const struct od_geo *g = k->g;
+	char msg[160];
+	int ret;
+
+	if (unused) {
+		if (st->lastfree) {
+			snprintf(msg, sizeof(msg), "free regions side by side "
+				 "at offset %u (not merged)", at);
+			dirck_problem(k, PR_DIR_DATA, what, msg);
+			return -1;
+		}
+		if (bestfree_region(k, what, h, at, pos - at, &st->seen))
+			return -1;
+		st->lastfree = true;
+		return 0;
+	}
+	st->lastfree = false;
+	st->count++;
+	if (!od_ino_valid(g, de->ino) || (g->ftype && de->ftype >= OD_FT_MAX)) {
+		snprintf(msg, sizeof(msg), "entry at offset %u: inode %llu, "
+			 "file type %u", at, (unsigned long long)de->ino,
+			 de->ftype);
+		dirck_problem(k, PR_DIR_DATA, what, msg);
+		return -1;
+	}
+	if (!name_ok(de->name, de->namelen)) {
+		snprintf(msg, sizeof(msg), "at offset %u: the name holds '/' "
+			 "or a NUL byte", at);
+		check_problem(&k->ca->log, DIR_NAME, what, st->count, msg);
+	}
+	ret = dirck_add(k, de->name, de->namelen,
+			(uint32_t)((st->base + at) >> 3));
+	if (ret) {
+		check_fatal(k->c, ret);
+		return ret;
+	}
+	return 0;
+}
+
+/* After the last entry: every bestfree slot named a free region. */
+static int data_entries_end(struct dirck *k, const char *what,
+			    const struct dent *st)
+{
+	if (st->seen != 7) {
+		dirck_problem(k, PR_DIR_BESTFREE, what, "a bestfree slot "
+			      "names no free region");
+		return -1;
+	}
+	return 0;
 }
 
 /* Entries and free regions of one block; adds entries to k. */
@@ -194,14 +278,12 @@ static int data_entries(struct dirck *k, uint64_t dablk, const char *what,
 			const struct od_dir2_data_hdr *h)
 {
 	const struct od_geo *g = k->g;
-	uint64_t base = dablk << g->blocklog;	/* in the data space */
-	unsigned seen = 0;
-	bool lastfree = false;
-	uint32_t pos, count = 0;
+	struct dent st = { dablk << g->blocklog, 0, false, 0 };
+	uint32_t pos;
 	char msg[160];
 	int ret;
 
-	if (bestfree_table(k, what, h, &seen))
+	if (bestfree_table(k, what, h, &st.seen))
 		return -1;
 	for (pos = h->hdr_len; pos < h->end;) {
 		struct od_dirent de;
@@ -216,47 +298,11 @@ static int data_entries(struct dirck *k, uint64_t dablk, const char *what,
 			dirck_problem(k, PR_DIR_DATA, what, msg);
 			return -1;
 		}
-		if (unused) {
-			if (lastfree) {
-				snprintf(msg, sizeof(msg), "free regions side "
-					 "by side at offset %u (not merged)",
-					 at);
-				dirck_problem(k, PR_DIR_DATA, what, msg);
-				return -1;
-			}
-			if (bestfree_region(k, what, h, at, pos - at, &seen))
-				return -1;
-			lastfree = true;
-			continue;
-		}
-		lastfree = false;
-		count++;
-		if (!od_ino_valid(g, de.ino) ||
-		    (g->ftype && de.ftype >= OD_FT_MAX)) {
-			snprintf(msg, sizeof(msg), "entry at offset %u: inode "
-				 "%llu, file type %u", at,
-				 (unsigned long long)de.ino, de.ftype);
-			dirck_problem(k, PR_DIR_DATA, what, msg);
-			return -1;
-		}
-		if (!name_ok(de.name, de.namelen)) {
-			snprintf(msg, sizeof(msg), "at offset %u: the name "
-				 "holds '/' or a NUL byte", at);
-			check_problem(&k->ca->log, DIR_NAME, what, count, msg);
-		}
-		ret = dirck_add(k, de.name, de.namelen,
-				(uint32_t)((base + at) >> 3));
-		if (ret) {
-			check_fatal(k->c, ret);
+		ret = data_entry(k, what, h, &st, at, pos, &de, unused);
+		if (ret)
 			return ret;
-		}
 	}
-	if (seen != 7) {
-		dirck_problem(k, PR_DIR_BESTFREE, what, "a bestfree slot "
-			      "names no free region");
-		return -1;
-	}
-	return 0;
+	return data_entries_end(k, what, &st);
 }
 
 /* The hash index inside a block-format directory block. */
@@ -294,14 +340,66 @@ static int block_leaves(struct dirck *k, const char *what,
 	return 0;
 }
 
-static int data_block(struct dirck *k, uint64_t dablk)
+/* A data block read into k->buf whose header h decoded: what
+ * data_block holds against it before its entries. */
+static int data_block_pre(struct dirck *k, uint64_t dablk, const char *what,
+			  const struct od_dir2_data_hdr *h)
 {
 	const struct od_geo *g = k->g;
 	bool want_block = k->d->fmt == DIR_BLOCK;
+	struct err e = { 0 };
+
+	if (h->block != want_block) {
+		dirck_problem(k, PR_DIR_DATA, what, want_block ?
+			      "a data block where the single block of a "
+			      "block-format directory belongs" :
+			      "a block-format magic in a leaf or node "
+			      "directory");
+		return -1;
+	}
+	if (dir_check_self(k->d, dablk, h->blkno, h->owner, &e)) {
+		dirck_problem(k, PR_DIR_DATA, what, e.msg);
+		return -1;
+	}
+	if (g->v5)
+		check_note_lsn(&k->ca->lsn, h->lsn, "%s", what);
+	return 0;
+}
+
+/* And after them: the block's best free region, its hash index. */
+static int data_block_post(struct dirck *k, uint64_t dablk, const char *what,
+			   const struct od_dir2_data_hdr *h)
+{
+	int ret;
+
+	ret = set_best(k, dablk >> k->g->dirblklog, h->best_len[0]);
+	if (ret) {
+		check_fatal(k->c, ret);
+		return ret;
+	}
+	return h->block ? block_leaves(k, what, h) : 0;
+}
+
+static int data_block_hdr(struct dirck *k, uint64_t dablk, const char *what,
+			  const struct od_dir2_data_hdr *h)
+{
+	int ret;
+
+	ret = data_block_pre(k, dablk, what, h);
+	if (ret)
+		return ret;
+	ret = data_entries(k, dablk, what, h);
+	if (ret)
+		return ret;
+	return data_block_post(k, dablk, what, h);
+}
+
+static int data_block(struct dirck *k, uint64_t dablk)
+{
+	const struct od_geo *g = k->g;
 	struct od_dir2_data_hdr h;
 	const char *field;
 	char what[128], msg[64];
-	struct err e = { 0 };
 	int ret;
 
 	ret = dirck_read(k, dablk, "data", what, sizeof(what));
@@ -312,29 +410,7 @@ static int data_block(struct dirck *k, uint64_t dablk)
 		dirck_problem(k, PR_DIR_DATA, what, msg);
 		return -1;
 	}
-	if (h.block != want_block) {
-		dirck_problem(k, PR_DIR_DATA, what, want_block ?
-			      "a data block where the single block of a "
-			      "block-format directory belongs" :
-			      "a block-format magic in a leaf or node "
-			      "directory");
-		return -1;
-	}
-	if (dir_check_self(k->d, dablk, h.blkno, h.owner, &e)) {
-		dirck_problem(k, PR_DIR_DATA, what, e.msg);
-		return -1;
-	}
-	if (g->v5)
-		check_note_lsn(&k->ca->lsn, h.lsn, "%s", what);
-	ret = data_entries(k, dablk, what, &h);
-	if (ret)
-		return ret;
-	ret = set_best(k, dablk >> g->dirblklog, h.best_len[0]);
-	if (ret) {
-		check_fatal(k->c, ret);
-		return ret;
-	}
-	return h.block ? block_leaves(k, what, &h) : 0;
+	return data_block_hdr(k, dablk, what, &h);
 }
 
 int dirck_data(struct dirck *k)
@@ -360,5 +436,117 @@ int dirck_data(struct dirck *k)
 		}
 	}
 	k->data_ok = true;
+	return 0;
+}
+
+/*
+ * One block for dirck_iterate: what dir_iterate's iter_block does (the
+ * same reads, checks and messages; fn for every entry), and, if data,
+ * the data pass's data_block on the same bytes and the same parse of
+ * each entry, its verdict in *dret (it stops at its first problem, the
+ * walk goes on).
+ */
+static int iter_block(struct dirck *k, uint64_t dablk, dir_iter_fn fn,
+		      void *priv, struct err *e, bool data, int *dret)
+{
+	const struct od_geo *g = k->g;
+	struct od_dir2_data_hdr hdr;
+	struct dent st = { dablk << g->blocklog, 0, false, 0 };
+	const char *field;
+	enum od_err oe;
+	char what[128];
+	uint32_t pos;
+	int ret;
+
+	ret = dir_read_block(k->d, dablk, k->buf, e);
+	if (ret)
+		return ret;
+	dir_block_name(k->d, "data", dablk, what, sizeof(what));
+	oe = od_dir2_data_hdr(k->buf, g->dirblksize, g, &hdr, &field);
+	if (oe)
+		return err_od(e, oe, field, what);
+	ret = dir_check_self(k->d, dablk, hdr.blkno, hdr.owner, e);
+	if (ret)
+		return ret;
+	if (data) {
+		*dret = data_block_pre(k, dablk, what, &hdr);
+		if (!*dret && bestfree_table(k, what, &hdr, &st.seen))
+			*dret = -1;
+		data = *dret == 0;
+	}
+	for (pos = hdr.hdr_len; pos < hdr.end;) {
+		struct od_dirent de;
+		uint32_t at = pos;
+		bool unused;
+
+		oe = od_dir2_data_entry(k->buf, &hdr, g->ftype, &pos, &de,
+					&unused, &field);
+		if (oe)
+			return err_od(e, oe, field, what);
+		if (data) {
+			*dret = data_entry(k, what, &hdr, &st, at, pos, &de,
+					   unused);
+			data = *dret == 0;
+		}
+		if (unused)
+			continue;
+		ret = fn(priv, de.name, de.namelen, de.ino, de.ftype, e);
+		if (ret)
+			return ret;
+	}
+	if (data) {
+		*dret = data_entries_end(k, what, &st);
+		if (!*dret)
+			*dret = data_block_post(k, dablk, what, &hdr);
+	}
+	return 0;
+}
+
+int dirck_iterate(struct dirck *k, dir_iter_fn fn, void *priv, struct err *e,
+		  int *dret)
+{
+	const struct od_geo *g = k->g;
+	uint64_t leafblk = OD_DIR2_LEAF_OFFSET >> g->blocklog;
+	const struct extmap *m = &k->d->map;
+	size_t i;
+	int ret;
+
+	k->data_ok = false;
+	*dret = 0;
+	/* dir_iterate's walk; the data pass's (dirck_data) rides along */
+	for (i = 0; i < m->n; i++) {
+		const struct od_irec *r = &m->v[i];
+		uint64_t off = r->startoff, end = r->startoff + r->blockcount;
+		bool first = true;
+
+		off = (off + g->dirblkfsbs - 1) & ~(uint64_t)(g->dirblkfsbs - 1);
+		if (off >= leafblk)
+			break;
+		for (; off < end && off < leafblk; off += g->dirblkfsbs) {
+			/* dirck_data stops at a bad block, and takes only
+			 * the first block of each extent of a block-format
+			 * directory */
+			bool data = *dret == 0 &&
+				    (first || k->d->fmt != DIR_BLOCK);
+
+			ret = iter_block(k, off, fn, priv, e, data, dret);
+			if (ret)
+				return ret;
+			first = false;
+		}
+	}
+	/* the extents dir_iterate's walk stops before */
+	for (; i < m->n && *dret == 0; i++) {
+		const struct od_irec *r = &m->v[i];
+		uint64_t off = r->startoff, end = r->startoff + r->blockcount;
+
+		off = (off + g->dirblkfsbs - 1) & ~(uint64_t)(g->dirblkfsbs - 1);
+		for (; off < end && off < leafblk; off += g->dirblkfsbs) {
+			*dret = data_block(k, off);
+			if (*dret || k->d->fmt == DIR_BLOCK)
+				break;
+		}
+	}
+	k->data_ok = *dret == 0;
 	return 0;
 }

@@ -27,20 +27,116 @@ int dirck_leaf_add(struct dirck *k, uint32_t hash, uint32_t addr)
 	return 0;
 }
 
-static int cmp_ent(const void *a, const void *b)
+/*
+ * k->ent by address, stably (what a stable sort on the address alone
+ * gives): entries come in address order from the data pass, so this is
+ * mostly a look.  0 or -ENOMEM.
+ */
+static int sort_ents(struct dirck *k)
 {
-	const struct dirck_ent *x = a, *y = b;
+	struct dirck_ent *t;
+	uint64_t *key;
+	size_t i;
 
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
+	for (i = 1; i < k->nent; i++)
+		if (k->ent[i].addr <= k->ent[i - 1].addr)
+			break;
+	if (i >= k->nent)
+		return 0;
+	key = malloc(k->nent * sizeof(*key));
+	t = malloc(k->nent * sizeof(*t));
+	if (!key || !t)
+		goto nomem;
+	for (i = 0; i < k->nent; i++)
+		key[i] = (uint64_t)k->ent[i].addr << 32 | i;
+	if (sort_u64_from(key, k->nent, 32))
+		goto nomem;
+	for (i = 0; i < k->nent; i++)
+		t[i] = k->ent[(uint32_t)key[i]];
+	memcpy(k->ent, t, k->nent * sizeof(*t));
+	free(key);
+	free(t);
+	return 0;
+nomem:
+	free(key);
+	free(t);
+	return -ENOMEM;
 }
 
-static int cmp_leaf(const void *a, const void *b)
+/*
+ * k->lv by address, then hash: the two make the whole entry, so the
+ * order is the one any sort gives.  The index holds them in hash order
+ * already (unless damaged): then sorting by address alone, stably, is
+ * enough.  0 or -ENOMEM.
+ */
+static int sort_leaves(struct dirck *k)
 {
-	const struct dirck_leaf *x = a, *y = b;
+	unsigned from = 32;
+	uint64_t *key;
+	size_t i;
 
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	return x->hash < y->hash ? -1 : x->hash > y->hash;
+	if (k->nlv < 2)
+		return 0;
+	key = malloc(k->nlv * sizeof(*key));
+	if (!key)
+		return -ENOMEM;
+	for (i = 0; i < k->nlv; i++) {
+		key[i] = (uint64_t)k->lv[i].addr << 32 | k->lv[i].hash;
+		if (i && k->lv[i].hash < k->lv[i - 1].hash)
+			from = 0;
+	}
+	if (sort_u64_from(key, k->nlv, from)) {
+		free(key);
+		return -ENOMEM;
+	}
+	for (i = 0; i < k->nlv; i++) {
+		k->lv[i].addr = (uint32_t)(key[i] >> 32);
+		k->lv[i].hash = (uint32_t)key[i];
+	}
+	free(key);
+	return 0;
+}
+
+/*
+ * The usual verdict, cheaply: as many index entries as data entries,
+ * each naming a distinct one (k->ent is sorted by address) under its
+ * hash.  Then the merge in dirck_compare would find nothing.  1 if so,
+ * 0 if the merge must look, -ENOMEM.
+ */
+static int index_exact(const struct dirck *k)
+{
+	uint32_t base, range;
+	int32_t *tab;
+	size_t i;
+
+	if (k->nent != k->nlv)
+		return 0;
+	if (k->nent == 0)
+		return 1;
+	base = k->ent[0].addr;
+	range = k->ent[k->nent - 1].addr - base + 1;
+	if (range == 0 || range > 16 * k->nent + 1024)
+		return 0;
+	tab = malloc(range * sizeof(*tab));
+	if (!tab)
+		return -ENOMEM;
+	memset(tab, 0xff, range * sizeof(*tab));
+	/* two entries at one address leave a slot short: some index
+	 * entry then finds none */
+	for (i = 0; i < k->nent; i++)
+		tab[k->ent[i].addr - base] = (int32_t)i;
+	for (i = 0; i < k->nlv; i++) {
+		uint32_t off = k->lv[i].addr - base;
+
+		if (off >= range || tab[off] < 0 ||
+		    k->ent[tab[off]].hash != k->lv[i].hash) {
+			free(tab);
+			return 0;
+		}
+		tab[off] = -1;
+	}
+	free(tab);
+	return 1;
 }
 
 static void name_hash(struct dirck *k, const char *what,
@@ -58,9 +154,18 @@ void dirck_compare(struct dirck *k, const char *what)
 {
 	size_t i = 0, j = 0;
 	char msg[160];
+	int ret;
 
-	sort_any(k->ent, k->nent, sizeof(*k->ent), cmp_ent);
-	sort_any(k->lv, k->nlv, sizeof(*k->lv), cmp_leaf);
+	ret = sort_ents(k);
+	if (!ret) {
+		ret = index_exact(k);
+		if (ret == 1)
+			return;
+	}
+	if (ret || sort_leaves(k)) {
+		check_fatal(k->c, -ENOMEM);
+		return;
+	}
 	while (i < k->nent || j < k->nlv) {
 		const struct dirck_ent *e = i < k->nent ? &k->ent[i] : NULL;
 		const struct dirck_leaf *l = j < k->nlv ? &k->lv[j] : NULL;
@@ -137,17 +242,15 @@ static int leaf_entries(struct dirck *k, const char *what,
 	return 0;
 }
 
-/* Read and decode the leaf block at dablk into k->buf. */
-static int read_leaf(struct dirck *k, uint64_t dablk, char *what, size_t len,
-		     struct od_dir2_leaf_hdr *h)
+/* Decode the leaf block at dablk, in k->buf, named what. */
+static int leaf_decode(struct dirck *k, uint64_t dablk, const char *what,
+		       struct od_dir2_leaf_hdr *h)
 {
 	const struct od_geo *g = k->g;
 	struct err e = { 0 };
 	const char *field;
 	char msg[64];
 
-	if (dirck_read(k, dablk, "leaf", what, len))
-		return -1;
 	if (od_dir2_leaf_hdr(k->buf, g->dirblksize, g, h, &field)) {
 		snprintf(msg, sizeof(msg), "bad %s", field ? field : "header");
 		dirck_problem(k, PR_DIR_HASH, what, msg);
@@ -160,6 +263,15 @@ static int read_leaf(struct dirck *k, uint64_t dablk, char *what, size_t len,
 	if (g->v5)
 		check_note_lsn(&k->ca->lsn, h->info.lsn, "%s", what);
 	return 0;
+}
+
+/* Read and decode the leaf block at dablk into k->buf. */
+static int read_leaf(struct dirck *k, uint64_t dablk, char *what, size_t len,
+		     struct od_dir2_leaf_hdr *h)
+{
+	if (dirck_read(k, dablk, "leaf", what, len))
+		return -1;
+	return leaf_decode(k, dablk, what, h);
 }
 
 /* The single leaf block of a leaf-format directory. */
@@ -217,8 +329,13 @@ static int leafn(void *priv, uint64_t dablk, const uint8_t *buf, uint32_t *lo,
 	char what[128];
 	int ret;
 
-	(void)buf;	/* reread into k->buf: one decoder for both leaves */
-	if (read_leaf(k, dablk, what, sizeof(what), &h))
+	/* the walk read it just now, through the same map as
+	 * dir_read_block: its bytes and address, into k->buf (one decoder
+	 * for both kinds of leaf) */
+	memcpy(k->buf, buf, k->g->dirblksize);
+	k->d->last_daddr = k->da->leaf_daddr;
+	dir_block_name(k->d, "leaf", dablk, what, sizeof(what));
+	if (leaf_decode(k, dablk, what, &h))
 		return -EFSCORRUPTED;
 	if (h.leaf1) {
 		dirck_problem(k, PR_DIR_HASH, what, "a single-leaf magic in a "
@@ -342,7 +459,9 @@ static void node(struct dirck *k)
 	w.leaf = leafn;
 	w.priv = k;
 	w.problems = &k->problems;
+	k->da = &w;
 	ret = check_da_walk(&w);
+	k->da = NULL;
 	check_da_done(&w);
 	if (ret == -ENOMEM)
 		check_fatal(k->c, ret);

@@ -8,6 +8,7 @@
  * entry adds one to the link count found for the inode it names.
  */
 #include "core/check/check_dir.h"
+#include "core/base/bigmem.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 struct dctx {
 	struct check_ctx *c;
 	struct check_ag *ca;
+	struct check_log *log;	/* the entries' problems go here */
 	uint64_t dir;
 	/* the inode the last entry named: entries often come in order */
 	const struct m_ag *hag;
@@ -59,7 +61,7 @@ static int entry(void *priv, const uint8_t *name, size_t namelen,
 {
 	struct dctx *d = priv;
 	struct check_ctx *c = d->c;
-	struct check_log *log = &d->ca->log;
+	struct check_log *log = d->log;
 	unsigned long long dir = (unsigned long long)d->dir;
 	bool dot = namelen == 1 && name[0] == '.';
 	bool dotdot = namelen == 2 && name[0] == '.' && name[1] == '.';
@@ -97,48 +99,99 @@ static int entry(void *priv, const uint8_t *name, size_t namelen,
 	return 0;
 }
 
-/*
- * The blocks and names of a directory that read well (check_dir.h):
- * what the kernel's verifiers and xfs_repair hold against them.
- */
-static void check_deep(struct check_ctx *c, struct check_ag *ca,
-		       struct dir *d)
+static void dirck_init(struct dirck *k, struct check_ctx *c,
+		       struct check_ag *ca, struct dir *d)
+{
+	memset(k, 0, sizeof(*k));
+	k->c = c;
+	k->ca = ca;
+	k->d = d;
+	k->g = c->g;
+	k->ino = (unsigned long long)d->ip.di.ino;
+	k->ci = od_sb_has_asciici(&c->fs->sb);
+}
+
+/* What the passes collected (bigmem_grow's arrays may be mapped). */
+static void dirck_free(struct dirck *k)
+{
+	bigmem_free(k->ent, k->cap_ent, sizeof(*k->ent));
+	free(k->names);
+	bigmem_free(k->best, k->cap_best, sizeof(*k->best));
+	bigmem_free(k->lv, k->cap_lv, sizeof(*k->lv));
+	k->ent = NULL;
+	k->names = NULL;
+	k->best = NULL;
+	k->lv = NULL;
+	k->nent = k->nnames = k->nbest = k->nlv = 0;
+	k->cap_ent = k->cap_names = k->cap_best = k->cap_lv = 0;
+}
+
+/* A shortform directory: its entries, then its names. */
+static int check_short(struct check_ctx *c, struct check_ag *ca,
+		       struct dir *d, struct dctx *dc, struct err *e)
 {
 	struct dirck k;
+	int ret;
 
-	memset(&k, 0, sizeof(k));
-	k.c = c;
-	k.ca = ca;
-	k.d = d;
-	k.g = c->g;
-	k.ino = (unsigned long long)d->ip.di.ino;
-	k.ci = od_sb_has_asciici(&c->fs->sb);
-	if (d->fmt == DIR_SHORTFORM) {
-		dirck_shortform(&k);
-		dirck_names(&k, false);
-		goto out;
-	}
+	ret = dir_iterate(d, entry, dc, e);
+	if (ret)
+		return ret;
+	dirck_init(&k, c, ca, d);
+	dirck_shortform(&k);
+	dirck_names(&k, false);
+	dirck_free(&k);
+	return 0;
+}
+
+/*
+ * A block, leaf or node directory (check_dir.h): first every entry
+ * (entry), then, if they all read, the blocks and names.  The data
+ * pass rides along with the entries' walk (dirck_iterate), its
+ * problems (and LSNs) held apart until the walk has succeeded; when it
+ * found any, it is run again on its own, so that the log comes out as
+ * from the two passes one after the other.
+ */
+static int check_long(struct check_ctx *c, struct check_ag *ca,
+		      struct dir *d, struct dctx *dc, struct err *e)
+{
+	struct check_log real = ca->log, held;
+	struct check_lsn lsn = ca->lsn;
+	struct dirck k;
+	int ret, dret;
+
+	dirck_init(&k, c, ca, d);
 	k.buf = malloc(c->g->dirblksize);
 	if (!k.buf) {
 		check_fatal(c, -ENOMEM);
-		goto out;
+		return 0;
 	}
-	if (dirck_data(&k) == 0) {
+	memset(&ca->log, 0, sizeof(ca->log));
+	dc->log = &real;
+	ret = dirck_iterate(&k, entry, dc, e, &dret);
+	held = ca->log;
+	ca->log = real;
+	dc->log = &ca->log;
+	if (ret || held.count) {
+		ca->lsn = lsn;
+		dirck_free(&k);
+		k.problems = 0;
+		if (!ret)
+			dret = dirck_data(&k);
+	}
+	check_log_free(&held);
+	if (!ret && dret == 0) {
 		dirck_index(&k);
 		dirck_names(&k, true);
 	}
-out:
 	free(k.buf);
-	free(k.ent);
-	free(k.names);
-	free(k.best);
-	free(k.lv);
+	dirck_free(&k);
+	return ret;
 }
 
 void check_dir(struct check_ctx *c, struct check_ag *ca,
 	       const struct inode *ip, struct err *e)
 {
-	struct dctx dc = { c, ca, ip->di.ino, NULL, 0 };
+	struct dctx dc = { c, ca, &ca->log, ip->di.ino, NULL, 0 };
 	struct dir d;
 	int ret;
 
@@ -146,9 +199,10 @@ void check_dir(struct check_ctx *c, struct check_ag *ca,
 	ret = dir_open_inode(c->fs, ip, &d, e);
 	if (ret)
 		goto bad;
-	ret = dir_iterate(&d, entry, &dc, e);
-	if (!ret)
-		check_deep(c, ca, &d);
+	if (d.fmt == DIR_SHORTFORM)
+		ret = check_short(c, ca, &d, &dc, e);
+	else
+		ret = check_long(c, ca, &d, &dc, e);
 	dir_close(&d);
 	if (!ret)
 		return;

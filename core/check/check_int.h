@@ -241,6 +241,10 @@ void check_span_str(const struct check_ctx *c, const struct check_ag *ca,
 struct od_inode;
 void check_dinode(struct check_ctx *c, struct check_ag *ca,
 		  const struct od_inode *di, bool inuse);
+/* True when check_dinode(inuse) would find nothing in the raw core of
+ * inode ino: the common regular file, seen without decoding it. */
+bool check_dinode_quick(const struct check_ctx *c, const uint8_t *raw,
+			uint64_t ino);
 
 /* Directory verification (check_dirs.c). */
 struct inode;

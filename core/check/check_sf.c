@@ -12,6 +12,7 @@
 #include "core/base/sort.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define MAX_SHORT_INUM	0xffffffffull	/* XFS_DIR2_MAX_SHORT_INUM */
@@ -98,31 +99,84 @@ void dirck_shortform(struct dirck *k)
 	}
 }
 
-static int cmp_hash(const void *a, const void *b)
+/*
+ * No two entries share a hash (the usual case: duplicates need one):
+ * 1, or 0 when some do, or -ENOMEM.  An open-addressing set.
+ */
+static int hashes_distinct(const struct dirck *k)
 {
-	const struct dirck_ent *x = a, *y = b;
+	unsigned bits = 6;
+	size_t cap, i;
+	uint64_t *t;
 
-	return x->hash < y->hash ? -1 : x->hash > y->hash;
+	while (((size_t)1 << bits) < 2 * k->nent)
+		bits++;
+	cap = (size_t)1 << bits;
+	t = calloc(cap, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	for (i = 0; i < k->nent; i++) {
+		uint32_t h = k->ent[i].hash;
+		size_t slot = ((uint64_t)h * 0x9e3779b97f4a7c15ull) >>
+			      (64 - bits);
+
+		while (t[slot]) {
+			if ((uint32_t)t[slot] == h) {
+				free(t);
+				return 0;
+			}
+			slot = (slot + 1) & (cap - 1);
+		}
+		t[slot] = 1ull << 32 | h;
+	}
+	free(t);
+	return 1;
 }
 
-/* Two entries with one name (xfs_repair's dir_hash_add refuses them). */
+/*
+ * Two entries with one name (xfs_repair's dir_hash_add refuses them),
+ * found in hash order: the entries' indexes sorted by hash, stably
+ * (hash << 32 | index radix-sorted on the hash), k->ent left as it is.
+ */
 static void dups(struct dirck *k)
 {
+	const struct dirck_ent *ent = k->ent;
+	uint64_t *key;
 	size_t i, j, r;
+	int ret;
 
-	sort_any(k->ent, k->nent, sizeof(*k->ent), cmp_hash);
+	if (k->nent < 2)
+		return;
+	ret = hashes_distinct(k);
+	if (ret) {
+		if (ret < 0)
+			check_fatal(k->c, ret);
+		return;
+	}
+	key = malloc(k->nent * sizeof(*key));
+	if (!key) {
+		check_fatal(k->c, -ENOMEM);
+		return;
+	}
+	for (i = 0; i < k->nent; i++)
+		key[i] = (uint64_t)ent[i].hash << 32 | i;
+	if (sort_u64_from(key, k->nent, 32)) {
+		check_fatal(k->c, -ENOMEM);
+		goto out;
+	}
 	for (i = 0; i < k->nent; i = r) {
 		/* a run of one hash: names compared pairwise (runs are
 		 * short: a hash collision needs distinct names) */
-		for (r = i + 1; r < k->nent && k->ent[r].hash == k->ent[i].hash;
+		for (r = i + 1; r < k->nent && key[r] >> 32 == key[i] >> 32;
 		     r++)
 			;
 		for (j = i; j + 1 < r; j++) {
-			const struct dirck_ent *x = &k->ent[j];
+			const struct dirck_ent *x = &ent[(uint32_t)key[j]];
 			size_t m;
 
 			for (m = j + 1; m < r; m++) {
-				const struct dirck_ent *y = &k->ent[m];
+				const struct dirck_ent *y =
+					&ent[(uint32_t)key[m]];
 
 				if (x->namelen != y->namelen ||
 				    memcmp(k->names + x->name,
@@ -130,7 +184,7 @@ static void dups(struct dirck *k)
 					continue;
 				if (k->problems++ >= DIRCK_MAX_PROBLEMS) {
 					k->ca->log.count++;
-					return;
+					goto out;
 				}
 				check_problem(&k->ca->log, DIR_DUP, k->ino,
 					      (int)(x->namelen > 64 ? 64 :
@@ -140,6 +194,8 @@ static void dups(struct dirck *k)
 			}
 		}
 	}
+out:
+	free(key);
 }
 
 void dirck_names(struct dirck *k, bool longform)

@@ -65,45 +65,59 @@ static int spans_reserve(struct check_spans *s, size_t n)
 	return 0;
 }
 
-/* LSD radix sort on start, two 16-bit digits: stable. */
+/*
+ * LSD radix sort on start: stable.  Digits of 8, 11 or 16 bits as the
+ * array is small or large (counters that outnumber the spans cost more
+ * than they save), only as many passes as the largest start needs.
+ */
 int check_spans_sort(struct check_spans *s)
 {
 	struct check_span *tmp, *src = s->v, *dst;
-	size_t *count, i;
-	unsigned pass;
+	uint32_t max = 0;
+	size_t *count, i, buckets;
+	unsigned shift, digit;
 
 	if (s->n < 2)
 		return 0;
-	tmp = malloc(s->n * sizeof(*tmp));
-	count = malloc(65536 * sizeof(*count));
+	for (i = 0; i < s->n; i++)
+		if (s->v[i].start > max)
+			max = s->v[i].start;
+	if (max == 0)
+		return 0;
+	digit = s->n < (1u << 14) ? 8 : s->n < (1u << 20) ? 11 : 16;
+	buckets = (size_t)1 << digit;
+	/* large: mapped in huge pages, a few faults rather than one a page */
+	tmp = bigmem_calloc(s->n, sizeof(*tmp));
+	count = malloc(buckets * sizeof(*count));
 	if (!tmp || !count) {
-		free(tmp);
+		bigmem_free(tmp, s->n, sizeof(*tmp));
 		free(count);
 		return -ENOMEM;
 	}
 	dst = tmp;
-	for (pass = 0; pass < 2; pass++) {
-		unsigned shift = pass * 16;
+	for (shift = 0; shift < 32 && (max >> shift); shift += digit) {
+		uint32_t mask = (uint32_t)buckets - 1;
 		size_t sum = 0;
 		struct check_span *t;
 
-		memset(count, 0, 65536 * sizeof(*count));
+		memset(count, 0, buckets * sizeof(*count));
 		for (i = 0; i < s->n; i++)
-			count[(src[i].start >> shift) & 0xffff]++;
-		for (i = 0; i < 65536; i++) {
+			count[(src[i].start >> shift) & mask]++;
+		for (i = 0; i < buckets; i++) {
 			size_t c = count[i];
 
 			count[i] = sum;
 			sum += c;
 		}
 		for (i = 0; i < s->n; i++)
-			dst[count[(src[i].start >> shift) & 0xffff]++] = src[i];
+			dst[count[(src[i].start >> shift) & mask]++] = src[i];
 		t = src;
 		src = dst;
 		dst = t;
 	}
-	/* two passes: the result is back in s->v */
-	free(tmp);
+	if (src != s->v)
+		memcpy(s->v, src, s->n * sizeof(*src));
+	bigmem_free(tmp, s->n, sizeof(*tmp));
 	free(count);
 	return 0;
 }
@@ -291,9 +305,12 @@ static void dist_source(struct dist *d, uint32_t s)
 	for (i = 0; i < ag->nino; i++) {
 		const struct m_ino *mi = &ag->ino[i];
 
-		if (!(mi->flags & MI_REALTIME))
+		/* most forks are empty (attr) or one extent: no call for
+		 * the empty ones */
+		if (mi->nde && !(mi->flags & MI_REALTIME))
 			dist_fork(d, s, mi->ext, mi->nde, CK_DATA);
-		dist_fork(d, s, mi->ext + mi->nde, mi->nae, CK_ATTR);
+		if (mi->nae)
+			dist_fork(d, s, mi->ext + mi->nde, mi->nae, CK_ATTR);
 	}
 	for (i = 0; i < ca->nbmbt; i++) {
 		const struct check_bmbt *b = &ca->bmbt[i];
