@@ -31,6 +31,7 @@
  * never grows to 8-byte entries); with --inode32 every moving inode is.
  */
 #include "core/relocate/plan_priv.h"
+#include "core/base/bigmem.h"
 #include "core/base/sort.h"
 #include "ondisk/inode.h"
 
@@ -333,9 +334,10 @@ void plan_ino_free(struct inoplan *ip)
 	free(ip->mem);
 	free(ip->ch);
 	free(ip->order);
-	for (a = 0; ip->vacated && ip->pad && a < ip->nag; a++) {
+	for (a = 0; ip->vacated && ip->pad && ip->cap_pad && a < ip->nag; a++) {
 		free(ip->vacated[a]);
-		free(ip->pad[a]);
+		/* grown by bigmem_grow: mapped once past 1 MiB */
+		bigmem_free(ip->pad[a], ip->cap_pad[a], sizeof(**ip->pad));
 	}
 	free(ip->vacated);
 	free(ip->pad);
