@@ -3,7 +3,9 @@
  * Unit-test helper: a committed fixture (tests/fixtures/NAME/image.zst,
  * through zstd -dc) decompressed into anonymous memory, its size from its
  * superblock; zero runs are left unwritten, so a sparse image costs only
- * its data.  munmap(img, len) when done.
+ * its data.  munmap(img, len) when done.  fixture_scan: the same, opened
+ * and scanned into a model as the commands scan (directories too, two
+ * threads); fixture_close whatever it returned.
  */
 #ifndef TESTS_FIXTURE_H
 #define TESTS_FIXTURE_H
@@ -14,6 +16,9 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "core/base/img.h"
+#include "core/fs/fs.h"
+#include "core/model/scan.h"
 #include "ondisk/sb.h"
 
 static inline uint8_t *fixture_load(const char *who, const char *name,
@@ -60,6 +65,48 @@ static inline uint8_t *fixture_load(const char *who, const char *name,
 		return NULL;
 	}
 	return img;
+}
+
+struct fixture {
+	uint8_t *img;
+	size_t len;
+	struct img *im;
+	struct fs *fs;
+	struct model *m;
+};
+
+/* 0, or -1 with what failed on stderr. */
+static inline int fixture_scan(struct fixture *f, const char *who,
+			       const char *name)
+{
+	struct scan_opts so = { 0 };
+	struct err e = { 0 };
+
+	memset(f, 0, sizeof(*f));
+	f->img = fixture_load(who, name, &f->len);
+	if (!f->img)
+		return -1;
+	so.dirs = true;
+	so.threads = 2;
+	if (img_open_mem(f->img, f->len, 0, &f->im) ||
+	    fs_open_img(f->im, name, FS_NOPROBE, &f->fs, &e) ||
+	    scan_fs(f->fs, &so, &f->m, &e)) {
+		fprintf(stderr, "%s: %s: %s\n", who, name, e.msg);
+		return -1;
+	}
+	return 0;
+}
+
+static inline void fixture_close(struct fixture *f)
+{
+	model_free(f->m);
+	if (f->fs)
+		fs_close(f->fs);
+	else if (f->im)
+		img_close(f->im);
+	if (f->img)
+		munmap(f->img, f->len);
+	memset(f, 0, sizeof(*f));
 }
 
 #endif

@@ -361,26 +361,17 @@ static void test_segments(struct t_state *ts, const char *name)
 	static const enum walk_order orders[] = { WALK_READDIR, WALK_NAME,
 						  WALK_INODE };
 	static const unsigned segs[] = { 2, 3, 7, 64 };
-	struct scan_opts so = { 0 };
-	struct model *m = NULL;
-	struct img *im = NULL;
-	struct fs *fs = NULL;
+	struct fixture fx;
+	struct model *m;
 	struct err e = { 0 };
 	struct moved mv = { 0 };
-	size_t len = 0, o, k, v;
-	uint8_t *img = fixture_load("test_readback", name, &len);
+	size_t o, k, v;
 
-	T_CHECK(ts, img != NULL);
-	if (!img)
-		return;
-	so.dirs = true;
-	so.threads = 2;
-	if (img_open_mem(img, len, 0, &im) ||
-	    fs_open_img(im, name, FS_NOPROBE, &fs, &e) ||
-	    scan_fs(fs, &so, &m, &e)) {
+	if (fixture_scan(&fx, "test_readback", name)) {
 		T_CHECK(ts, !"fixture opens and scans");
 		goto out;
 	}
+	m = fx.m;
 	T_CHECK(ts, moved_build(&mv, m) == 0);
 	for (o = 0; o < sizeof(orders) / sizeof(orders[0]); o++) {
 		struct walk w, w2;
@@ -416,12 +407,7 @@ static void test_segments(struct t_state *ts, const char *name)
 out:
 	free(mv.ino);
 	free(mv.rec);
-	model_free(m);
-	if (fs)
-		fs_close(fs);
-	else if (im)
-		img_close(im);
-	munmap(img, len);
+	fixture_close(&fx);
 }
 
 int main(void)

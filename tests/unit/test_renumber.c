@@ -35,10 +35,6 @@
 #include <string.h>
 #include <sys/mman.h>
 
-static uint8_t *load(const char *name, size_t *len)
-{
-	return fixture_load("test_renumber", name, len);
-}
 
 /* ---- the block census ---- */
 
@@ -435,27 +431,17 @@ static void test_fixture(struct t_state *ts, const char *name)
 {
 	struct plan_opts o = { .order = WALK_READDIR, .renumber = PR_ALL };
 	struct plan pa, pn, p0;
-	struct model *m = NULL;
-	struct scan_opts so = { 0 };
-	struct img *im = NULL;
-	struct fs *fs = NULL;
+	struct model *m;
+	struct fixture fx;
 	struct err e = { 0 };
-	size_t len = 0, i;
-	uint8_t *img = load(name, &len);
+	size_t i;
 	uint32_t a;
 
-	T_CHECK(ts, img != NULL);
-	if (!img)
-		return;
-	so.dirs = true;
-	so.threads = 2;
-	if (img_open_mem(img, len, 0, &im) ||
-	    fs_open_img(im, name, FS_NOPROBE, &fs, &e) ||
-	    scan_fs(fs, &so, &m, &e)) {
+	if (fixture_scan(&fx, "test_renumber", name)) {
 		T_CHECK(ts, !"fixture opens and scans");
-		fprintf(stderr, "%s: %s\n", name, e.msg);
 		goto out;
 	}
+	m = fx.m;
 	T_CHECK(ts, plan_build(m, &o, &pa, &e) == 0);
 	T_CHECK(ts, pa.nino > 0);
 	check_plan(ts, name, m, &pa);
@@ -538,12 +524,7 @@ static void test_fixture(struct t_state *ts, const char *name)
 	plan_free(&p0);
 	plan_free(&pa);
 out:
-	model_free(m);
-	if (fs)
-		fs_close(fs);
-	else if (im)
-		img_close(im);
-	munmap(img, len);
+	fixture_close(&fx);
 }
 
 /* ---- AGs above 2^32: a model by hand ---- */

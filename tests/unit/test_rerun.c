@@ -21,10 +21,6 @@
 #include <string.h>
 #include <sys/mman.h>
 
-static uint8_t *load(const char *name, size_t *len)
-{
-	return fixture_load("test_rerun", name, len);
-}
 
 static int cmp_ino(const void *a, const void *b)
 {
@@ -210,26 +206,16 @@ static void test_fixture(struct t_state *ts, const char *name)
 {
 	struct plan_opts o = { .order = WALK_READDIR, .renumber = PR_ALL };
 	struct plan p1, p2;
-	struct model *m = NULL, m2;
-	struct scan_opts so = { 0 };
-	struct img *im = NULL;
-	struct fs *fs = NULL;
+	struct model *m, m2;
+	struct fixture fx;
 	struct err e = { 0 };
-	size_t len = 0;
-	uint8_t *img = load(name, &len);
 	int r;
 
-	T_CHECK(ts, img != NULL);
-	if (!img)
-		return;
-	so.dirs = true;
-	so.threads = 2;
-	if (img_open_mem(img, len, 0, &im) ||
-	    fs_open_img(im, name, FS_NOPROBE, &fs, &e) ||
-	    scan_fs(fs, &so, &m, &e)) {
+	if (fixture_scan(&fx, "test_rerun", name)) {
 		T_CHECK(ts, !"fixture opens and scans");
 		goto out;
 	}
+	m = fx.m;
 	T_CHECK(ts, plan_build(m, &o, &p1, &e) == 0);
 	T_CHECK(ts, p1.nino > 0);
 	r = apply(m, &p1, &m2);
@@ -261,12 +247,7 @@ static void test_fixture(struct t_state *ts, const char *name)
 	}
 	plan_free(&p1);
 out:
-	model_free(m);
-	if (fs)
-		fs_close(fs);
-	else if (im)
-		img_close(im);
-	munmap(img, len);
+	fixture_close(&fx);
 }
 
 int main(void)
