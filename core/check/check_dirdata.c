@@ -413,7 +413,12 @@ static int data_block(struct dirck *k, uint64_t dablk)
 	return data_block_hdr(k, dablk, what, &h);
 }
 
-int dirck_data(struct dirck *k)
+/*
+ * The data pass over the map's extents from the one at index from: every
+ * data block (a block-format directory: the first of each extent), to
+ * the first one with a problem.
+ */
+static int data_extents(struct dirck *k, size_t from)
 {
 	const struct od_geo *g = k->g;
 	uint64_t leafblk = OD_DIR2_LEAF_OFFSET >> g->blocklog;
@@ -421,8 +426,7 @@ int dirck_data(struct dirck *k)
 	size_t i;
 	int ret;
 
-	k->data_ok = false;
-	for (i = 0; i < m->n; i++) {
+	for (i = from; i < m->n; i++) {
 		const struct od_irec *r = &m->v[i];
 		uint64_t off = r->startoff, end = r->startoff + r->blockcount;
 
@@ -435,6 +439,17 @@ int dirck_data(struct dirck *k)
 				break;
 		}
 	}
+	return 0;
+}
+
+int dirck_data(struct dirck *k)
+{
+	int ret;
+
+	k->data_ok = false;
+	ret = data_extents(k, 0);
+	if (ret)
+		return ret;
 	k->data_ok = true;
 	return 0;
 }
@@ -536,17 +551,8 @@ int dirck_iterate(struct dirck *k, dir_iter_fn fn, void *priv, struct err *e,
 		}
 	}
 	/* the extents dir_iterate's walk stops before */
-	for (; i < m->n && *dret == 0; i++) {
-		const struct od_irec *r = &m->v[i];
-		uint64_t off = r->startoff, end = r->startoff + r->blockcount;
-
-		off = (off + g->dirblkfsbs - 1) & ~(uint64_t)(g->dirblkfsbs - 1);
-		for (; off < end && off < leafblk; off += g->dirblkfsbs) {
-			*dret = data_block(k, off);
-			if (*dret || k->d->fmt == DIR_BLOCK)
-				break;
-		}
-	}
+	if (*dret == 0)
+		*dret = data_extents(k, i);
 	k->data_ok = *dret == 0;
 	return 0;
 }
