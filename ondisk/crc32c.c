@@ -6,7 +6,12 @@
 #include "ondisk/crc32c.h"
 #include "ondisk/be.h"
 
+#include <errno.h>
 #include <string.h>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#endif
 
 /* Reflected polynomial 0x82F63B78, one byte at a time. */
 static const uint32_t crc32c_table[256] = {
@@ -164,6 +169,143 @@ static int have_sse42(void)
 {
 	return __builtin_cpu_supports("sse4.2");
 }
+
+/*
+ * Folding with carry-less multiplication, for long buffers: the crc32
+ * instruction does 8 bytes a cycle at best (three chains), one chain a
+ * third of that; PCLMULQDQ folds 64 bytes in a few multiplications.
+ *
+ * A 16-byte lane (little-endian) holds message bits whose polynomial,
+ * bit i standing for x^(127-i), is A x^64 + B (A: low qword, B: high).
+ * Moving it F bits on keeps its remainder mod P if it becomes
+ * A (x^(F+64) mod P) + B (x^F mod P).  PCLMULQDQ of such reflected
+ * qwords yields the product one bit short of lane order, which the
+ * constants absorb: they are x^(F+63) and x^(F-1) mod P, with the
+ * coefficient of x^d in bit 63-d (below: K_LO, K_HI per distance).
+ * The lane left at the end is the message's last 16 bytes up to a
+ * multiple of P, and its CRC is two crc32 instructions.
+ */
+#define FOLD512_LO	0x1c19243b00000000ull
+#define FOLD512_HI	0x75bba45b00000000ull
+#define FOLD384_LO	0xa46ef4aa00000000ull
+#define FOLD384_HI	0x6051243f00000000ull
+#define FOLD256_LO	0x33ccbbbc00000000ull
+#define FOLD256_HI	0xa2158b3400000000ull
+#define FOLD128_LO	0x3743f7bd00000000ull
+#define FOLD128_HI	0x3171d43000000000ull
+
+#define XMM_TARGET	"sse4.2,pclmul"
+#define ZMM_TARGET	"sse4.2,pclmul,avx512f,avx512bw,vpclmulqdq"
+
+static int have_pclmul(void)
+{
+	return have_sse42() && __builtin_cpu_supports("pclmul");
+}
+
+static int have_vpclmul(void)
+{
+	return have_pclmul() && __builtin_cpu_supports("avx512f") &&
+	       __builtin_cpu_supports("avx512bw") &&
+	       __builtin_cpu_supports("vpclmulqdq");
+}
+
+__attribute__((target(XMM_TARGET)))
+static inline __m128i fold_xmm(__m128i x, uint64_t lo, uint64_t hi)
+{
+	__m128i k = _mm_set_epi64x((long long)hi, (long long)lo);
+
+	return _mm_xor_si128(_mm_clmulepi64_si128(x, k, 0x00),
+			     _mm_clmulepi64_si128(x, k, 0x11));
+}
+
+__attribute__((target(XMM_TARGET)))
+static inline uint32_t lane_crc(__m128i x)
+{
+	uint64_t c = __builtin_ia32_crc32di(0, (uint64_t)_mm_cvtsi128_si64(x));
+
+	return (uint32_t)__builtin_ia32_crc32di(c, (uint64_t)
+						_mm_extract_epi64(x, 1));
+}
+
+/* len a multiple of 16, at least 64: four lanes folded 64 bytes on. */
+__attribute__((target(XMM_TARGET)))
+static uint32_t crc32c_xmm(uint32_t crc, const uint8_t *p, size_t len)
+{
+	__m128i x0 = _mm_loadu_si128((const void *)p);
+	__m128i x1 = _mm_loadu_si128((const void *)(p + 16));
+	__m128i x2 = _mm_loadu_si128((const void *)(p + 32));
+	__m128i x3 = _mm_loadu_si128((const void *)(p + 48));
+	__m128i x;
+	size_t o;
+
+	x0 = _mm_xor_si128(x0, _mm_cvtsi32_si128((int)crc));
+	for (o = 64; o + 64 <= len; o += 64) {
+		x0 = _mm_xor_si128(fold_xmm(x0, FOLD512_LO, FOLD512_HI),
+				   _mm_loadu_si128((const void *)(p + o)));
+		x1 = _mm_xor_si128(fold_xmm(x1, FOLD512_LO, FOLD512_HI),
+				   _mm_loadu_si128((const void *)(p + o + 16)));
+		x2 = _mm_xor_si128(fold_xmm(x2, FOLD512_LO, FOLD512_HI),
+				   _mm_loadu_si128((const void *)(p + o + 32)));
+		x3 = _mm_xor_si128(fold_xmm(x3, FOLD512_LO, FOLD512_HI),
+				   _mm_loadu_si128((const void *)(p + o + 48)));
+	}
+	x = _mm_xor_si128(_mm_xor_si128(fold_xmm(x0, FOLD384_LO, FOLD384_HI),
+					fold_xmm(x1, FOLD256_LO, FOLD256_HI)),
+			  _mm_xor_si128(fold_xmm(x2, FOLD128_LO, FOLD128_HI),
+					x3));
+	for (; o < len; o += 16)
+		x = _mm_xor_si128(fold_xmm(x, FOLD128_LO, FOLD128_HI),
+				  _mm_loadu_si128((const void *)(p + o)));
+	return lane_crc(x);
+}
+
+/* The four lanes of one register down to one lane's CRC. */
+__attribute__((target(ZMM_TARGET)))
+static inline uint32_t zmm_reduce(__m512i x)
+{
+	const __m512i k = _mm512_set_epi64(0, 0,
+		(long long)FOLD128_HI, (long long)FOLD128_LO,
+		(long long)FOLD256_HI, (long long)FOLD256_LO,
+		(long long)FOLD384_HI, (long long)FOLD384_LO);
+	__m512i y = _mm512_xor_si512(_mm512_clmulepi64_epi128(x, k, 0x00),
+				     _mm512_clmulepi64_epi128(x, k, 0x11));
+	__m128i r = _mm_xor_si128(
+		_mm_xor_si128(_mm512_extracti32x4_epi32(y, 0),
+			      _mm512_extracti32x4_epi32(y, 1)),
+		_mm_xor_si128(_mm512_extracti32x4_epi32(y, 2),
+			      _mm512_extracti32x4_epi32(x, 3)));
+
+	return lane_crc(r);
+}
+
+/*
+ * len a multiple of 64: one register of four lanes, folded 64 bytes on
+ * per step.  With hole_at < len, the 4 bytes there read as zero (a
+ * checksum field; hole_at a multiple of 4).
+ */
+__attribute__((target(ZMM_TARGET)))
+static uint32_t crc32c_zmm(uint32_t crc, const uint8_t *p, size_t len,
+			   size_t hole_at)
+{
+	const __m512i k = _mm512_broadcast_i32x4(
+		_mm_set_epi64x((long long)FOLD512_HI, (long long)FOLD512_LO));
+	size_t hb = hole_at / 64 * 64;
+	__mmask64 hm = ~(0xfull << (hole_at % 64));
+	__m512i x, d;
+	size_t o;
+
+	x = hb == 0 ? _mm512_maskz_loadu_epi8(hm, p) : _mm512_loadu_si512(p);
+	x = _mm512_xor_si512(x, _mm512_zextsi128_si512(
+				       _mm_cvtsi32_si128((int)crc)));
+	for (o = 64; o < len; o += 64) {
+		d = o == hb ? _mm512_maskz_loadu_epi8(hm, p + o) :
+			      _mm512_loadu_si512(p + o);
+		x = _mm512_ternarylogic_epi64(
+			_mm512_clmulepi64_epi128(x, k, 0x00),
+			_mm512_clmulepi64_epi128(x, k, 0x11), d, 0x96);
+	}
+	return zmm_reduce(x);
+}
 #else
 static void crc32c_hw3_words(uint32_t crc[3], const uint8_t *const p[3],
 			     size_t len, size_t crc_off)
@@ -192,13 +334,81 @@ static int have_sse42(void)
 {
 	return 0;
 }
+
+static int have_pclmul(void)
+{
+	return 0;
+}
+
+static int have_vpclmul(void)
+{
+	return 0;
+}
+
+static uint32_t crc32c_xmm(uint32_t crc, const uint8_t *p, size_t len)
+{
+	return crc32c_sw(crc, p, len);
+}
+
+static uint32_t crc32c_zmm(uint32_t crc, const uint8_t *p, size_t len,
+			   size_t hole_at)
+{
+	(void)hole_at;
+	return crc32c_sw(crc, p, len);
+}
 #endif
+
+/* Folding pays from a few hundred bytes on (set-up and reduction). */
+#define FOLD_MIN	256
+
+/* impl: OD_CRC_*; the folds take the whole 64 or 16 bytes, crc32 the rest */
+static uint32_t crc32c_by(int impl, uint32_t crc, const uint8_t *p,
+			  size_t len)
+{
+	size_t n;
+
+	if (impl == OD_CRC_VPCLMUL && len >= 64) {
+		n = len & ~(size_t)63;
+		crc = crc32c_zmm(crc, p, n, n);
+		p += n;
+		len -= n;
+	} else if (impl == OD_CRC_PCLMUL && len >= 64) {
+		n = len & ~(size_t)15;
+		crc = crc32c_xmm(crc, p, n);
+		p += n;
+		len -= n;
+	}
+	if (impl == OD_CRC_TABLE)
+		return crc32c_sw(crc, p, len);
+	return crc32c_hw(crc, p, len);
+}
+
+static int best_impl(size_t len)
+{
+	if (!have_sse42())
+		return OD_CRC_TABLE;
+	if (len >= FOLD_MIN && have_vpclmul())
+		return OD_CRC_VPCLMUL;
+	if (len >= FOLD_MIN && have_pclmul())
+		return OD_CRC_PCLMUL;
+	return OD_CRC_INSN;
+}
 
 uint32_t od_crc32c(uint32_t crc, const void *buf, size_t len)
 {
-	if (have_sse42())
-		return crc32c_hw(crc, buf, len);
-	return crc32c_sw(crc, buf, len);
+	return crc32c_by(best_impl(len), crc, buf, len);
+}
+
+int od_crc32c_by(int impl, uint32_t *crc, const void *buf, size_t len)
+{
+	static const int have_it[] = { 1, 2, 3, 4 };	/* ordered by need */
+	int have = !have_sse42() ? 1 : !have_pclmul() ? 2 :
+		   !have_vpclmul() ? 3 : 4;
+
+	if (impl < 0 || impl > OD_CRC_VPCLMUL || have_it[impl] > have)
+		return -ENOTSUP;
+	*crc = crc32c_by(impl, *crc, buf, len);
+	return 0;
 }
 
 /*
@@ -260,6 +470,11 @@ uint32_t od_cksum(const uint8_t *buf, size_t len, size_t crc_off)
 	static const uint8_t zero[4];
 	uint32_t crc = 0xffffffffu;
 
+	/* one pass, the field read as zero where it lies */
+	if (len % 64 == 0 && crc_off % 4 == 0 && crc_off + 4 <= len &&
+	    best_impl(len) == OD_CRC_VPCLMUL)
+		return ~crc32c_zmm(crc, buf, len, crc_off);
+
 	crc = od_crc32c(crc, buf, crc_off);
 	crc = od_crc32c(crc, zero, 4);
 	crc = od_crc32c(crc, buf + crc_off + 4, len - crc_off - 4);
@@ -283,7 +498,12 @@ void od_cksum3(const uint8_t *const buf[3], size_t len, size_t crc_off,
 			ok[k] = od_cksum_ok(buf[k], len, crc_off);
 		return;
 	}
-	if (len % 8 == 0 && crc_off % 4 == 0) {
+	if (len % 64 == 0 && crc_off % 4 == 0 && have_vpclmul()) {
+		/* folding one at a time beats three crc32 chains (and the
+		 * processor overlaps the three) */
+		for (k = 0; k < 3; k++)
+			crc[k] = crc32c_zmm(crc[k], buf[k], len, crc_off);
+	} else if (len % 8 == 0 && crc_off % 4 == 0) {
 		crc32c_hw3_words(crc, buf, len, crc_off);
 	} else {
 		crc32c_hw3(crc, buf, 0, crc_off);

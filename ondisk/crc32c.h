@@ -8,6 +8,13 @@
 
 /* Raw CRC-32C update (no pre/post inversion). */
 uint32_t od_crc32c(uint32_t crc, const void *buf, size_t len);
+/*
+ * For tests: od_crc32c by one implementation, *crc updated; -ENOTSUP
+ * when this CPU lacks it.  The folding ones (carry-less multiplication)
+ * take whole 64- or 16-byte steps and leave the rest to crc32.
+ */
+enum { OD_CRC_TABLE, OD_CRC_INSN, OD_CRC_PCLMUL, OD_CRC_VPCLMUL };
+int od_crc32c_by(int impl, uint32_t *crc, const void *buf, size_t len);
 /* od_crc32c over len zero bytes, in time logarithmic in len. */
 uint32_t od_crc32c_zeros(uint32_t crc, uint64_t len);
 
