@@ -155,8 +155,15 @@ b_compare() {
 		done
 	fi
 	if [ "$B_WARM" = 1 ]; then
-		"${o[@]}" "$B_IMG" > /dev/null 2>&1
+		# The page cache's folios are as large as the read that filled
+		# them chose: read-ahead hints leave 4 KiB pages, plain reads
+		# larger ones, and both tools then copy from the cache faster
+		# (xfs_db frag warm on 1M inodes: 0.375 s against 0.270 s).
+		# Warm runs start from the cache the reference tool leaves, the
+		# same whatever ran last in the cold phase (as root).
+		[ "$(id -u)" != 0 ] || b_drop
 		"${r[@]}" "$B_IMG" > /dev/null 2>&1
+		"${o[@]}" "$B_IMG" > /dev/null 2>&1
 		for ((i = 0; i < B_RUNS; i++)); do
 			if ((i % 2)); then
 				b_time warm.ref "${r[@]}" "$B_IMG"
