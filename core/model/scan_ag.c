@@ -211,6 +211,68 @@ static void dir_later(struct agscan *s, const struct od_inode *di,
 	}
 }
 
+/*
+ * The common inode (od_inode_scan_lite) into the model, its extents
+ * checked inline: false, with nothing kept, when anything is unusual,
+ * and the full path (scan_inode) then does the same work with messages.
+ */
+static bool scan_lite(struct agscan *s, uint64_t ino, const uint8_t *raw)
+{
+	const struct od_geo *g = s->g;
+	struct m_ag *ag = s->ag;
+	struct od_inode_lite l;
+	struct od_irec r;
+	const uint8_t *fork;
+	uint64_t i, end = 0;
+	size_t ext0 = ag->next;
+	struct m_ino *mi;
+	uint8_t flags = 0;
+
+	if (!od_inode_scan_lite(raw, g, ino, &l))
+		return false;
+	if (l.format == OD_FMT_EXTENTS && l.nextents) {
+		/* room for them all at once, as push_ext would make */
+		if (ext0 + l.nextents > UINT32_MAX)
+			return false;
+		while (ag->cap_ext < ext0 + l.nextents)
+			if (bigmem_grow((void **)&ag->ext, &ag->cap_ext,
+					ag->cap_ext, sizeof(*ag->ext)))
+				return false;
+		fork = raw + l.dfork_off;
+		for (i = 0; i < l.nextents; i++) {
+			od_bmbt_rec_unpack(fork + 16 * i, &r);
+			if (!fork_rec_ok(g, end, &r))
+				return false;
+			end = r.startoff + r.blockcount;
+		}
+		memcpy(ag->ext + ext0, fork, 16 * l.nextents);
+		ag->next = ext0 + l.nextents;
+	}
+	if (!l.forkoff)
+		flags |= MI_NOATTR;
+	if (l.flags2 & OD_DIFLAG2_REFLINK)
+		flags |= MI_REFLINK;
+	if ((l.flags & (OD_DIFLAG_PREALLOC | OD_DIFLAG_APPEND)) ||
+	    ((l.flags & OD_DIFLAG_EXTSIZE) && l.extsize))
+		flags |= MI_SIZEHINT;
+	mi = &ag->ino[ag->nino++];
+	*mi = (struct m_ino){
+		.ino = ino,
+		.size = l.size,
+		.ext = (uint32_t)ext0,
+		.nde = (uint32_t)(ag->next - ext0),
+		.mode = l.mode,
+		.fmt = (uint8_t)((l.format & 0xf) |
+				 ((l.forkoff ? l.aformat & 0xf : 0) << 4)),
+		.flags = flags,
+		.nlink = l.nlink,
+		.forkoff = l.forkoff,
+		.version = 3,
+		.diflags = l.flags,
+	};
+	return true;
+}
+
 static void scan_inode(struct agscan *s, uint64_t ino, const uint8_t *raw,
 		       bool crc_ok)
 {
@@ -223,6 +285,8 @@ static void scan_inode(struct agscan *s, uint64_t ino, const uint8_t *raw,
 	size_t ext0 = ag->next;
 	uint32_t n;
 
+	if (crc_ok && scan_lite(s, ino, raw))
+		return;
 	oe = crc_ok ? od_inode_decode_crc_ok(raw, s->g->inodesize, s->g, ino,
 					     &di, &field) :
 		      od_inode_decode(raw, s->g->inodesize, s->g, ino, &di,
