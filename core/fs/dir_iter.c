@@ -45,6 +45,22 @@ static int iter_sf(struct dir *d, dir_iter_fn fn, void *priv, struct err *e)
 	return ret;
 }
 
+/*
+ * A data block went wrong: name it in the message as it was read, at
+ * daddr (a callback may have read other blocks since).
+ */
+static int block_err(struct dir *d, uint64_t dablk, uint64_t daddr,
+		     enum od_err oe, const char *field, struct err *e)
+{
+	uint64_t last = d->last_daddr;
+	char what[128];
+
+	d->last_daddr = daddr;
+	dir_block_name(d, "data", dablk, what, sizeof(what));
+	d->last_daddr = last;
+	return err_od(e, oe, field, what);
+}
+
 static int iter_block(struct dir *d, uint64_t dablk, dir_iter_fn fn,
 		      void *priv, struct err *e)
 {
@@ -52,17 +68,19 @@ static int iter_block(struct dir *d, uint64_t dablk, dir_iter_fn fn,
 	struct od_dir2_data_hdr hdr;
 	const char *field;
 	enum od_err oe;
-	char what[128];
+	uint64_t daddr;
 	uint32_t pos;
 	int ret;
 
 	ret = dir_read_block(d, dablk, d->buf, e);
 	if (ret)
 		return ret;
-	dir_block_name(d, "data", dablk, what, sizeof(what));
+	daddr = d->last_daddr;
+	/* the block's name is only formatted for a message: snprintf per
+	 * block was 6% of the instructions listing 4 KiB blocks */
 	oe = od_dir2_data_hdr(d->buf, g->dirblksize, g, &hdr, &field);
 	if (oe)
-		return err_od(e, oe, field, what);
+		return block_err(d, dablk, daddr, oe, field, e);
 	ret = dir_check_self(d, dablk, hdr.blkno, hdr.owner, e);
 	if (ret)
 		return ret;
@@ -73,7 +91,7 @@ static int iter_block(struct dir *d, uint64_t dablk, dir_iter_fn fn,
 		oe = od_dir2_data_entry(d->buf, &hdr, g->ftype, &pos, &de,
 					&unused, &field);
 		if (oe)
-			return err_od(e, oe, field, what);
+			return block_err(d, dablk, daddr, oe, field, e);
 		if (unused)
 			continue;
 		ret = fn(priv, de.name, de.namelen, de.ino, de.ftype, e);
