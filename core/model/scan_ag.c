@@ -215,6 +215,7 @@ static void dir_later(struct agscan *s, const struct od_inode *di,
  * The common inode (od_inode_scan_lite) into the model, its extents
  * checked inline: false, with nothing kept, when anything is unusual,
  * and the full path (scan_inode) then does the same work with messages.
+ * Only for an inode whose CRC od_cksum3 found good.
  */
 static bool scan_lite(struct agscan *s, uint64_t ino, const uint8_t *raw)
 {
@@ -244,8 +245,9 @@ static bool scan_lite(struct agscan *s, uint64_t ino, const uint8_t *raw)
 			if (!fork_rec_ok(g, end, &r))
 				return false;
 			end = r.startoff + r.blockcount;
+			/* kept only once ag->next moves past it */
+			memcpy(ag->ext[ext0 + i].rec, fork + 16 * i, 16);
 		}
-		memcpy(ag->ext + ext0, fork, 16 * l.nextents);
 		ag->next = ext0 + l.nextents;
 	}
 	if (!l.forkoff)
@@ -273,6 +275,7 @@ static bool scan_lite(struct agscan *s, uint64_t ino, const uint8_t *raw)
 	return true;
 }
 
+/* Any inode, with the full decode; the common ones take scan_lite. */
 static void scan_inode(struct agscan *s, uint64_t ino, const uint8_t *raw,
 		       bool crc_ok)
 {
@@ -285,8 +288,6 @@ static void scan_inode(struct agscan *s, uint64_t ino, const uint8_t *raw,
 	size_t ext0 = ag->next;
 	uint32_t n;
 
-	if (crc_ok && scan_lite(s, ino, raw))
-		return;
 	oe = crc_ok ? od_inode_decode_crc_ok(raw, s->g->inodesize, s->g, ino,
 					     &di, &field) :
 		      od_inode_decode(raw, s->g->inodesize, s->g, ino, &di,
@@ -382,7 +383,8 @@ static void decode_run(struct agscan *s, size_t ci, unsigned i,
 		if (n == 3)
 			od_cksum3(raw, g->inodesize, OD_DINODE_CRC_OFF, ok);
 		for (k = 0; k < n; k++)
-			scan_inode(s, ino[k], raw[k], ok[k]);
+			if (!ok[k] || !scan_lite(s, ino[k], raw[k]))
+				scan_inode(s, ino[k], raw[k], ok[k]);
 		n = 0;
 	}
 	for (k = 0; k < n; k++)
