@@ -106,33 +106,6 @@ enum od_err od_inode_decode_crc_ok(const uint8_t *buf, size_t len,
 				   const struct od_geo *g, uint64_t ino,
 				   struct od_inode *ip, const char **field);
 
-/*
- * What the scan keeps of a common inode, read straight from its bytes
- * (od_inode_scan_lite): the fields of struct od_inode of the same names.
- */
-struct od_inode_lite {
-	uint64_t size;
-	uint64_t nextents;	/* data fork records */
-	uint64_t flags2;
-	uint32_t nlink;
-	uint32_t extsize;
-	uint16_t mode;
-	uint16_t flags;
-	uint8_t format, aformat, forkoff;
-	uint32_t dfork_off;	/* OD_DINODE_V3_CORE */
-};
-
-/*
- * The scan's fast path, for a v5 inode whose CRC was verified already:
- * true when od_inode_decode_crc_ok would accept it, it is in use and it
- * is a common one: a regular file with an extents data fork or a local or
- * extents symlink, not realtime, whose attribute fork is absent, local or
- * extents without records.  The fields then equal that decode's.  False:
- * decode it with od_inode_decode_crc_ok, which gives the verdict.
- */
-bool od_inode_scan_lite(const uint8_t *buf, const struct od_geo *g,
-			uint64_t ino, struct od_inode_lite *l);
-
 enum { OD_ATIME, OD_MTIME, OD_CTIME, OD_CRTIME };
 /* Decode timestamp which (legacy seconds/nanoseconds, or bigtime). */
 struct od_time od_inode_time(const struct od_inode *ip, int which);

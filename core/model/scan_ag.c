@@ -10,6 +10,7 @@
 #include "core/base/bigmem.h"
 #include "core/model/ahead.h"
 #include "core/model/inorun.h"
+#include "ondisk/inode_lite.h"
 #include "ondisk/be.h"
 #include "ondisk/crc32c.h"
 
