@@ -30,15 +30,16 @@ struct od_inode_lite {
 };
 
 /*
- * The scan's fast path, for a v5 inode whose CRC was verified already:
- * true when od_inode_decode_crc_ok would accept it, it is in use and it
- * is a common one: a regular file with an extents data fork or a local or
- * extents symlink, not realtime, whose attribute fork is absent, local or
- * extents without records.  The fields then equal that decode's.  False:
- * decode it with od_inode_decode_crc_ok, which gives the verdict.  These
- * are inode_decode's checks in a form that only says yes.
+ * The scan's fast path, for a v5 inode of len bytes whose CRC was
+ * verified already: true when od_inode_decode_crc_ok would accept it, it
+ * is in use and it is a common one: a regular file with an extents data
+ * fork or a local or extents symlink, not realtime, whose attribute fork
+ * is absent, local or extents without records.  The fields then equal
+ * that decode's.  False: decode it with od_inode_decode_crc_ok, which
+ * gives the verdict.  These are inode_decode's checks in a form that only
+ * says yes.
  */
-static inline bool od_inode_scan_lite(const uint8_t *buf,
+static inline bool od_inode_scan_lite(const uint8_t *buf, size_t len,
 				      const struct od_geo *g, uint64_t ino,
 				      struct od_inode_lite *l)
 {
@@ -46,6 +47,8 @@ static inline bool od_inode_scan_lite(const uint8_t *buf,
 	uint64_t flags2, nblocks;
 	uint32_t anext;
 
+	if (len < g->inodesize || len < OD_DINODE_V3_CORE)
+		return false;
 	if (!g->v5 || od_get_be16(buf) != OD_DINODE_MAGIC || buf[4] != 3 ||
 	    memcmp(buf + 160, g->uuid, 16) != 0 ||
 	    od_get_be64(buf + 152) != ino)

@@ -230,7 +230,7 @@ static bool scan_lite(struct agscan *s, uint64_t ino, const uint8_t *raw)
 	struct m_ino *mi;
 	uint8_t flags = 0;
 
-	if (!od_inode_scan_lite(raw, g, ino, &l))
+	if (!od_inode_scan_lite(raw, g->inodesize, g, ino, &l))
 		return false;
 	if (l.format == OD_FMT_EXTENTS && l.nextents) {
 		/* room for them all at once, as push_ext would make */

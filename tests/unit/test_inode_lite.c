@@ -101,7 +101,7 @@ static bool agree(struct t_state *ts, const uint8_t *ib,
 	const char *field;
 	enum od_err oe;
 
-	if (!od_inode_scan_lite(ib, g, INO, &l))
+	if (!od_inode_scan_lite(ib, 512, g, INO, &l))
 		return false;
 	oe = od_inode_decode_crc_ok(ib, 512, g, INO, &ip, &field);
 	T_CHECK(ts, oe == OD_OK && ip.mode != 0 && !od_mode_isdir(ip.mode));
@@ -133,7 +133,10 @@ static void test_kinds(struct t_state *ts)
 	}
 	/* read as another number, or without the feature its flag needs */
 	make_inode(ib, &g, REG);
-	T_CHECK(ts, !od_inode_scan_lite(ib, &g, INO + 1,
+	T_CHECK(ts, !od_inode_scan_lite(ib, 512, &g, INO + 1,
+					&(struct od_inode_lite){ 0 }));
+	/* a short buffer is never read */
+	T_CHECK(ts, !od_inode_scan_lite(ib, 511, &g, INO,
 					&(struct od_inode_lite){ 0 }));
 	g.nrext64 = false;
 	make_inode(ib, &g, REG_NREXT);
