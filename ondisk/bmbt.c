@@ -3,16 +3,6 @@
 #include "ondisk/be.h"
 #include "ondisk/btree.h"
 
-void od_bmbt_rec_unpack(const uint8_t *p, struct od_irec *r)
-{
-	uint64_t l0 = od_get_be64(p), l1 = od_get_be64(p + 8);
-
-	r->unwritten = (l0 >> 63) != 0;
-	r->startoff = (l0 & ((1ull << 63) - 1)) >> 9;
-	r->startblock = (l0 & ((1ull << 9) - 1)) << 43 | l1 >> 21;
-	r->blockcount = (uint32_t)(l1 & ((1ull << 21) - 1));
-}
-
 void od_bmbt_rec_pack(const struct od_irec *r, uint8_t *p)
 {
 	uint64_t l0, l1;

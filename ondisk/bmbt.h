@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ondisk/be.h"
 #include "ondisk/err.h"
 
 #define OD_BMBT_REC_LEN		16
@@ -24,8 +25,19 @@ struct od_irec {
 	bool unwritten;		/* bit 127 */
 };
 
-/* Unpack the 16-byte record at p: flag:1 startoff:54 startblock:52 count:21. */
-void od_bmbt_rec_unpack(const uint8_t *p, struct od_irec *r);
+/*
+ * Unpack the 16-byte record at p: flag:1 startoff:54 startblock:52 count:21.
+ * Inline: the scan unpacks every extent of every file.
+ */
+static inline void od_bmbt_rec_unpack(const uint8_t *p, struct od_irec *r)
+{
+	uint64_t l0 = od_get_be64(p), l1 = od_get_be64(p + 8);
+
+	r->unwritten = (l0 >> 63) != 0;
+	r->startoff = (l0 & ((1ull << 63) - 1)) >> 9;
+	r->startblock = (l0 & ((1ull << 9) - 1)) << 43 | l1 >> 21;
+	r->blockcount = (uint32_t)(l1 & ((1ull << 21) - 1));
+}
 void od_bmbt_rec_pack(const struct od_irec *r, uint8_t *p);
 
 /* In-inode bmap btree root: level, numrecs, then keys and pointers. */

@@ -53,13 +53,6 @@ enum od_err od_dir2_sf_entry(const uint8_t *fork, size_t size,
 	return OD_OK;
 }
 
-uint32_t od_dir2_data_entsize(bool ftype, uint32_t namelen)
-{
-	uint32_t len = 8 + 1 + namelen + (ftype ? 1 : 0) + 2;
-
-	return (len + OD_DIR2_DATA_ALIGN - 1) & ~(uint32_t)(OD_DIR2_DATA_ALIGN - 1);
-}
-
 enum od_err od_dir2_data_hdr(const uint8_t *buf, size_t len,
 			     const struct od_geo *g,
 			     struct od_dir2_data_hdr *hdr, const char **field)

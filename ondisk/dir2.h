@@ -95,7 +95,13 @@ enum od_err od_dir2_data_entry(const uint8_t *buf,
 			       uint32_t *pos, struct od_dirent *de,
 			       bool *unused, const char **field);
 /* Bytes an entry with this name length occupies (8-byte aligned). */
-uint32_t od_dir2_data_entsize(bool ftype, uint32_t namelen);
+static inline uint32_t od_dir2_data_entsize(bool ftype, uint32_t namelen)
+{
+	uint32_t len = 8 + 1 + namelen + (ftype ? 1 : 0) + 2;
+
+	return (len + OD_DIR2_DATA_ALIGN - 1) &
+	       ~(uint32_t)(OD_DIR2_DATA_ALIGN - 1);
+}
 
 /* ---- leaf blocks (hash index) ---- */
 struct od_dir2_leaf_hdr {

@@ -82,12 +82,3 @@ bool od_fsb_valid(const struct od_geo *g, uint64_t fsb, uint64_t len)
 		return false;
 	return od_agb_valid(g, od_fsb_agno(g, fsb), od_fsb_agbno(g, fsb), len);
 }
-
-bool od_ino_valid(const struct od_geo *g, uint64_t ino)
-{
-	uint32_t agno = od_ino_agno(g, ino);
-
-	if (ino >> g->agino_log >= g->agcount)
-		return false;
-	return od_agino_agbno(g, od_ino_agino(g, ino)) < od_ag_blocks(g, agno);
-}

@@ -125,7 +125,14 @@ static inline uint64_t od_agino_ino(const struct od_geo *g, uint32_t agno,
 	return (uint64_t)agno << g->agino_log | agino;
 }
 
-/* Does ino name a slot inside the data device? */
-bool od_ino_valid(const struct od_geo *g, uint64_t ino);
+/* Does ino name a slot inside the data device?  (Inline: the scan asks
+ * for every directory entry.) */
+static inline bool od_ino_valid(const struct od_geo *g, uint64_t ino)
+{
+	if (ino >> g->agino_log >= g->agcount)
+		return false;
+	return od_agino_agbno(g, od_ino_agino(g, ino)) <
+	       od_ag_blocks(g, od_ino_agno(g, ino));
+}
 
 #endif

@@ -45,6 +45,22 @@ static int iter_sf(struct dir *d, dir_iter_fn fn, void *priv, struct err *e)
 	return ret;
 }
 
+/*
+ * A data block went wrong: name it in the message as it was read, at
+ * daddr (a callback may have read other blocks since).
+ */
+static int block_err(struct dir *d, uint64_t dablk, uint64_t daddr,
+		     enum od_err oe, const char *field, struct err *e)
+{
+	uint64_t last = d->last_daddr;
+	char what[128];
+
+	d->last_daddr = daddr;
+	dir_block_name(d, "data", dablk, what, sizeof(what));
+	d->last_daddr = last;
+	return err_od(e, oe, field, what);
+}
+
 static int iter_block(struct dir *d, uint64_t dablk, dir_iter_fn fn,
 		      void *priv, struct err *e)
 {
@@ -52,28 +68,52 @@ static int iter_block(struct dir *d, uint64_t dablk, dir_iter_fn fn,
 	struct od_dir2_data_hdr hdr;
 	const char *field;
 	enum od_err oe;
-	char what[128];
+	uint64_t daddr;
 	uint32_t pos;
 	int ret;
 
 	ret = dir_read_block(d, dablk, d->buf, e);
 	if (ret)
 		return ret;
-	dir_block_name(d, "data", dablk, what, sizeof(what));
+	daddr = d->last_daddr;
+	/* the block's name is only formatted for a message: snprintf per
+	 * block was 6% of the instructions listing 4 KiB blocks */
 	oe = od_dir2_data_hdr(d->buf, g->dirblksize, g, &hdr, &field);
 	if (oe)
-		return err_od(e, oe, field, what);
+		return block_err(d, dablk, daddr, oe, field, e);
 	ret = dir_check_self(d, dablk, hdr.blkno, hdr.owner, e);
 	if (ret)
 		return ret;
 	for (pos = hdr.hdr_len; pos < hdr.end;) {
+		const uint8_t *b = d->buf + pos;
 		struct od_dirent de;
+		uint32_t nl, size;
 		bool unused;
 
+		/*
+		 * An entry in use that od_dir2_data_entry would accept, read
+		 * inline (the scan lists every entry of every directory);
+		 * free space and anything doubtful are left to it.
+		 */
+		if (pos + 11 <= hdr.end && pos % OD_DIR2_DATA_ALIGN == 0 &&
+		    od_get_be16(b) != OD_DIR2_DATA_FREE_TAG) {
+			nl = b[8];
+			size = od_dir2_data_entsize(g->ftype, nl);
+			if (nl && size <= hdr.end - pos &&
+			    od_get_be16(b + size - 2) == pos) {
+				ret = fn(priv, b + 9, nl, od_get_be64(b),
+					 g->ftype ? b[9 + nl] : OD_FT_UNKNOWN,
+					 e);
+				if (ret)
+					return ret;
+				pos += size;
+				continue;
+			}
+		}
 		oe = od_dir2_data_entry(d->buf, &hdr, g->ftype, &pos, &de,
 					&unused, &field);
 		if (oe)
-			return err_od(e, oe, field, what);
+			return block_err(d, dablk, daddr, oe, field, e);
 		if (unused)
 			continue;
 		ret = fn(priv, de.name, de.namelen, de.ino, de.ftype, e);

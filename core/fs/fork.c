@@ -5,8 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* xfs_format.h: XFS_MAX_FILEOFF, the 54-bit file offset space */
-#define MAX_FILEOFF	((1ull << 54) - 1)
 
 void extmap_free(struct extmap *m)
 {
@@ -49,7 +47,7 @@ int fork_check_rec(struct fs *fs, uint64_t ino, int whichfork, bool realtime,
 			       "filesystem", i, fork_name(whichfork), idx,
 			       (unsigned long long)r->startblock,
 			       r->blockcount);
-	if (r->startoff + r->blockcount > MAX_FILEOFF)
+	if (r->startoff + r->blockcount > FORK_MAX_FILEOFF)
 		return err_set(e, -EFSCORRUPTED, "inode %llu: %s fork extent "
 			       "%zu ends past the largest file offset", i,
 			       fork_name(whichfork), idx);

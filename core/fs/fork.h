@@ -38,4 +38,24 @@ int fork_check_rec(struct fs *fs, uint64_t ino, int whichfork, bool realtime,
 		   const struct od_irec *prev, const struct od_irec *r,
 		   size_t idx, struct err *e);
 
+/* xfs_format.h: XFS_MAX_FILEOFF, the 54-bit file offset space */
+#define FORK_MAX_FILEOFF	((1ull << 54) - 1)
+
+/*
+ * fork_check_rec's verdict on a data-device record, without a message,
+ * inline for the scan's loop over every extent; prev_end is where the
+ * previous record ends (0 for the first).  False: ask fork_check_rec.
+ */
+static inline bool fork_rec_ok(const struct od_geo *g, uint64_t prev_end,
+			       const struct od_irec *r)
+{
+	uint64_t agno = r->startblock >> g->agblklog;
+
+	return r->blockcount != 0 && agno < g->agcount &&
+	       od_fsb_agbno(g, r->startblock) + (uint64_t)r->blockcount <=
+	       od_ag_blocks(g, (uint32_t)agno) &&
+	       r->startoff + r->blockcount <= FORK_MAX_FILEOFF &&
+	       r->startoff >= prev_end;
+}
+
 #endif

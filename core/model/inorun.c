@@ -9,7 +9,7 @@ static uint64_t inode_byte(const struct od_geo *g, uint32_t agno,
 	       ((uint64_t)od_agino_offset(g, agino) << g->inodelog);
 }
 
-bool inorun_present(const struct m_ag *ag, size_t *ci, unsigned *i)
+bool inorun_present_slow(const struct m_ag *ag, size_t *ci, unsigned *i)
 {
 	while (*ci < ag->nchunk) {
 		if (*i >= OD_INODES_PER_CHUNK) {

@@ -34,7 +34,17 @@ bool inorun_next(struct inorun *r, struct inorun_seg *s);
  * Move (ci, i) to the next physically present inode, if any: walking a
  * run's buffer inode by inode, call it before each one.
  */
-bool inorun_present(const struct m_ag *ag, size_t *ci, unsigned *i);
+bool inorun_present_slow(const struct m_ag *ag, size_t *ci, unsigned *i);
+
+/* Inline: most calls find (ci, i) present already, once per inode. */
+static inline bool inorun_present(const struct m_ag *ag, size_t *ci,
+				  unsigned *i)
+{
+	if (*ci < ag->nchunk && *i < OD_INODES_PER_CHUNK &&
+	    od_inobt_present(&ag->chunk[*ci], *i))
+		return true;
+	return inorun_present_slow(ag, ci, i);
+}
 
 /*
  * The AG's runs through a bulk reader (core/base/reader.h): r is the
