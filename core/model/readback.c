@@ -133,7 +133,7 @@ static uint32_t chunk_start(const struct rbctx *c, uint32_t agno, size_t k)
 	return c->start[agno][k];
 }
 
-static int record(struct rbctx *c, uint64_t v)
+static inline int record(struct rbctx *c, uint64_t v)
 {
 	if (bigmem_grow((void **)&c->ev, &c->cap_ev, c->nev, sizeof(*c->ev)))
 		return -ENOMEM;
@@ -142,7 +142,7 @@ static int record(struct rbctx *c, uint64_t v)
 }
 
 /* An access of len bytes at off: costed now (the first segment) or recorded. */
-static int access(struct rbctx *c, uint64_t off, uint64_t len)
+static inline int access(struct rbctx *c, uint64_t off, uint64_t len)
 {
 	unsigned bl = c->g->blocklog;
 	uint64_t blk = off >> bl, n = len >> bl;
