@@ -113,6 +113,14 @@ struct rbctx {
 	 * files, and they are mostly in one chunk, so it is tried first */
 	uint32_t hint_ag;
 	size_t hint_lo;		/* 0: none yet */
+	/* the inodes of the last cluster looked up, [seen_lo, seen_hi) in
+	 * AG seen_ag (within its chunk and before the next chunk): it was
+	 * read or found read then, and a directory's files mostly share it;
+	 * only when every AG's chunks are sorted (the search then finds the
+	 * same chunk for all of them) */
+	bool sorted;
+	uint32_t seen_ag;
+	uint64_t seen_lo, seen_hi;
 	size_t lo, hi;		/* the segment: w->seq[lo, hi) */
 	/* a segment after the first: its accesses, to be replayed */
 	bool rec;
@@ -193,9 +201,12 @@ static int read_inode(struct rbctx *c, const struct m_ino *mi)
 	uint32_t agno = od_ino_agno(g, ino), agino = od_ino_agino(g, ino);
 	uint32_t bpc = g->blocks_per_cluster;
 	uint32_t agbno = od_agino_agbno(g, agino), cb, ci;
+	uint64_t first, last;
 	size_t lo = 0, hi = agno < g->agcount ? nchunks(c, agno) : 0;
 	uint64_t bit, off;
 
+	if (agno == c->seen_ag && agino >= c->seen_lo && agino < c->seen_hi)
+		return 0;	/* its cluster, just seen */
 	/* lo: the chunks starting at or before it (the same answer as the
 	 * search below, which the hint only short-cuts) */
 	if (c->hint_lo && c->hint_ag == agno && c->hint_lo <= hi &&
@@ -223,6 +234,21 @@ static int read_inode(struct rbctx *c, const struct m_ino *mi)
 	cb = od_agino_agbno(g, chunk_start(c, agno, lo - 1));
 	ci = (agbno - cb) / bpc;
 	bit = c->cbase[agno] + (uint64_t)(lo - 1) * c->cpc + ci;
+	/* the inodes that find this chunk and this cluster, as it did */
+	first = (uint64_t)(cb + ci * bpc) << g->inopblog;
+	last = first + ((uint64_t)bpc << g->inopblog);
+	if (first < chunk_start(c, agno, lo - 1))
+		first = chunk_start(c, agno, lo - 1);
+	if (last > (uint64_t)chunk_start(c, agno, lo - 1) + OD_INODES_PER_CHUNK)
+		last = (uint64_t)chunk_start(c, agno, lo - 1) +
+		       OD_INODES_PER_CHUNK;
+	if (lo < nchunks(c, agno) && last > chunk_start(c, agno, lo))
+		last = chunk_start(c, agno, lo);
+	if (c->sorted) {
+		c->seen_ag = agno;
+		c->seen_lo = first;
+		c->seen_hi = last;
+	}
 	if (c->cseen[bit >> 6] & (1ull << (bit & 63)))
 		return 0;
 	c->cseen[bit >> 6] |= 1ull << (bit & 63);
@@ -387,6 +413,7 @@ int readback_model_segs(const struct walk *w, rb_fork_fn fork, void *priv,
 	uint32_t a, chunk_blocks, cpc, **start = NULL;
 	size_t *nstart = NULL;
 	unsigned s;
+	bool sorted = true;
 	int ret = 0;
 
 	if (!nseg)
@@ -428,6 +455,12 @@ int readback_model_segs(const struct walk *w, rb_fork_fn fork, void *priv,
 		for (k = 0; k < nstart[a]; k++)
 			start[a][k] = m->ag[a].chunk[k].startino;
 	}
+	for (a = 0; a < m->agcount && sorted; a++) {
+		size_t k;
+
+		for (k = 1; k < nstart[a] && sorted; k++)
+			sorted = start[a][k - 1] <= start[a][k];
+	}
 	for (s = 0; s < nseg; s++) {
 		struct rbctx *cs = &c[s];
 
@@ -440,6 +473,7 @@ int readback_model_segs(const struct walk *w, rb_fork_fn fork, void *priv,
 		cs->start = start;
 		cs->nstart = nstart;
 		cs->cpc = cpc;
+		cs->sorted = sorted;
 		cs->lo = w->nreached * s / nseg;
 		cs->hi = w->nreached * (s + 1) / nseg;
 		cs->rec = s > 0;
