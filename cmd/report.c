@@ -69,12 +69,16 @@ static void phase(const char *name)
 
 /*
  * The figures (then the paths of the files they list) and the read-back
- * cost only read the model: they run at once, each on the model's
- * threads as well; the read-back takes longest, and the paths, which
- * read some directories, fit in beside it.
+ * cost only read the model: they run at once, each on its share of the
+ * model's threads (share[i]: the model with threads set so), half each;
+ * on two CPUs that is one each, as both on two would mean twice the
+ * threads there are CPUs, and the walk and the read-back on threads do
+ * more work than on one (copies, records, a replay).  The read-back takes
+ * longest, and the paths, which read some directories, fit in beside it.
  */
 struct analyse {
 	struct rctx *c;
+	struct model share[2];
 	int agsel;
 	unsigned top;
 	int ret[2];
@@ -90,15 +94,17 @@ static void analyse_one(void *priv, unsigned i)
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (i == 1) {
-		an->ret[1] = rbfmt_measure(c->m, c->order, &c->rb, &an->e[1]);
+		an->ret[1] = rbfmt_measure(&an->share[1], c->order, &c->rb,
+					   &an->e[1]);
 		an->ms[2] = ms_since(&t0);
 		return;
 	}
-	an->ret[0] = report_build(c->m, an->agsel, an->top, &c->r, &an->e[0]);
+	an->ret[0] = report_build(&an->share[0], an->agsel, an->top, &c->r,
+				  &an->e[0]);
 	an->ms[0] = ms_since(&t0);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (!an->ret[0])
-		an->ret[0] = report_paths(c->m, &c->r, &an->e[0]);
+		an->ret[0] = report_paths(&an->share[0], &c->r, &an->e[0]);
 	an->ms[1] = ms_since(&t0);
 }
 
@@ -550,6 +556,11 @@ int cmd_report(int argc, char **argv)
 		an.c = &c;
 		an.agsel = (int)agsel;
 		an.top = (unsigned)top;
+		an.share[0] = *c.m;
+		an.share[1] = *c.m;
+		an.share[0].threads = c.m->threads > 1 ? c.m->threads / 2 : 1;
+		an.share[1].threads = c.m->threads > 1 ?
+				      c.m->threads - c.m->threads / 2 : 1;
 
 		par_for(2, c.m->threads > 1 ? 2 : 1, analyse_one, &an);
 		if (an.ret[0] || an.ret[1]) {

@@ -8,22 +8,49 @@
 #define NBUCKET	8192	/* high-bit buckets */
 #define MAXK	8	/* ranks asked at once */
 
-int select_u64(const uint64_t *const *arr, const size_t *len, unsigned narr,
-	       const uint64_t *ks, unsigned nk, uint64_t *out)
+/*
+ * Every value of the union, as v, in body: the arrays hold four-byte or
+ * eight-byte values (width), a loop for each so that neither tests the
+ * width per value.
+ */
+#define EACH_VALUE(arr, len, narr, width, v, body)			\
+	do {								\
+		unsigned a_;						\
+		size_t i_;						\
+									\
+		for (a_ = 0; a_ < (narr); a_++) {			\
+			if ((width) == 4) {				\
+				const uint32_t *p_ = (arr)[a_];		\
+									\
+				for (i_ = 0; i_ < (len)[a_]; i_++) {	\
+					uint64_t v = p_[i_];		\
+					body;				\
+				}					\
+			} else {					\
+				const uint64_t *p_ = (arr)[a_];		\
+									\
+				for (i_ = 0; i_ < (len)[a_]; i_++) {	\
+					uint64_t v = p_[i_];		\
+					body;				\
+				}					\
+			}						\
+		}							\
+	} while (0)
+
+static int select_w(const void *const *arr, unsigned width, const size_t *len,
+		    unsigned narr, const uint64_t *ks, unsigned nk,
+		    uint64_t *out)
 {
 	uint64_t max = 0, *list[MAXK] = { NULL }, rank[MAXK], *cnt;
-	size_t nlist[MAXK] = { 0 }, i;
+	size_t nlist[MAXK] = { 0 };
 	uint32_t bucket[MAXK];
-	unsigned a, k, shift = 0, nb = 0, kslot[MAXK];
+	unsigned k, shift = 0, nb = 0, kslot[MAXK];
 	uint8_t *slot;
 	int ret = 0;
 
 	if (nk > MAXK)
 		return -EINVAL;
-	for (a = 0; a < narr; a++)
-		for (i = 0; i < len[a]; i++)
-			if (arr[a][i] > max)
-				max = arr[a][i];
+	EACH_VALUE(arr, len, narr, width, v, if (v > max) max = v);
 	while ((max >> shift) >= NBUCKET)
 		shift++;
 	cnt = calloc(NBUCKET, sizeof(*cnt));
@@ -32,9 +59,7 @@ int select_u64(const uint64_t *const *arr, const size_t *len, unsigned narr,
 		ret = -ENOMEM;
 		goto out;
 	}
-	for (a = 0; a < narr; a++)
-		for (i = 0; i < len[a]; i++)
-			cnt[arr[a][i] >> shift]++;
+	EACH_VALUE(arr, len, narr, width, v, cnt[v >> shift]++);
 	/* the bucket each rank falls in, and the rank within it */
 	for (k = 0; k < nk; k++) {
 		uint64_t below = 0;
@@ -57,13 +82,12 @@ int select_u64(const uint64_t *const *arr, const size_t *len, unsigned narr,
 			goto out;
 		}
 	}
-	for (a = 0; a < narr; a++)
-		for (i = 0; i < len[a]; i++) {
-			unsigned s = slot[arr[a][i] >> shift];
+	EACH_VALUE(arr, len, narr, width, v, {
+		unsigned s = slot[v >> shift];
 
-			if (s)
-				list[s - 1][nlist[s - 1]++] = arr[a][i];
-		}
+		if (s)
+			list[s - 1][nlist[s - 1]++] = v;
+	});
 	for (k = 0; k < nb && !ret; k++)
 		ret = sort_u64(list[k], nlist[k]);
 	for (k = 0; k < nk && !ret; k++) {
@@ -82,9 +106,21 @@ out:
 	return ret;
 }
 
-int select_pct_u64(const uint64_t *const *arr, const size_t *len,
-		   unsigned narr, const unsigned *pct, unsigned npct,
-		   uint64_t *out)
+int select_u64(const uint64_t *const *arr, const size_t *len, unsigned narr,
+	       const uint64_t *ks, unsigned nk, uint64_t *out)
+{
+	return select_w((const void *const *)arr, 8, len, narr, ks, nk, out);
+}
+
+int select_u32(const uint32_t *const *arr, const size_t *len, unsigned narr,
+	       const uint64_t *ks, unsigned nk, uint64_t *out)
+{
+	return select_w((const void *const *)arr, 4, len, narr, ks, nk, out);
+}
+
+static int select_pct_w(const void *const *arr, unsigned width,
+			const size_t *len, unsigned narr, const unsigned *pct,
+			unsigned npct, uint64_t *out)
 {
 	uint64_t total = 0, ks[MAXK];
 	unsigned a, k;
@@ -102,5 +138,21 @@ int select_pct_u64(const uint64_t *const *arr, const size_t *len,
 	}
 	if (!total)
 		return 0;
-	return select_u64(arr, len, narr, ks, npct, out);
+	return select_w(arr, width, len, narr, ks, npct, out);
+}
+
+int select_pct_u64(const uint64_t *const *arr, const size_t *len,
+		   unsigned narr, const unsigned *pct, unsigned npct,
+		   uint64_t *out)
+{
+	return select_pct_w((const void *const *)arr, 8, len, narr, pct, npct,
+			    out);
+}
+
+int select_pct_u32(const uint32_t *const *arr, const size_t *len,
+		   unsigned narr, const unsigned *pct, unsigned npct,
+		   uint64_t *out)
+{
+	return select_pct_w((const void *const *)arr, 4, len, narr, pct, npct,
+			    out);
 }

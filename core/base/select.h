@@ -28,4 +28,11 @@ int select_pct_u64(const uint64_t *const *arr, const size_t *len,
 		   unsigned narr, const unsigned *pct, unsigned npct,
 		   uint64_t *out);
 
+/* The same over arrays of four-byte values. */
+int select_u32(const uint32_t *const *arr, const size_t *len, unsigned narr,
+	       const uint64_t *ks, unsigned nk, uint64_t *out);
+int select_pct_u32(const uint32_t *const *arr, const size_t *len,
+		   unsigned narr, const unsigned *pct, unsigned npct,
+		   uint64_t *out);
+
 #endif

@@ -37,14 +37,22 @@ static int cmp_node(const void *a, const void *b)
 	return x->ino < y->ino ? -1 : x->ino > y->ino;
 }
 
-static struct node *pset_find(const struct pset *s, uint64_t ino)
+static struct node *pset_search(const struct pset *s, uint64_t ino)
 {
 	struct node key = { ino, 0, NULL };
+
+	return bsearch(&key, s->v, s->n, sizeof(*s->v), cmp_node);
+}
+
+/* Inline: the pass over every link calls it for each, and the filter
+ * answers nearly all of them. */
+static inline struct node *pset_find(const struct pset *s, uint64_t ino)
+{
 	unsigned b = bloom_bit(ino);
 
 	if (!(s->bloom[b >> 6] & (1ull << (b & 63))))
 		return NULL;
-	return bsearch(&key, s->v, s->n, sizeof(*s->v), cmp_node);
+	return pset_search(s, ino);
 }
 
 static int pset_add(struct pset *s, uint64_t ino)

@@ -73,7 +73,7 @@ void rb_acc_read(struct rb_acc *a, uint64_t off, uint64_t len)
 /*
  * The walk is costed in segments, one per thread, when it is long.  The
  * first segment is costed as it goes; the others record their accesses
- * (struct rb_ev) and are replayed through the accumulator afterwards, in
+ * (RB_EV_*) and are replayed through the accumulator afterwards, in
  * order, so every figure — hdd_seconds, a sum of doubles, too — comes
  * out exactly as one pass would give it.  What a later segment cannot
  * know alone is settled at the replay: whether an earlier segment read
@@ -82,12 +82,18 @@ void rb_acc_read(struct rb_acc *a, uint64_t off, uint64_t len)
  * the segments before.
  */
 #define RB_PAR_MIN	32768	/* walk entries per segment, at least */
-#define RB_EV_CLUSTER	(1ull << 63)	/* rb_ev.arg: a cluster, its bit */
 
-struct rb_ev {
-	uint64_t off;
-	uint64_t arg;		/* length, or RB_EV_CLUSTER | cluster bit */
-};
+/*
+ * A recorded access, eight bytes (they are fresh memory, and a page of
+ * it costs): RB_EV_CLUSTER and the cluster's bit (its place follows from
+ * the bit), or the block it starts at (RB_EV_BLKBITS) and its length in
+ * blocks (RB_EV_LENBITS, not 0).  An access that does not fit is
+ * RB_EV_WIDE followed by its byte offset and length.
+ */
+#define RB_EV_CLUSTER	(1ull << 63)
+#define RB_EV_LENBITS	21
+#define RB_EV_BLKBITS	42
+#define RB_EV_WIDE	0ull
 
 struct rbctx {
 	const struct walk *w;
@@ -107,10 +113,18 @@ struct rbctx {
 	 * files, and they are mostly in one chunk, so it is tried first */
 	uint32_t hint_ag;
 	size_t hint_lo;		/* 0: none yet */
+	/* the inodes of the last cluster looked up, [seen_lo, seen_hi) in
+	 * AG seen_ag (within its chunk and before the next chunk): it was
+	 * read or found read then, and a directory's files mostly share it;
+	 * only when every AG's chunks are sorted (the search then finds the
+	 * same chunk for all of them) */
+	bool sorted;
+	uint32_t seen_ag;
+	uint64_t seen_lo, seen_hi;
 	size_t lo, hi;		/* the segment: w->seq[lo, hi) */
 	/* a segment after the first: its accesses, to be replayed */
 	bool rec;
-	struct rb_ev *ev;
+	uint64_t *ev;
 	size_t nev, cap_ev;
 	uint64_t *ag_first;	/* per AG: first data access (UINT64_MAX: none) */
 	struct rb_fig fig;
@@ -127,19 +141,56 @@ static uint32_t chunk_start(const struct rbctx *c, uint32_t agno, size_t k)
 	return c->start[agno][k];
 }
 
-/* An access: costed now (the first segment) or recorded. */
-static int access(struct rbctx *c, uint64_t off, uint64_t arg)
+static inline int record(struct rbctx *c, uint64_t v)
 {
-	if (!c->rec) {
-		rb_acc_read(&c->acc, off, arg);
-		return 0;
-	}
 	if (bigmem_grow((void **)&c->ev, &c->cap_ev, c->nev, sizeof(*c->ev)))
 		return -ENOMEM;
-	c->ev[c->nev].off = off;
-	c->ev[c->nev].arg = arg;
-	c->nev++;
+	c->ev[c->nev++] = v;
 	return 0;
+}
+
+/* An access of len bytes at off: costed now (the first segment) or recorded. */
+static inline int access(struct rbctx *c, uint64_t off, uint64_t len)
+{
+	unsigned bl = c->g->blocklog;
+	uint64_t blk = off >> bl, n = len >> bl;
+	int ret;
+
+	if (!c->rec) {
+		rb_acc_read(&c->acc, off, len);
+		return 0;
+	}
+	if (!len)
+		return 0;	/* reads nothing: rb_acc_read ignores it */
+	if (!((off | len) & ((1ull << bl) - 1)) &&
+	    blk < (1ull << RB_EV_BLKBITS) && n < (1ull << RB_EV_LENBITS))
+		return record(c, blk << RB_EV_LENBITS | n);
+	ret = record(c, RB_EV_WIDE);
+	if (!ret)
+		ret = record(c, off);
+	return ret ? ret : record(c, len);
+}
+
+/* Where the cluster of bit bit starts, in bytes (read_inode's sum). */
+static uint64_t cluster_off(const struct rbctx *c, uint64_t bit)
+{
+	const struct od_geo *g = c->g;
+	uint32_t lo = 0, hi = g->agcount, cb;
+	uint64_t rel;
+
+	/* the last AG whose first bit is at or before it */
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (c->cbase[mid] <= bit)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	rel = bit - c->cbase[lo];
+	cb = od_agino_agbno(g, chunk_start(c, lo, (size_t)(rel / c->cpc)));
+	return od_agb_lin(g, lo, cb + (uint32_t)(rel % c->cpc) *
+			  g->blocks_per_cluster) << g->blocklog;
 }
 
 /* Read the cluster holding inode mi, unless it was read before. */
@@ -150,9 +201,12 @@ static int read_inode(struct rbctx *c, const struct m_ino *mi)
 	uint32_t agno = od_ino_agno(g, ino), agino = od_ino_agino(g, ino);
 	uint32_t bpc = g->blocks_per_cluster;
 	uint32_t agbno = od_agino_agbno(g, agino), cb, ci;
+	uint64_t first, last;
 	size_t lo = 0, hi = agno < g->agcount ? nchunks(c, agno) : 0;
 	uint64_t bit, off;
 
+	if (agno == c->seen_ag && agino >= c->seen_lo && agino < c->seen_hi)
+		return 0;	/* its cluster, just seen */
 	/* lo: the chunks starting at or before it (the same answer as the
 	 * search below, which the hint only short-cuts) */
 	if (c->hint_lo && c->hint_ag == agno && c->hint_lo <= hi &&
@@ -180,12 +234,27 @@ static int read_inode(struct rbctx *c, const struct m_ino *mi)
 	cb = od_agino_agbno(g, chunk_start(c, agno, lo - 1));
 	ci = (agbno - cb) / bpc;
 	bit = c->cbase[agno] + (uint64_t)(lo - 1) * c->cpc + ci;
+	/* the inodes that find this chunk and this cluster, as it did */
+	first = (uint64_t)(cb + ci * bpc) << g->inopblog;
+	last = first + ((uint64_t)bpc << g->inopblog);
+	if (first < chunk_start(c, agno, lo - 1))
+		first = chunk_start(c, agno, lo - 1);
+	if (last > (uint64_t)chunk_start(c, agno, lo - 1) + OD_INODES_PER_CHUNK)
+		last = (uint64_t)chunk_start(c, agno, lo - 1) +
+		       OD_INODES_PER_CHUNK;
+	if (lo < nchunks(c, agno) && last > chunk_start(c, agno, lo))
+		last = chunk_start(c, agno, lo);
+	if (c->sorted) {
+		c->seen_ag = agno;
+		c->seen_lo = first;
+		c->seen_hi = last;
+	}
 	if (c->cseen[bit >> 6] & (1ull << (bit & 63)))
 		return 0;
 	c->cseen[bit >> 6] |= 1ull << (bit & 63);
-	off = od_agb_lin(g, agno, cb + ci * bpc) << g->blocklog;
 	if (c->rec)	/* read unless a segment before read it */
-		return access(c, off, RB_EV_CLUSTER | bit);
+		return record(c, RB_EV_CLUSTER | bit);
+	off = od_agb_lin(g, agno, cb + ci * bpc) << g->blocklog;
 	c->acc.f->clusters++;
 	rb_acc_read(&c->acc, off, (uint64_t)bpc << g->blocklog);
 	return 0;
@@ -278,24 +347,30 @@ static void run_one(void *priv, unsigned i)
 /* A recorded segment, after the ones before it: into the first one. */
 static void replay(struct rbctx *c0, const struct rbctx *c)
 {
-	uint64_t clen = (uint64_t)c0->g->blocks_per_cluster << c0->g->blocklog;
+	unsigned bl = c0->g->blocklog;
+	uint64_t clen = (uint64_t)c0->g->blocks_per_cluster << bl;
 	struct rb_fig *f = c0->acc.f;
 	uint32_t a;
 	size_t k;
 
 	for (k = 0; k < c->nev; k++) {
-		const struct rb_ev *ev = &c->ev[k];
-		uint64_t bit = ev->arg & ~RB_EV_CLUSTER;
+		uint64_t ev = c->ev[k], bit = ev & ~RB_EV_CLUSTER;
 
-		if (!(ev->arg & RB_EV_CLUSTER)) {
-			rb_acc_read(&c0->acc, ev->off, ev->arg);
+		if (ev == RB_EV_WIDE) {
+			rb_acc_read(&c0->acc, c->ev[k + 1], c->ev[k + 2]);
+			k += 2;
+			continue;
+		}
+		if (!(ev & RB_EV_CLUSTER)) {
+			rb_acc_read(&c0->acc, ev >> RB_EV_LENBITS << bl,
+				    (ev & ((1ull << RB_EV_LENBITS) - 1)) << bl);
 			continue;
 		}
 		if (c0->cseen[bit >> 6] & (1ull << (bit & 63)))
 			continue;
 		c0->cseen[bit >> 6] |= 1ull << (bit & 63);
 		f->clusters++;
-		rb_acc_read(&c0->acc, ev->off, clen);
+		rb_acc_read(&c0->acc, cluster_off(c0, bit), clen);
 	}
 	for (a = 0; a < c0->w->m->agcount; a++) {
 		if (c->ag_first[a] == UINT64_MAX)
@@ -338,6 +413,7 @@ int readback_model_segs(const struct walk *w, rb_fork_fn fork, void *priv,
 	uint32_t a, chunk_blocks, cpc, **start = NULL;
 	size_t *nstart = NULL;
 	unsigned s;
+	bool sorted = true;
 	int ret = 0;
 
 	if (!nseg)
@@ -379,6 +455,12 @@ int readback_model_segs(const struct walk *w, rb_fork_fn fork, void *priv,
 		for (k = 0; k < nstart[a]; k++)
 			start[a][k] = m->ag[a].chunk[k].startino;
 	}
+	for (a = 0; a < m->agcount && sorted; a++) {
+		size_t k;
+
+		for (k = 1; k < nstart[a] && sorted; k++)
+			sorted = start[a][k - 1] <= start[a][k];
+	}
 	for (s = 0; s < nseg; s++) {
 		struct rbctx *cs = &c[s];
 
@@ -391,6 +473,7 @@ int readback_model_segs(const struct walk *w, rb_fork_fn fork, void *priv,
 		cs->start = start;
 		cs->nstart = nstart;
 		cs->cpc = cpc;
+		cs->sorted = sorted;
 		cs->lo = w->nreached * s / nseg;
 		cs->hi = w->nreached * (s + 1) / nseg;
 		cs->rec = s > 0;

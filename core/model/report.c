@@ -191,8 +191,12 @@ struct part {
 	uint64_t files, files_data, files_multi, bytes, bytes_multi;
 	uint64_t data_extents, ext_hist[RPT_EXT_BUCKETS];
 	uint64_t cross_ag, order_pairs, order_rising;
-	uint64_t *dfirst, *dcentre;	/* room for every inode (ncap) */
-	size_t ncap;
+	/* room for every inode, of dsize bytes each: four when every linear
+	 * block number fits in them (the distances are below it), as a fresh
+	 * page costs and so they take half the pages; slices of two arrays
+	 * for all AGs, one mapping each (a page fault per 2 MiB) */
+	void *dfirst, *dcentre;
+	size_t dsize;
 	size_t nd;
 	uint64_t median_dist;		/* of dfirst */
 	uint64_t dirs, dirs_multi_ag, dir_children;
@@ -205,6 +209,26 @@ struct part {
 static uint64_t absdiff(uint64_t a, uint64_t b)
 {
 	return a > b ? a - b : b - a;
+}
+
+static void dist_put(const struct part *p, void *arr, uint64_t v)
+{
+	if (p->dsize == 4)
+		((uint32_t *)arr)[p->nd] = (uint32_t)v;
+	else
+		((uint64_t *)arr)[p->nd] = v;
+}
+
+/* Percentiles of arrays of dsize-byte values. */
+static int dist_pct(void *const *arr, const size_t *len, unsigned narr,
+		    size_t dsize, const unsigned *pct, unsigned npct,
+		    uint64_t *out)
+{
+	if (dsize == 4)
+		return select_pct_u32((const uint32_t *const *)arr, len, narr,
+				      pct, npct, out);
+	return select_pct_u64((const uint64_t *const *)arr, len, narr, pct,
+			      npct, out);
 }
 
 static void part_inode(struct part *p, const struct m_ag *ag,
@@ -251,8 +275,9 @@ static void part_inode(struct part *p, const struct m_ag *ag,
 			 (double)x[k].blockcount / 2.0);
 		blocks += x[k].blockcount;
 	}
-	p->dfirst[p->nd] = absdiff(flin, ilin);
-	p->dcentre[p->nd] = absdiff((uint64_t)(wsum / (double)blocks), ilin);
+	dist_put(p, p->dfirst, absdiff(flin, ilin));
+	dist_put(p, p->dcentre, absdiff((uint64_t)(wsum / (double)blocks),
+					ilin));
 	p->nd++;
 	if (od_fsb_agno(g, x[0].startblock) != ag->agno)
 		p->cross_ag++;
@@ -280,12 +305,8 @@ static void part_run(void *priv, unsigned i)
 
 	if (p->r->agsel >= 0 && p->agno != (uint32_t)p->r->agsel)
 		return;
-	/* mapped when large: a page fault per 2 MiB, not per 4 KiB */
-	p->ncap = ag->nino ? ag->nino : 1;
-	p->dfirst = bigmem_calloc(p->ncap, sizeof(*p->dfirst));
-	p->dcentre = bigmem_calloc(p->ncap, sizeof(*p->dcentre));
 	p->dirmean = malloc((ag->ndir ? ag->ndir : 1) * sizeof(*p->dirmean));
-	if (!p->dfirst || !p->dcentre || !p->dirmean)
+	if (!p->dirmean)
 		goto nomem;
 	for (k = 0; k < ag->nino; k++) {
 		const struct m_ino *mi = &ag->ino[k];
@@ -320,8 +341,8 @@ static void part_run(void *priv, unsigned i)
 			(uint64_t)d->nags << 40 | (mean & ((1ull << 40) - 1)),
 			mean);
 	}
-	if (select_pct_u64((const uint64_t *const *)&p->dfirst, &p->nd, 1,
-			   &half, 1, &p->median_dist))
+	if (dist_pct(&p->dfirst, &p->nd, 1, p->dsize, &half, 1,
+		     &p->median_dist))
 		goto nomem;
 	if (x != small)
 		free(x);
@@ -334,8 +355,9 @@ nomem:
 
 /* The percentiles over all AGs: three at once (first, centre, dirs). */
 struct pcts {
-	uint64_t **arr[3];
+	void **arr[3];
 	size_t *len[3];
+	size_t dsize[3];
 	unsigned narr;
 	uint64_t out[3][4];
 	int err[3];
@@ -346,9 +368,8 @@ static void pcts_one(void *priv, unsigned i)
 	static const unsigned dist[4] = { 50, 90, 99, 100 };
 	struct pcts *pc = priv;
 
-	pc->err[i] = select_pct_u64((const uint64_t *const *)pc->arr[i],
-				    pc->len[i], pc->narr, dist, i < 2 ? 4 : 1,
-				    pc->out[i]);
+	pc->err[i] = dist_pct(pc->arr[i], pc->len[i], pc->narr, pc->dsize[i],
+			      dist, i < 2 ? 4 : 1, pc->out[i]);
 }
 
 static void dist_set(struct rpt_dist *d, const size_t *len, unsigned narr,
@@ -410,8 +431,12 @@ int report_build(const struct model *m, int agsel, unsigned top,
 	uint32_t n = m->agcount, a, b;
 	struct part *parts;
 	struct topk tk[3] = { { 0 } };	/* frag, dist, dirs */
-	uint64_t **arr1 = NULL, **arr2 = NULL, **arr3 = NULL;
-	size_t *len1 = NULL, *len3 = NULL;
+	void **arr1 = NULL, **arr2 = NULL, **arr3 = NULL;
+	size_t *len1 = NULL, *len3 = NULL, ncap = 1, at;
+	uint8_t *dfirst = NULL, *dcentre = NULL;
+	/* an AG of slack: the centre of data rounds */
+	size_t dsize = (uint64_t)(n + 1) * m->fs->geo.agblocks <= UINT32_MAX ?
+		       4 : 8;
 	int ret = 0;
 
 	memset(r, 0, sizeof(*r));
@@ -423,25 +448,33 @@ int report_build(const struct model *m, int agsel, unsigned top,
 	r->top_dist = calloc(top ? top : 1, sizeof(*r->top_dist));
 	r->top_dirs = calloc(top ? top : 1, sizeof(*r->top_dirs));
 	parts = calloc(n, sizeof(*parts));
+	for (a = 0; a < n; a++)
+		ncap += m->ag[a].nino;
+	dfirst = bigmem_calloc(ncap, dsize);
+	dcentre = bigmem_calloc(ncap, dsize);
 	arr1 = calloc(n, sizeof(*arr1));
 	arr2 = calloc(n, sizeof(*arr2));
 	arr3 = calloc(n, sizeof(*arr3));
 	len1 = calloc(n, sizeof(*len1));
 	len3 = calloc(n, sizeof(*len3));
 	if (!r->ag || !r->top_frag || !r->top_dist || !r->top_dirs ||
-	    !parts || !arr1 || !arr2 || !arr3 || !len1 || !len3 ||
+	    !parts || !dfirst || !dcentre || !arr1 || !arr2 || !arr3 || !len1 || !len3 ||
 	    topk_init(&tk[0], r->top_frag, top) ||
 	    topk_init(&tk[1], r->top_dist, top) ||
 	    topk_init(&tk[2], r->top_dirs, top)) {
 		ret = err_set(e, -ENOMEM, "out of memory");
 		goto out;
 	}
-	for (a = 0; a < n; a++) {
+	for (a = 0, at = 0; a < n; a++) {
 		struct part *p = &parts[a];
 
+		p->dfirst = dfirst + at * dsize;
+		p->dcentre = dcentre + at * dsize;
+		at += m->ag[a].nino;
 		p->m = m;
 		p->r = r;
 		p->agno = a;
+		p->dsize = dsize;
 		p->data_blocks = calloc(n, sizeof(*p->data_blocks));
 		if (!p->data_blocks || topk_alloc(&p->top_frag, top) ||
 		    topk_alloc(&p->top_dist, top) ||
@@ -497,7 +530,8 @@ int report_build(const struct model *m, int agsel, unsigned top,
 	}
 	{
 		struct pcts pc = { { arr1, arr2, arr3 }, { len1, len1, len3 },
-				   n, { { 0 } }, { 0 } };
+				   { dsize, dsize, sizeof(uint64_t) }, n,
+				   { { 0 } }, { 0 } };
 
 		par_for(3, m->threads, pcts_one, &pc);
 		if (pc.err[0] || pc.err[1] || pc.err[2]) {
@@ -519,10 +553,6 @@ int report_build(const struct model *m, int agsel, unsigned top,
 		r->top_dirs[a].value >>= 40;	/* back to AGs spanned */
 out:
 	for (a = 0; parts && a < n; a++) {
-		bigmem_free(parts[a].dfirst, parts[a].ncap,
-			    sizeof(*parts[a].dfirst));
-		bigmem_free(parts[a].dcentre, parts[a].ncap,
-			    sizeof(*parts[a].dcentre));
 		free(parts[a].dirmean);
 		free(parts[a].data_blocks);
 		free(parts[a].top_frag.t);
@@ -534,6 +564,8 @@ out:
 	}
 	for (a = 0; a < 3; a++)
 		free(tk[a].h);
+	bigmem_free(dfirst, ncap, dsize);
+	bigmem_free(dcentre, ncap, dsize);
 	free(parts);
 	free(arr1);
 	free(arr2);

@@ -36,7 +36,7 @@ struct walker {
 	struct walk *w;
 	struct err *e;
 	struct drun **runs;	/* per AG, sorted by parent */
-	size_t *nruns;
+	size_t *nruns, *capruns;	/* capruns: bigmem's, for the free */
 	uint64_t *seen;		/* bit per dense index */
 	uint32_t *out;		/* the order: w->seq, or a segment's own */
 	size_t nout;
@@ -73,20 +73,19 @@ static void index_ag(void *priv, unsigned a)
 	struct index_job *job = priv;
 	struct walker *wk = job->wk;
 	const struct m_ag *ag = &wk->m->ag[a];
-	struct drun *runs;
-	size_t k, n = 0;
+	struct drun *runs = NULL;
+	size_t k, n = 0, cap = 0;
 
-	for (k = 0; k < ag->nlink; k++)
-		if (!k || ag->link[k].parent != ag->link[k - 1].parent)
-			n++;
-	runs = malloc((n ? n : 1) * sizeof(*runs));
-	if (!runs) {
-		__atomic_store_n(&job->err, -ENOMEM, __ATOMIC_RELAXED);
-		return;
-	}
-	n = 0;
+	/* one pass over the links (they are the model's largest array
+	 * after the inodes): the runs' array grows as they come */
 	for (k = 0; k < ag->nlink; k++) {
 		if (!k || ag->link[k].parent != ag->link[k - 1].parent) {
+			if (bigmem_grow((void **)&runs, &cap, n, sizeof(*runs))) {
+				bigmem_free(runs, cap, sizeof(*runs));
+				__atomic_store_n(&job->err, -ENOMEM,
+						 __ATOMIC_RELAXED);
+				return;
+			}
 			runs[n].parent = ag->link[k].parent;
 			runs[n].first = (uint32_t)k;
 			runs[n].count = 0;
@@ -97,6 +96,7 @@ static void index_ag(void *priv, unsigned a)
 	sort_any(runs, n, sizeof(*runs), cmp_drun);
 	wk->runs[a] = runs;
 	wk->nruns[a] = n;
+	wk->capruns[a] = cap;
 }
 
 static int index_links(struct walker *wk, unsigned threads)
@@ -106,7 +106,9 @@ static int index_links(struct walker *wk, unsigned threads)
 
 	wk->runs = calloc(m->agcount ? m->agcount : 1, sizeof(*wk->runs));
 	wk->nruns = calloc(m->agcount ? m->agcount : 1, sizeof(*wk->nruns));
-	if (!wk->runs || !wk->nruns)
+	wk->capruns = calloc(m->agcount ? m->agcount : 1,
+			     sizeof(*wk->capruns));
+	if (!wk->runs || !wk->nruns || !wk->capruns)
 		return -ENOMEM;
 	par_for(m->agcount, threads, index_ag, &job);
 	return job.err;
@@ -603,19 +605,21 @@ int walk_build_segs(const struct model *m, enum walk_order order,
 			w->seq[w->n++] = (uint32_t)i;
 	}
 out:
-	for (a = 0; wk.runs && a < m->agcount; a++)
-		free(wk.runs[a]);
+	for (a = 0; wk.runs && wk.capruns && a < m->agcount; a++)
+		bigmem_free(wk.runs[a], wk.capruns[a], sizeof(**wk.runs));
 	free(wk.runs);
 	free(wk.nruns);
+	free(wk.capruns);
 	free(wk.seen);
 	free(wk.st);
 	return ret;
 nomem:
 	ret = err_set(e, -ENOMEM, "out of memory");
-	for (a = 0; wk.runs && a < m->agcount; a++)
-		free(wk.runs[a]);
+	for (a = 0; wk.runs && wk.capruns && a < m->agcount; a++)
+		bigmem_free(wk.runs[a], wk.capruns[a], sizeof(**wk.runs));
 	free(wk.runs);
 	free(wk.nruns);
+	free(wk.capruns);
 	free(wk.seen);
 	free(wk.st);
 	walk_free(w);

@@ -294,6 +294,8 @@ static void test_model(struct t_state *ts, struct hm *h)
  * A predicted layout for the fork callback: every third file of one
  * extent moved to AG 0, block 1000 + its inode number modulo 4096.  Read
  * only once built, as a plan is: the segments' threads call it at once.
+ * wide: the moved extents 2^21 blocks long or more, longer than a
+ * recorded access holds (the segments record them whole).
  */
 struct moved {
 	uint64_t *ino;
@@ -301,7 +303,7 @@ struct moved {
 	size_t n;
 };
 
-static int moved_build(struct moved *mv, const struct model *m)
+static int moved_build(struct moved *mv, const struct model *m, bool wide)
 {
 	const struct od_geo *g = &m->fs->geo;
 	uint32_t a;
@@ -324,6 +326,8 @@ static int moved_build(struct moved *mv, const struct model *m)
 				continue;
 			m_ext_get(&m->ag[a].ext[mi->ext], r);
 			r->startblock = od_agb_fsb(g, 0, 1000 + mi->ino % 4096);
+			if (wide)
+				r->blockcount = (1u << 21) + mi->ino % 5;
 			mv->ino[mv->n++] = mi->ino;
 		}
 	return 0;
@@ -364,7 +368,7 @@ static void test_segments(struct t_state *ts, const char *name)
 	struct fixture fx;
 	struct model *m;
 	struct err e = { 0 };
-	struct moved mv = { 0 };
+	struct moved mv[2] = { { 0 } };
 	size_t o, k, v;
 
 	if (fixture_scan(&fx, "test_readback", name)) {
@@ -372,7 +376,8 @@ static void test_segments(struct t_state *ts, const char *name)
 		goto out;
 	}
 	m = fx.m;
-	T_CHECK(ts, moved_build(&mv, m) == 0);
+	T_CHECK(ts, moved_build(&mv[0], m, false) == 0);
+	T_CHECK(ts, moved_build(&mv[1], m, true) == 0);
 	for (o = 0; o < sizeof(orders) / sizeof(orders[0]); o++) {
 		struct walk w, w2;
 
@@ -387,17 +392,18 @@ static void test_segments(struct t_state *ts, const char *name)
 					   w.n * sizeof(*w.seq)) == 0);
 			walk_free(&w2);
 		}
-		for (v = 0; v < 2; v++) {
+		for (v = 0; v < 3; v++) {
 			rb_fork_fn fn = v ? moved_fork : NULL;
+			struct moved *mp = &mv[v == 2];
 			struct rb_fig one, f;
 
-			T_CHECK(ts, readback_model_segs(&w, fn, &mv, NULL, 1,
+			T_CHECK(ts, readback_model_segs(&w, fn, mp, NULL, 1,
 							&one, &e) == 0);
 			T_CHECK(ts, one.files > 100 && one.jumps > 10 &&
 				    one.out_of_order > 0);
 			for (k = 0; k < sizeof(segs) / sizeof(segs[0]); k++) {
 				memset(&f, 0xa5, sizeof(f));
-				T_CHECK(ts, readback_model_segs(&w, fn, &mv,
+				T_CHECK(ts, readback_model_segs(&w, fn, mp,
 						NULL, segs[k], &f, &e) == 0);
 				T_CHECK(ts, memcmp(&f, &one, sizeof(f)) == 0);
 			}
@@ -405,8 +411,10 @@ static void test_segments(struct t_state *ts, const char *name)
 		walk_free(&w);
 	}
 out:
-	free(mv.ino);
-	free(mv.rec);
+	for (v = 0; v < 2; v++) {
+		free(mv[v].ino);
+		free(mv[v].rec);
+	}
 	fixture_close(&fx);
 }
 

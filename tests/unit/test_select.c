@@ -3,7 +3,7 @@
  * Order statistics (core/base/select.h) against sorting: every rank of
  * small unions, and the report's percentiles of large ones, over values
  * spread wide, bunched in one bucket, all equal, and at the top of the
- * range.
+ * range; the four-byte variant over the same values where they fit.
  */
 #include "core/base/select.h"
 #include "core/base/sort.h"
@@ -37,6 +37,7 @@ static void check(struct t_state *ts, size_t n, unsigned narr, int kind,
 {
 	static const unsigned pct[] = { 50, 90, 99, 100 };
 	uint64_t *arr[4], *all, got[8], want, s = seed;
+	uint32_t *arr32[4];
 	size_t len[4], total = 0, i, at = 0;
 	unsigned a, k;
 
@@ -68,6 +69,30 @@ static void check(struct t_state *ts, size_t n, unsigned narr, int kind,
 				       ks, 2, got) == 0);
 		T_CHECK(ts, got[0] == all[i - 1] && got[1] == all[total - i]);
 	}
+	for (a = 0; kind < 3 && a < narr; a++) {
+		arr32[a] = malloc((len[a] ? len[a] : 1) * sizeof(**arr32));
+		for (i = 0; i < len[a]; i++)
+			arr32[a][i] = (uint32_t)arr[a][i];
+	}
+	if (kind < 3) {
+		T_CHECK(ts, select_pct_u32((const uint32_t *const *)arr32, len,
+					   narr, pct, 4, got) == 0);
+		for (k = 0; k < 4; k++) {
+			uint64_t r = (total * pct[k] + 99) / 100;
+
+			want = total ? all[(r ? r : 1) - 1] : 0;
+			T_CHECK(ts, got[k] == want);
+		}
+	}
+	for (i = 1; kind < 3 && every && i <= total; i++) {
+		uint64_t ks[2] = { i, total + 1 - i };
+
+		T_CHECK(ts, select_u32((const uint32_t *const *)arr32, len,
+				       narr, ks, 2, got) == 0);
+		T_CHECK(ts, got[0] == all[i - 1] && got[1] == all[total - i]);
+	}
+	for (a = 0; kind < 3 && a < narr; a++)
+		free(arr32[a]);
 	for (a = 0; a < narr; a++)
 		free(arr[a]);
 	free(all);
