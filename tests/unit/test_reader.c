@@ -7,7 +7,8 @@
  * limits.  Every segment must come back once, in order, with its tag and
  * its bytes (or no bytes exactly when it lies past the limit); a reader
  * closed half way must not leak or write into freed memory (ASan); a
- * memory image hands every segment back unread.
+ * memory image hands every segment back unread.  fadvise also reads a
+ * file half and wholly evicted from the page cache.
  */
 #include "t.h"
 #include "core/base/reader.h"
@@ -83,6 +84,25 @@ static bool bytes_ok(const uint8_t *p, uint64_t off, uint32_t len)
 			return false;
 	}
 	return true;
+}
+
+/*
+ * Drop the file's pages from the page cache: every other MiB (odd), or
+ * all of them.  fadvise reads what the cache has segment by segment and
+ * the rest in whole requests, after read-ahead hints.
+ */
+static void evict(const char *path, int odd)
+{
+	int fd = open(path, O_RDONLY);
+	uint64_t o;
+
+	if (fd < 0)
+		return;
+	fsync(fd);
+	for (o = odd ? 1u << 20 : 0; o < FILE_SZ; o += odd ? 2u << 20 : FILE_SZ)
+		posix_fadvise(fd, (off_t)o, odd ? 1 << 20 : FILE_SZ,
+			      POSIX_FADV_DONTNEED);
+	close(fd);
 }
 
 /* Read the whole stream (or stop after half) and check what comes back. */
@@ -194,6 +214,13 @@ int main(void)
 					    cfg.max_req : 1u << 20, cfg.limit);
 				run(&ts, im, &cfg, st, false, true);
 				run(&ts, im, &cfg, st, true, true);
+				if (d || strcmp(how[h], "fadvise"))
+					continue;
+				/* cached, then a miss: the rest read cold */
+				evict(tpath, 1);
+				run(&ts, im, &cfg, st, false, true);
+				evict(tpath, 0);
+				run(&ts, im, &cfg, st, false, true);
 			}
 		}
 	}
