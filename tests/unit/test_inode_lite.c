@@ -8,6 +8,7 @@
  * the feature bits that change the verdict.
  */
 #include "t.h"
+#include "sample_sb.h"
 #include "ondisk/be.h"
 #include "ondisk/crc32c.h"
 #include "ondisk/inode.h"
@@ -24,29 +25,7 @@ static void make_geo(struct od_geo *g)
 	uint8_t buf[512];
 	struct od_sb sb;
 
-	memset(&sb, 0, sizeof(sb));
-	sb.magicnum = OD_SB_MAGIC;
-	sb.blocksize = 4096;
-	sb.blocklog = 12;
-	sb.sectsize = 512;
-	sb.sectlog = 9;
-	sb.inodesize = 512;
-	sb.inodelog = 9;
-	sb.inopblock = 8;
-	sb.inopblog = 3;
-	sb.agblocks = 32768;
-	sb.agblklog = 15;
-	sb.agcount = 4;
-	sb.dblocks = 131072;
-	sb.logstart = 65542;
-	sb.logblocks = 16384;
-	sb.rootino = 128;
-	sb.versionnum = 0xb4a5;
-	sb.imax_pct = 25;
-	sb.inoalignmt = 4;
-	sb.features2 = 0x18a;
-	sb.features_incompat = OD_INCOMPAT_FTYPE | OD_INCOMPAT_SPINODES;
-	od_sb_encode(&sb, buf, sizeof(buf));
+	sample_sb(buf, sizeof(buf));
 	od_sb_decode(buf, sizeof(buf), &sb);
 	od_geo_init(g, &sb);
 }

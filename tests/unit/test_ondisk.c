@@ -4,6 +4,7 @@
  * length, corrupted fields and flipped CRCs, encode/decode round trips.
  */
 #include "t.h"
+#include "sample_sb.h"
 #include "ondisk/ag.h"
 #include "ondisk/be.h"
 #include "ondisk/bmbt.h"
@@ -173,36 +174,6 @@ static void test_hash(struct t_state *ts)
 		    od_da_hashname_ci((const uint8_t *)"abc", 3));
 }
 
-/* A minimal valid v5 superblock sector. */
-static void make_sb(uint8_t *buf, size_t len)
-{
-	struct od_sb sb;
-
-	memset(&sb, 0, sizeof(sb));
-	memset(buf, 0, len);
-	sb.magicnum = OD_SB_MAGIC;
-	sb.blocksize = 4096;
-	sb.blocklog = 12;
-	sb.sectsize = 512;
-	sb.sectlog = 9;
-	sb.inodesize = 512;
-	sb.inodelog = 9;
-	sb.inopblock = 8;
-	sb.inopblog = 3;
-	sb.agblocks = 32768;
-	sb.agblklog = 15;
-	sb.agcount = 4;
-	sb.dblocks = 131072;
-	sb.logstart = 65542;
-	sb.logblocks = 16384;
-	sb.rootino = 128;
-	sb.versionnum = 0xb4a5;
-	sb.imax_pct = 25;
-	sb.inoalignmt = 4;
-	sb.features2 = 0x18a;
-	sb.features_incompat = OD_INCOMPAT_FTYPE | OD_INCOMPAT_SPINODES;
-	od_sb_encode(&sb, buf, len);
-}
 
 static void test_sb(struct t_state *ts)
 {
@@ -220,7 +191,7 @@ static void test_sb(struct t_state *ts)
 	struct od_sb sb;
 	size_t len, i;
 
-	make_sb(buf, sizeof(buf));
+	sample_sb(buf, sizeof(buf));
 	T_CHECK(ts, od_sb_decode(buf, sizeof(buf), &sb) == OD_OK);
 	T_CHECK(ts, od_sb_validate(&sb, &field) == OD_OK);
 	T_CHECK(ts, od_sb_is_v5(&sb) && sb.agcount == 4 && sb.rootino == 128);
@@ -279,7 +250,7 @@ static void test_geo(struct t_state *ts)
 	struct od_sb sb;
 	struct od_geo g;
 
-	make_sb(buf, sizeof(buf));
+	sample_sb(buf, sizeof(buf));
 	od_sb_decode(buf, sizeof(buf), &sb);
 	od_geo_init(&g, &sb);
 	T_CHECK(ts, g.agino_log == 18 && g.dirblksize == 4096);
@@ -302,7 +273,7 @@ static void test_agf(struct t_state *ts)
 	struct od_sb sb;
 	struct od_geo g;
 
-	make_sb(buf, sizeof(buf));
+	sample_sb(buf, sizeof(buf));
 	od_sb_decode(buf, sizeof(buf), &sb);
 	od_geo_init(&g, &sb);
 	memset(&agf, 0, sizeof(agf));
@@ -380,7 +351,7 @@ static void test_inode(struct t_state *ts)
 	struct od_sb sb;
 	struct od_geo g;
 
-	make_sb(sbuf, sizeof(sbuf));
+	sample_sb(sbuf, sizeof(sbuf));
 	od_sb_decode(sbuf, sizeof(sbuf), &sb);
 	od_geo_init(&g, &sb);
 	memset(ib, 0, sizeof(ib));
@@ -441,7 +412,7 @@ static void test_inode_counters(struct t_state *ts)
 	struct od_geo g;
 	int nrext;
 
-	make_sb(sbuf, sizeof(sbuf));
+	sample_sb(sbuf, sizeof(sbuf));
 	od_sb_decode(sbuf, sizeof(sbuf), &sb);
 	od_geo_init(&g, &sb);
 	for (nrext = 0; nrext < 2; nrext++) {
