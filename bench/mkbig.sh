@@ -3,7 +3,8 @@
 # Make a benchmark image with many inodes: DIRS directories of FILES files
 # each (default 1000 x 1000 = 1,000,000 inodes), every other file holding
 # a few bytes of data (one extent), the rest empty.  Needs root and a loop
-# device.  Usage: bench/mkbig.sh IMAGE [DIRS] [FILES] [SIZE]
+# device.  Usage: bench/mkbig.sh IMAGE [DIRS] [FILES] [SIZE]; MKFS_OPTS
+# goes to mkfs.xfs (e.g. "-d agcount=1": one AG for many threads).
 set -euo pipefail
 img=$1 dirs=${2:-1000} files=${3:-1000} size=${4:-16g}
 mnt=$(mktemp -d /tmp/xfsdefrag-bench.XXXXXX)
@@ -11,7 +12,7 @@ cleanup() { mountpoint -q "$mnt" && umount "$mnt"; rmdir "$mnt"; }
 trap cleanup EXIT
 rm -f "$img"
 truncate -s "$size" "$img"
-mkfs.xfs -q -f "$img"
+mkfs.xfs -q -f ${MKFS_OPTS:-} "$img"
 mount -o loop "$img" "$mnt"
 python3 - "$mnt" "$dirs" "$files" <<'PY'
 import os, sys

@@ -114,7 +114,7 @@ static void teardown(struct check_ctx *c)
 int check_fs(struct fs *fs, unsigned threads, check_report_fn fn, void *priv,
 	     struct check_result *res, struct err *e)
 {
-	struct scan_opts so = { threads, false, NULL, NULL };
+	struct scan_opts so = { .threads = threads };
 	struct check_ctx c;
 	uint32_t a, n;
 	int ret;

@@ -32,6 +32,7 @@ void inorun_init(struct inorun *r, const struct od_geo *g,
 	r->max = max;
 	r->ci = 0;
 	r->i = 0;
+	r->cend = ag->nchunk;
 }
 
 bool inorun_next(struct inorun *r, struct inorun_seg *s)
@@ -40,7 +41,8 @@ bool inorun_next(struct inorun *r, struct inorun_seg *s)
 	const struct m_ag *ag = r->ag;
 	uint64_t glen = (uint64_t)OD_INODES_PER_HOLEMASK_BIT << g->inodelog;
 
-	if (!inorun_present(ag, &r->ci, &r->i))
+	if (r->ci >= r->cend || !inorun_present(ag, &r->ci, &r->i) ||
+	    r->ci >= r->cend)
 		return false;
 	s->ci = r->ci;
 	s->i = r->i;
@@ -55,7 +57,7 @@ bool inorun_next(struct inorun *r, struct inorun_seg *s)
 			break;
 		s->len += glen;
 		r->i += OD_INODES_PER_HOLEMASK_BIT;
-	} while (inorun_present(ag, &r->ci, &r->i));
+	} while (inorun_present(ag, &r->ci, &r->i) && r->ci < r->cend);
 	return true;
 }
 
@@ -74,14 +76,23 @@ static bool pull_run(void *priv, struct rdr_seg *s)
 int inorun_read_open(struct inorun *r, struct fs *fs, const struct m_ag *ag,
 		     struct rdr **out)
 {
+	return inorun_read_range(r, fs, ag, 0, ag->nchunk, out);
+}
+
+int inorun_read_range(struct inorun *r, struct fs *fs, const struct m_ag *ag,
+		      size_t c0, size_t c1, struct rdr **out)
+{
 	struct rdr_cfg cfg = { 0 };
 	int ret;
 
 	/* nothing past the end of the filesystem: fs_read_daddr says so */
 	cfg.limit = fs->geo.dblocks << fs->geo.blocklog;
 	ret = rdr_open(fs->img, &cfg, pull_run, r, out);
-	if (ret == 0)
+	if (ret == 0) {
 		inorun_init(r, &fs->geo, ag, rdr_max_seg(*out));
+		r->ci = c0;
+		r->cend = c1 < ag->nchunk ? c1 : ag->nchunk;
+	}
 	return ret;
 }
 

@@ -17,6 +17,7 @@ struct inorun {
 	uint64_t max;		/* bytes per run, at most */
 	size_t ci;		/* cursor: chunk index ... */
 	unsigned i;		/* ... and inode in it */
+	size_t cend;		/* no runs from this chunk on */
 };
 
 /* One run: bytes [start, start + len) hold inodes from (ci, i) on. */
@@ -55,6 +56,9 @@ static inline bool inorun_present(const struct m_ag *ag, size_t *ci,
  */
 int inorun_read_open(struct inorun *r, struct fs *fs, const struct m_ag *ag,
 		     struct rdr **out);
+/* The same for chunks [c0, c1) only (a scan in parts). */
+int inorun_read_range(struct inorun *r, struct fs *fs, const struct m_ag *ag,
+		      size_t c0, size_t c1, struct rdr **out);
 bool inorun_read(struct rdr *rd, struct rdr_item *it, struct inorun_seg *s);
 
 #endif

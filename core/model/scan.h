@@ -23,6 +23,13 @@ struct scan_opts {
 	/* called about every 100 ms from the calling thread, may be NULL */
 	void (*progress)(void *priv, const struct scan_progress *p);
 	void *priv;
+	/*
+	 * Parts per AG, at most: 0 from the thread count (an AG is split
+	 * in chunk ranges when there are fewer AGs than work for the
+	 * threads, and only large AGs); N > 0 splits every AG with N
+	 * chunks or more into N (tests).
+	 */
+	unsigned parts;
 };
 
 /*

@@ -387,11 +387,22 @@ static void decode_run(struct agscan *s, size_t ci, unsigned i,
 		scan_inode(s, ino[k], raw[k], false);
 }
 
+/* In-use inodes of chunks [c0, c1): the inode array never grows. */
+size_t scan_inuse(const struct m_ag *ag, size_t c0, size_t c1)
+{
+	size_t ci, n = 0;
+
+	for (ci = c0; ci < c1; ci++)
+		n += ag->chunk[ci].count - ag->chunk[ci].freecount;
+	return n;
+}
+
 /*
- * Read every physically present inode of the AG's chunks and decode the
- * ones in use, in runs read ahead by the bulk reader (inorun.h).
+ * Read every physically present inode of chunks [c0, c1) and decode the
+ * ones in use into s->ag (room for n more inodes from s->ag->nino on),
+ * in runs read ahead by the bulk reader (inorun.h).
  */
-static int scan_chunks(struct agscan *s)
+int scan_range(struct agscan *s, size_t c0, size_t c1, size_t n)
 {
 	const struct od_geo *g = s->g;
 	struct m_ag *ag = s->ag;
@@ -399,14 +410,8 @@ static int scan_chunks(struct agscan *s)
 	struct inorun_seg seg;
 	struct rdr_item it;
 	struct rdr *rd;
-	size_t ci, n = 0;
 	char what[64];
 
-	/* the inode array is sized from the chunks: it never grows */
-	for (ci = 0; ci < ag->nchunk; ci++)
-		n += ag->chunk[ci].count - ag->chunk[ci].freecount;
-	ag->ino = bigmem_calloc(n, sizeof(*ag->ino));
-	ag->cap_ino = n;
 	/* most inodes have an extent and a link: start there, not at 64 */
 	if (!ag->ext) {
 		ag->ext = bigmem_calloc(n + 64, sizeof(*ag->ext));
@@ -416,7 +421,8 @@ static int scan_chunks(struct agscan *s)
 		ag->link = bigmem_calloc(n + 64, sizeof(*ag->link));
 		ag->cap_link = ag->link ? n + 64 : 0;
 	}
-	if (!ag->ino || inorun_read_open(&run, s->fs, ag, &rd))
+	if (!ag->ino ||
+	    inorun_read_range(&run, s->fs, ag, c0, c1, &rd))
 		return err_set(&s->e, -ENOMEM, "out of memory");
 	snprintf(what, sizeof(what), "ag %u inode chunk", ag->agno);
 
@@ -440,34 +446,122 @@ static int scan_chunks(struct agscan *s)
 	return 0;
 }
 
+int scan_open(struct agscan *s, struct fs *fs, struct m_ag *ag,
+	      const struct scan_opts *o, struct scan_progress *p)
+{
+	memset(s, 0, sizeof(*s));
+	s->fs = fs;
+	s->g = &fs->geo;
+	s->ag = ag;
+	s->o = o;
+	s->p = p;
+	ahead_q_init(&s->dirq, fs);
+	ag->blocks = od_ag_blocks(s->g, ag->agno);
+	s->ag_seen = calloc(fs->geo.agcount, sizeof(*s->ag_seen));
+	if (!s->ag_seen) {
+		err_set(&s->e, -ENOMEM, "out of memory");
+		scan_damage(s, &s->e);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void scan_close(struct agscan *s)
+{
+	extmap_free(&s->map);
+	ahead_q_free(&s->dirq);
+	free(s->ag_seen);
+	s->ag_seen = NULL;
+}
+
+/* The AG's headers and btrees, and its inode array, sized once. */
+void scan_ag_trees(struct agscan *s)
+{
+	struct m_ag *ag = s->ag;
+	size_t n;
+
+	scan_trees(s);
+	if (!ag->have_agi)
+		return;
+	n = scan_inuse(ag, 0, ag->nchunk);
+	ag->ino = bigmem_calloc(n, sizeof(*ag->ino));
+	ag->cap_ino = ag->ino ? n : 0;
+}
+
+/* Append len elements of size bytes at src to *dst (*n of *cap used). */
+static int append(void **dst, size_t *cap, size_t *n, const void *src,
+		  size_t len, size_t size)
+{
+	while (*n + len > *cap)
+		if (bigmem_grow_slow(dst, cap, *cap, size))
+			return -ENOMEM;
+	if (len)
+		memcpy((uint8_t *)*dst + *n * size, src, len * size);
+	*n += len;
+	return 0;
+}
+
+/*
+ * Part ps (a later range of s's AG, scanned into its own m_ag, its
+ * inodes in a slice of the AG's array) joined onto s: the model and the
+ * first damage come out as if one scan had read both in turn.
+ */
+int scan_join(struct agscan *s, struct agscan *ps)
+{
+	struct m_ag *ag = s->ag, *sh = ps->ag;
+	size_t k, ext0 = ag->next;
+	int ret = 0;
+
+	if (sh->nino && ag->ino + ag->nino != sh->ino)
+		memmove(ag->ino + ag->nino, sh->ino,
+			sh->nino * sizeof(*ag->ino));
+	for (k = 0; k < sh->nino; k++)
+		ag->ino[ag->nino + k].ext += (uint32_t)ext0;
+	if (sh->err && (!ag->err ||
+			ps->dmg_pos + 2 * (uint64_t)ag->nino < s->dmg_pos)) {
+		ag->err = sh->err;
+		memcpy(ag->errmsg, sh->errmsg, sizeof(ag->errmsg));
+		s->dmg_pos = ps->dmg_pos + 2 * (uint64_t)ag->nino;
+	}
+	ag->ndamaged += sh->ndamaged;
+	ag->nino += sh->nino;
+	if (append((void **)&ag->ext, &ag->cap_ext, &ag->next, sh->ext,
+		   sh->next, sizeof(*ag->ext)) ||
+	    append((void **)&ag->link, &ag->cap_link, &ag->nlink, sh->link,
+		   sh->nlink, sizeof(*ag->link)) ||
+	    append((void **)&ag->dir, &ag->cap_dir, &ag->ndir, sh->dir,
+		   sh->ndir, sizeof(*ag->dir)) ||
+	    append((void **)&ag->meta, &ag->cap_meta, &ag->nmeta, sh->meta,
+		   sh->nmeta, sizeof(*ag->meta)) ||
+	    append((void **)&ag->xmeta, &ag->cap_xmeta, &ag->nxmeta,
+		   sh->xmeta, sh->nxmeta, sizeof(*ag->xmeta)))
+		ret = -ENOMEM;
+	bigmem_free(sh->ext, sh->cap_ext, sizeof(*sh->ext));
+	bigmem_free(sh->link, sh->cap_link, sizeof(*sh->link));
+	bigmem_free(sh->dir, sh->cap_dir, sizeof(*sh->dir));
+	bigmem_free(sh->meta, sh->cap_meta, sizeof(*sh->meta));
+	bigmem_free(sh->xmeta, sh->cap_xmeta, sizeof(*sh->xmeta));
+	sh->ext = NULL;
+	sh->link = NULL;
+	sh->dir = NULL;
+	sh->meta = sh->xmeta = NULL;
+	return ret;
+}
+
 int scan_ag(struct fs *fs, struct m_ag *ag, const struct scan_opts *o,
 	    struct scan_progress *p)
 {
 	struct agscan s;
-	int ret = 0;
+	int ret = scan_open(&s, fs, ag, o, p);
 
-	memset(&s, 0, sizeof(s));
-	s.fs = fs;
-	s.g = &fs->geo;
-	s.ag = ag;
-	s.o = o;
-	s.p = p;
-	ahead_q_init(&s.dirq, fs);
-	ag->blocks = od_ag_blocks(s.g, ag->agno);
-	s.ag_seen = calloc(fs->geo.agcount, sizeof(*s.ag_seen));
-	if (!s.ag_seen) {
-		ret = err_set(&s.e, -ENOMEM, "out of memory");
-		scan_damage(&s, &s.e);
-		goto out;
+	if (ret == 0) {
+		scan_ag_trees(&s);
+		if (ag->have_agi &&
+		    scan_range(&s, 0, ag->nchunk, ag->cap_ino))
+			scan_damage(&s, &s.e);
+		scan_trees_finish(&s);
 	}
-	scan_trees(&s);
-	if (ag->have_agi && scan_chunks(&s))
-		scan_damage(&s, &s.e);
-	scan_trees_finish(&s);
-out:
-	extmap_free(&s.map);
-	ahead_q_free(&s.dirq);
-	free(s.ag_seen);
+	scan_close(&s);
 	__atomic_add_fetch(&p->ags_done, 1, __ATOMIC_RELAXED);
 	return ret ? ret : ag->err;
 }
