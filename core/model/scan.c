@@ -103,8 +103,12 @@ static void job_end(struct pool *pl, struct agjob *j)
 	unsigned p;
 
 	for (p = 1; p < j->np; p++) {
-		if (scan_join(&j->s, &j->ps[p])) {
-			err_set(&j->s.e, -ENOMEM, "out of memory");
+		int ret = scan_join(&j->s, &j->ps[p]);
+
+		if (ret) {
+			err_set(&j->s.e, ret, ret == -ENOMEM ? "out of memory" :
+				"ag %u: more extents than the model numbers",
+				j->s.ag->agno);
 			scan_damage(&j->s, &j->s.e);
 		}
 		scan_close(&j->ps[p]);

@@ -512,6 +512,17 @@ int scan_join(struct agscan *s, struct agscan *ps)
 	size_t k, ext0 = ag->next;
 	int ret = 0;
 
+	/* extents are numbered in 32 bits, as push_ext keeps them */
+	if (ext0 + sh->next >= UINT32_MAX) {
+		ret = -EOVERFLOW;
+		goto out;
+	}
+	/* the extents first: without them the inodes are not joined */
+	if (append((void **)&ag->ext, &ag->cap_ext, &ag->next, sh->ext,
+		   sh->next, sizeof(*ag->ext))) {
+		ret = -ENOMEM;
+		goto out;
+	}
 	if (sh->nino && ag->ino + ag->nino != sh->ino)
 		memmove(ag->ino + ag->nino, sh->ino,
 			sh->nino * sizeof(*ag->ino));
@@ -525,9 +536,7 @@ int scan_join(struct agscan *s, struct agscan *ps)
 	}
 	ag->ndamaged += sh->ndamaged;
 	ag->nino += sh->nino;
-	if (append((void **)&ag->ext, &ag->cap_ext, &ag->next, sh->ext,
-		   sh->next, sizeof(*ag->ext)) ||
-	    append((void **)&ag->link, &ag->cap_link, &ag->nlink, sh->link,
+	if (append((void **)&ag->link, &ag->cap_link, &ag->nlink, sh->link,
 		   sh->nlink, sizeof(*ag->link)) ||
 	    append((void **)&ag->dir, &ag->cap_dir, &ag->ndir, sh->dir,
 		   sh->ndir, sizeof(*ag->dir)) ||
@@ -536,6 +545,7 @@ int scan_join(struct agscan *s, struct agscan *ps)
 	    append((void **)&ag->xmeta, &ag->cap_xmeta, &ag->nxmeta,
 		   sh->xmeta, sh->nxmeta, sizeof(*ag->xmeta)))
 		ret = -ENOMEM;
+out:
 	bigmem_free(sh->ext, sh->cap_ext, sizeof(*sh->ext));
 	bigmem_free(sh->link, sh->cap_link, sizeof(*sh->link));
 	bigmem_free(sh->dir, sh->cap_dir, sizeof(*sh->dir));
