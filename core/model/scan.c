@@ -67,7 +67,7 @@ static void job_begin(struct pool *pl, uint32_t a)
 				j->base[p] = acc;
 				p++;
 			}
-			acc += ag->chunk[ci].count - ag->chunk[ci].freecount;
+			acc += scan_chunk_inuse(&ag->chunk[ci]);
 		}
 	}
 	j->np = p;

@@ -387,15 +387,6 @@ static void decode_run(struct agscan *s, size_t ci, unsigned i,
 		scan_inode(s, ino[k], raw[k], false);
 }
 
-/* In-use inodes of chunks [c0, c1): the inode array never grows. */
-size_t scan_inuse(const struct m_ag *ag, size_t c0, size_t c1)
-{
-	size_t ci, n = 0;
-
-	for (ci = c0; ci < c1; ci++)
-		n += ag->chunk[ci].count - ag->chunk[ci].freecount;
-	return n;
-}
 
 /*
  * Read every physically present inode of chunks [c0, c1) and decode the
@@ -478,12 +469,14 @@ void scan_close(struct agscan *s)
 void scan_ag_trees(struct agscan *s)
 {
 	struct m_ag *ag = s->ag;
-	size_t n;
+	size_t ci, n;
 
 	scan_trees(s);
 	if (!ag->have_agi)
 		return;
-	n = scan_inuse(ag, 0, ag->nchunk);
+	/* sized from the chunks: it never grows */
+	for (ci = 0, n = 0; ci < ag->nchunk; ci++)
+		n += scan_chunk_inuse(&ag->chunk[ci]);
 	ag->ino = bigmem_calloc(n, sizeof(*ag->ino));
 	ag->cap_ino = ag->ino ? n : 0;
 }

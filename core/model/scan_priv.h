@@ -52,6 +52,12 @@ void scan_trees(struct agscan *s);
 /* After the inodes: header, AGFL and log blocks noted, metadata sorted. */
 void scan_trees_finish(struct agscan *s);
 
+/* In-use inodes of a chunk: what the inode array keeps room for. */
+static inline size_t scan_chunk_inuse(const struct od_inobt_rec *r)
+{
+	return (size_t)r->count - r->freecount;
+}
+
 /*
  * An AG in parts (scan.c): scan_open each part's state (the first on the
  * AG, the later ones on an m_ag of their own whose inodes go to a slice
@@ -62,7 +68,6 @@ void scan_trees_finish(struct agscan *s);
 int scan_open(struct agscan *s, struct fs *fs, struct m_ag *ag,
 	      const struct scan_opts *o, struct scan_progress *p);
 void scan_ag_trees(struct agscan *s);
-size_t scan_inuse(const struct m_ag *ag, size_t c0, size_t c1);
 int scan_range(struct agscan *s, size_t c0, size_t c1, size_t n);
 int scan_join(struct agscan *s, struct agscan *ps);
 void scan_close(struct agscan *s);
