@@ -67,7 +67,7 @@ int cmd_check(int argc, char **argv)
 	struct err e = { 0 };
 	struct fs *fs;
 	const char *image;
-	struct cmd_scan sc = { 0 };
+	struct cmd_scan sc = { .again = true };
 	long max;
 	char *end;
 	int opt;

@@ -63,6 +63,9 @@ int cmd_open_ro(const char *path, struct fs **fs, struct err *e);
 struct cmd_scan {
 	unsigned threads;	/* 0: one per online CPU */
 	bool direct;
+	/* the command reads the inodes more than once (check, run): a
+	 * cold scan fills the page cache for the next, unless --direct */
+	bool again;
 };
 
 #define CMD_OPT_DIRECT	0x100

@@ -167,10 +167,17 @@ void cmd_scan_setup(const struct cmd_scan *o, struct fs *fs)
 			cmd_error("warning: XFSDEFRAG_READER=%s not understood "
 				  "(how[:depth[:KiB[:KiB]]]); ignored", env);
 	}
-	if (!o->direct)
+	/*
+	 * Without --direct a scan that reads the inodes once still reads
+	 * from the device directly, but only once the page cache misses
+	 * (core/base/reader.c), and where that cannot be, through the
+	 * cache; one that reads them again reads through the cache, for
+	 * the next read to find them there.
+	 */
+	if (!o->direct && o->again)
 		return;
-	ret = img_set_direct(fs->img);
-	if (ret)
+	ret = img_set_direct(fs->img, o->direct);
+	if (ret && o->direct)
 		cmd_error("warning: %s: no direct I/O (%s); reading through "
 			  "the page cache", fs->path, strerror(-ret));
 }

@@ -229,7 +229,7 @@ int cmd_run(int argc, char **argv)
 	struct scan_opts so = { 0 };
 	struct plan_opts po = { 0 };
 	struct rb_fig rb_after;
-	struct cmd_scan sc = { 0 };
+	struct cmd_scan sc = { .again = true };
 	struct cmd_plan cp = { false };
 	struct check_result cr;
 	struct report before = { 0 }, after = { 0 };

@@ -18,6 +18,7 @@ struct file_priv {
 	struct excl *excl;	/* the writer's lock, NULL when read-only */
 	int dfd;		/* O_DIRECT, for bulk reads; -1 if none */
 	unsigned dalign;
+	bool direct_always;	/* else dfd only once the cache misses */
 	struct img_bulk bulk;
 };
 
@@ -190,6 +191,7 @@ int img_raw(const struct img *im, struct img_raw *out)
 	out->fd = fp->fd;
 	out->dfd = fp->dfd;
 	out->dalign = fp->dalign;
+	out->direct_always = fp->direct_always;
 	out->bulk = fp->bulk;
 	return 0;
 }
@@ -242,7 +244,7 @@ uint64_t img_next_hole(struct img *im, uint64_t off)
 	return (uint64_t)h < im->size ? (uint64_t)h : im->size;
 }
 
-int img_set_direct(struct img *im)
+int img_set_direct(struct img *im, bool always)
 {
 	struct file_priv *fp = file_under(im);
 	unsigned align = 4096;
@@ -253,6 +255,8 @@ int img_set_direct(struct img *im)
 
 	if (!fp)
 		return -EOPNOTSUPP;
+	if (always)
+		fp->direct_always = true;
 	if (fp->dfd >= 0)
 		return 0;
 	/* a new open file description: O_DIRECT must not reach fp->fd */

@@ -71,7 +71,9 @@ int img_borrow(struct img *im, bool writable, struct img **out);
  * the file layer under im, when every layer above it passes reads
  * through unchanged.  dfd is the O_DIRECT descriptor (-1 unless
  * img_set_direct succeeded), dalign its offset, length and memory
- * alignment.  The tuning is the front end's (0: the reader's defaults).
+ * alignment; direct_always says every bulk read takes it, else only
+ * those after the first that the page cache could not serve.  The
+ * tuning is the front end's (0: the reader's defaults).
  */
 struct img_bulk {
 	int how;		/* enum rdr_how */
@@ -83,18 +85,21 @@ struct img_bulk {
 struct img_raw {
 	int fd, dfd;
 	unsigned dalign;
+	bool direct_always;
 	struct img_bulk bulk;
 };
 
 /* 0 and *out filled, or -EOPNOTSUPP (memory images, other layers). */
 int img_raw(const struct img *im, struct img_raw *out);
 /*
- * Open a second descriptor with O_DIRECT for bulk reads, so that large
- * scans do not fill the page cache.  0, or negative errno when the file
- * or device does not take direct I/O (the scan then reads through the
- * page cache).
+ * Open a second descriptor with O_DIRECT for bulk reads.  always: every
+ * bulk read takes it, and scans never fill the page cache; else a scan
+ * copies from the cache while the cache holds what it reads, and reads
+ * the rest from the device directly.  0, or negative errno when the
+ * file or device does not take direct I/O (the scan then reads through
+ * the page cache).
  */
-int img_set_direct(struct img *im);
+int img_set_direct(struct img *im, bool always);
 void img_set_bulk(struct img *im, const struct img_bulk *b);
 /*
  * A hint that [off, off + len) will be read soon: the kernel starts

@@ -6,14 +6,17 @@
  * decodes, and handed back one segment at a time in stream order.  The
  * scan reads every inode chunk through it.
  *
- * Mechanisms (enum rdr_how): posix_fadvise(WILLNEED) on the requests
- * ahead, then the page cache copied with pread (the default) or mapped
- * (no copy, but an unmap per request); io_uring when built with liburing and the kernel allows it
- * (the default with direct I/O); a reader thread with a bounded queue;
- * or plain pread.  With the image's O_DIRECT descriptor
- * (img_set_direct), requests are aligned and bypass the page cache.  Images that are not a file layer
- * (memory images, layers that change reads) get no data: the consumer
- * reads each segment itself.
+ * Mechanisms (enum rdr_how): the page cache copied with pread, each
+ * segment without waiting while the cache holds it, and after the first
+ * miss posix_fadvise(WILLNEED) on the requests ahead (the default), or
+ * mapped (no copy, but an unmap per request); io_uring when built with
+ * liburing and the kernel allows it; a reader thread with a bounded
+ * queue; or plain pread.  With the image's O_DIRECT descriptor
+ * (img_set_direct), requests are aligned and bypass the page cache:
+ * all of them (always), or by default those from the first miss on,
+ * through io_uring.  Images that are not a file layer (memory images,
+ * layers that change reads) get no data: the consumer reads each
+ * segment itself.
  */
 #ifndef CORE_READER_H
 #define CORE_READER_H

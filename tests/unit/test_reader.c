@@ -105,10 +105,40 @@ static void evict(const char *path, int odd)
 	close(fd);
 }
 
-/* Read the whole stream (or stop after half) and check what comes back. */
-static void run(struct t_state *ts, struct img *im, const struct rdr_cfg *cfg,
-		struct stream *st, bool half, bool expect_data)
+/* Read the whole file once: every page in the page cache. */
+static void cache(const char *path)
 {
+	static uint8_t buf[1u << 16];
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		return;
+	while (read(fd, buf, sizeof(buf)) > 0)
+		;
+	close(fd);
+}
+
+/* Does the reader go on with direct io_uring reads at its first miss? */
+static bool cold_direct(unsigned h, unsigned d)
+{
+#ifdef HAVE_LIBURING
+	return h == 0 && d == 1;
+#else
+	(void)h;
+	(void)d;
+	return false;
+#endif
+}
+
+/*
+ * Read the whole stream (or stop after half) and check what comes back;
+ * the mechanism in use at the end.
+ */
+static enum rdr_how run(struct t_state *ts, struct img *im,
+			const struct rdr_cfg *cfg, struct stream *st,
+			bool half, bool expect_data)
+{
+	enum rdr_how how;
 	struct rdr_item it;
 	struct rdr *r;
 	size_t i = 0, bad = 0, unread = 0;
@@ -117,7 +147,7 @@ static void run(struct t_state *ts, struct img *im, const struct rdr_cfg *cfg,
 	st->next = 0;
 	T_CHECK(ts, rdr_open(im, cfg, pull, st, &r) == 0);
 	if (!r)
-		return;
+		return RDR_NHOW;
 	while (rdr_get(r, &it)) {
 		const struct rdr_seg *want = &st->v[i];
 		bool past = want->off + want->len > limit;
@@ -144,13 +174,15 @@ static void run(struct t_state *ts, struct img *im, const struct rdr_cfg *cfg,
 	T_CHECK(ts, half ? i == st->n / 2 : i == st->n);
 	if (!expect_data)
 		T_CHECK(ts, unread == i);
+	how = rdr_how(r);
 	rdr_close(r);
+	return how;
 }
 
 int main(void)
 {
-	static const char *const how[] = { "sync", "fadvise", "thread",
-					   "uring", "mmap" };
+	static const char *const how[] = { "auto", "sync", "fadvise",
+					   "thread", "uring", "mmap" };
 	static const struct rdr_cfg cfgs[] = {
 		{ 0, 0, 0, 0 },
 		{ 1, 4096, 0, 0 },
@@ -191,9 +223,10 @@ int main(void)
 	T_CHECK(&ts, rdr_how_parse("uring") == RDR_URING);
 	T_CHECK(&ts, rdr_how_parse("nonsense") < 0);
 	T_CHECK(&ts, img_open_file(tpath, 0, &im, &e) == 0);
-	for (d = 0; im && d < 2; d++) {
-		if (d == 1) {
-			int ret = img_set_direct(im);
+	/* d: no direct descriptor; one for what the cache misses; always */
+	for (d = 0; im && d < 3; d++) {
+		if (d > 0) {
+			int ret = img_set_direct(im, d == 2);
 
 			if (ret) {
 				printf("reader: no direct I/O in %s (%s): "
@@ -212,15 +245,30 @@ int main(void)
 
 				make_stream(st, &seed, cfg.max_req ?
 					    cfg.max_req : 1u << 20, cfg.limit);
+				bool warm = (h == 0 || h == 2) && d < 2;
+				enum rdr_how got;
+
 				run(&ts, im, &cfg, st, false, true);
 				run(&ts, im, &cfg, st, true, true);
-				if (d || strcmp(how[h], "fadvise"))
+				if (!warm)
 					continue;
-				/* cached, then a miss: the rest read cold */
+				/*
+				 * Wholly cached: read from the cache.  Half,
+				 * then none: cached, then a miss, and the rest
+				 * read cold, from the device directly when
+				 * auto has a direct descriptor.
+				 */
+				cache(tpath);
+				got = run(&ts, im, &cfg, st, false, true);
+				T_CHECK(&ts, got == RDR_FADVISE);
 				evict(tpath, 1);
-				run(&ts, im, &cfg, st, false, true);
+				got = run(&ts, im, &cfg, st, false, true);
+				T_CHECK(&ts, got == (cold_direct(h, d) ?
+						     RDR_URING : RDR_FADVISE));
 				evict(tpath, 0);
-				run(&ts, im, &cfg, st, false, true);
+				got = run(&ts, im, &cfg, st, true, true);
+				T_CHECK(&ts, got == (cold_direct(h, d) ?
+						     RDR_URING : RDR_FADVISE));
 			}
 		}
 	}
