@@ -14,6 +14,9 @@
 #include "core/base/reader.h"
 
 #include <fcntl.h>
+#ifdef HAVE_LIBURING
+#include <liburing.h>
+#endif
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
@@ -122,7 +125,13 @@ static void cache(const char *path)
 static bool cold_direct(unsigned h, unsigned d)
 {
 #ifdef HAVE_LIBURING
-	return h == 0 && d == 1;
+	struct io_uring ring;
+	bool ok = io_uring_queue_init(1, &ring, 0) == 0;
+
+	/* a kernel may refuse io_uring (io_uring_disabled): then the cache */
+	if (ok)
+		io_uring_queue_exit(&ring);
+	return ok && h == 0 && d == 1;
 #else
 	(void)h;
 	(void)d;
