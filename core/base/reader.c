@@ -7,6 +7,7 @@
  */
 #include "core/base/reader.h"
 #include "core/base/bigmem.h"
+#include "core/base/bufpool.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -322,6 +323,7 @@ static void unmap_req(struct req *q)
 
 static uint8_t *alloc_bufs(struct rdr *r, unsigned n, uint8_t **map,
 			   size_t *maplen);
+static void free_bufs(struct rdr *r, uint8_t *map, size_t maplen);
 static void aim(struct rdr *r, struct req *q);
 
 /*
@@ -344,7 +346,7 @@ static bool go_direct(struct rdr *r)
 	if (!bufs)
 		return false;
 	if (io_uring_queue_init(r->depth, &r->ring, 0)) {
-		bigmem_free(r->dmap, 1, r->dmaplen);
+		free_bufs(r, r->dmap, r->dmaplen);
 		r->dmap = NULL;
 		return false;
 	}
@@ -606,11 +608,21 @@ static uint8_t *alloc_bufs(struct rdr *r, unsigned n, uint8_t **map,
 	*maplen = n * r->bufsz + r->align;
 	if (*maplen < (1u << 20))
 		*maplen = 1u << 20;
-	*map = bigmem_calloc(1, *maplen);
+	/* the pool's are faulted in already: the reader before left them */
+	*map = r->raw.pool ? bufpool_get(r->raw.pool, *maplen, maplen) :
+			     bigmem_calloc(1, *maplen);
 	if (!*map)
 		return NULL;
 	return (uint8_t *)(((uintptr_t)*map + r->align - 1) &
 			   ~(uintptr_t)(r->align - 1));
+}
+
+static void free_bufs(struct rdr *r, uint8_t *map, size_t maplen)
+{
+	if (r->raw.pool)
+		bufpool_put(r->raw.pool, map, maplen);
+	else
+		bigmem_free(map, 1, maplen);
 }
 
 int rdr_open(struct img *im, const struct rdr_cfg *cfg, rdr_next_fn next,
@@ -700,7 +712,7 @@ void rdr_close(struct rdr *r)
 		free(r->q[i].seg);
 	}
 	free(r->q);
-	bigmem_free(r->map, 1, r->maplen);
-	bigmem_free(r->dmap, 1, r->dmaplen);
+	free_bufs(r, r->map, r->maplen);
+	free_bufs(r, r->dmap, r->dmaplen);
 	free(r);
 }
