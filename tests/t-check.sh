@@ -43,6 +43,9 @@ for f in "${fixtures[@]}"; do
 	# -j 1 finds the same
 	"$bin" check -j 1 "$T/$f.img" >"$T/out1" 2>&1
 	cmp -s "$T/out" "$T/out1" || t_fail "$f: check -j 1 differs"
+	# and so does reading every chunk again (check_quick.c)
+	XFSDEFRAG_CHECK=reread "$bin" check "$T/$f.img" >"$T/out1" 2>&1
+	cmp -s "$T/out" "$T/out1" || t_fail "$f: check, reread, differs"
 	# --json says the same, as one valid JSON object
 	"$bin" check --json "$T/$f.img" >"$T/json" 2>"$T/err"
 	rc=$?
@@ -163,6 +166,12 @@ expect() {
 	grep -q " \[$code\]\$" "$T/err" &&
 		grep -q "^check: [0-9]* problems* found$" "$T/out" ||
 		t_fail "$name: check's text output has no line ending in [$code]"
+	# the inodes phase reading every chunk again (not only those the
+	# scan left unsettled, check_quick.c) finds the same, in order
+	XFSDEFRAG_CHECK=reread timeout 120 "$bin" check "$C" >"$T/out.rr" \
+		2>"$T/err.rr"
+	cmp -s "$T/out" "$T/out.rr" && cmp -s "$T/err" "$T/err.rr" ||
+		t_fail "$name: check with every chunk read again differs"
 	[ "$(stat -c '%s %y %z' "$C")" = "$st" ] ||
 		t_fail "$name: check modified the image"
 	[ -n "$have_repair" ] && [ "$rre" != - ] || return 0
@@ -198,6 +207,24 @@ v=$(get "$C" core.nblocks "inode $ino")
 db "$C" "inode $ino" "write core.nblocks $((v + 1))"
 expect "inode nblocks + 1" inode-nblocks "inode $ino|nblocks $((v + 1))|$v" \
 	"bad nblocks $((v + 1)) for inode $ino"
+
+# the same in the common small file, whose inode the scan settles for
+# the inodes phase (check_quick.c): the first with extents in the inode
+ino=$(t_cat "$here/fixtures/aged/xfsdb-core.out" | awk '
+	/^== / { ino = $2; reg = 0; ext = 0 } /core.mode = 010/ { reg = 1 }
+	/core.format = 2 / { ext = 1 }
+	/core.nblocks = [1-9]/ { if (reg && ext) { print ino; exit } }')
+copy
+v=$(get "$C" core.nblocks "inode $ino")
+db "$C" "inode $ino" "write core.nblocks $((v + 1))"
+expect "small file nblocks + 1" inode-nblocks \
+	"inode $ino|nblocks $((v + 1))|$v" "bad nblocks $((v + 1)) for inode $ino"
+
+# and an extent size hint without its flag in that file
+copy
+db "$C" "inode $ino" "write core.extsize 1"
+expect "small file extsize" inode-extsize "inode $ino|hint 1" \
+	"Bad extent size hint 1 on inode $ino"
 
 # a free extent grown over the file block that follows it (AG 0 bnobt,
 # one leaf): the first record followed by a data block

@@ -66,6 +66,7 @@ struct rdr {
 	bool cold;		/* fadvise: a segment was not in the cache */
 	bool use_direct;	/* requests planned for dfd */
 	bool cold_direct;	/* fadvise: cold, go on with io_uring on dfd */
+	bool fill_cache;	/* rdr_cfg.fill_cache: no cold_direct */
 #ifdef HAVE_LIBURING
 	struct io_uring ring;
 	unsigned inflight;
@@ -570,7 +571,8 @@ static enum rdr_how choose(struct rdr *r)
 	r->use_direct = r->raw.dfd >= 0 && r->raw.direct_always;
 	if (how <= RDR_AUTO || how >= RDR_NHOW) {
 		how = r->use_direct ? RDR_URING : RDR_FADVISE;
-		r->cold_direct = r->raw.dfd >= 0 && !r->use_direct;
+		r->cold_direct = r->raw.dfd >= 0 && !r->use_direct &&
+				 !r->fill_cache;
 	}
 #ifdef HAVE_LIBURING
 	if (how == RDR_URING &&
@@ -652,6 +654,7 @@ int rdr_open(struct img *im, const struct rdr_cfg *cfg, rdr_next_fn next,
 		     r->raw.bulk.max_gap : DEF_GAP;
 	r->limit = cfg->limit && cfg->limit < im->size ? cfg->limit :
 		   im->size;
+	r->fill_cache = cfg->fill_cache;
 	r->align = r->have_raw && r->raw.dfd >= 0 ? r->raw.dalign : 8;
 	r->page = (uint64_t)sysconf(_SC_PAGESIZE);
 	if (r->depth > 256)

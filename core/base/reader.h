@@ -46,6 +46,9 @@ struct rdr_cfg {
 	uint32_t max_req;	/* bytes per request */
 	uint32_t max_gap;	/* holes read through, at most */
 	uint64_t limit;		/* no request reads at or past this byte */
+	/* through the page cache even when cold (not the default switch to
+	 * direct reads): the caller reads these bytes again soon */
+	bool fill_cache;
 };
 
 struct rdr_seg {

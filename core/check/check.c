@@ -8,6 +8,29 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+static const char *const step_names[CHECK_NSTEPS] = {
+	"scan", "trees", "inodes", "distribute", "space", "links",
+	"counters",
+};
+
+const char *check_step_name(enum check_step s)
+{
+	return s < CHECK_NSTEPS ? step_names[s] : "?";
+}
+
+/* The time since *t, into res's step s; *t moves to now. */
+static void step_done(struct check_result *res, enum check_step s,
+		      struct timespec *t)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	res->step_ns[s] = (uint64_t)(now.tv_sec - t->tv_sec) * 1000000000u +
+			  (uint64_t)now.tv_nsec - (uint64_t)t->tv_nsec;
+	*t = now;
+}
 
 void check_fatal(struct check_ctx *c, int err)
 {
@@ -108,14 +131,26 @@ static void teardown(struct check_ctx *c)
 		free(c->cag);
 	}
 	check_log_free(&c->glog);
+	check_quick_free(c);
 	model_free(c->m);
 }
 
 int check_fs(struct fs *fs, unsigned threads, check_report_fn fn, void *priv,
 	     struct check_result *res, struct err *e)
 {
+	struct check_opts o = { .threads = threads };
+
+	return check_fs_with(fs, &o, fn, priv, res, e);
+}
+
+int check_fs_with(struct fs *fs, const struct check_opts *o,
+		  check_report_fn fn, void *priv, struct check_result *res,
+		  struct err *e)
+{
+	unsigned threads = o->threads;
 	struct scan_opts so = { .threads = threads };
 	struct check_ctx c;
+	struct timespec t;
 	uint32_t a, n;
 	int ret;
 
@@ -124,12 +159,17 @@ int check_fs(struct fs *fs, unsigned threads, check_report_fn fn, void *priv,
 	c.fs = fs;
 	c.g = &fs->geo;
 	c.threads = threads;
+	c.reread = o->reread;
 	if (fs->geo.agcount > 0xffffff)
 		return err_set(e, -EOPNOTSUPP, "%u AGs: too many to check",
 			       fs->geo.agcount);
+	if (!c.reread && check_quick_init(&c, &so))
+		return err_set(e, -ENOMEM, "out of memory");
 	if (fs->log_state == FS_LOG_DIRTY)
 		check_problem(&c.glog, LOG_DIRTY, fs->log_detail);
+	clock_gettime(CLOCK_MONOTONIC, &t);
 	ret = scan_fs(fs, &so, &c.m, e);
+	step_done(res, CHECK_STEP_SCAN, &t);
 	if (ret && ret != -EFSCORRUPTED && ret != -EFSBADCRC)
 		goto out;
 	err_clear(e);
@@ -142,21 +182,27 @@ int check_fs(struct fs *fs, unsigned threads, check_report_fn fn, void *priv,
 	check_superblocks(&c);
 	scan_damage(&c);
 	par_for(n, threads, phase_trees, &c);
+	step_done(res, CHECK_STEP_TREES, &t);
 	if (!c.fatal)
 		par_for(n, threads, phase_inodes, &c);
+	step_done(res, CHECK_STEP_INODES, &t);
 	if (!c.fatal) {
 		ret = check_distribute(&c);
 		if (ret)
 			check_fatal(&c, ret);
 	}
+	step_done(res, CHECK_STEP_DISTRIBUTE, &t);
 	if (!c.fatal)
 		par_for(n, threads, phase_space, &c);
+	step_done(res, CHECK_STEP_SPACE, &t);
 	if (!c.fatal && !c.incomplete && !c.links_unknown)
 		par_for(n, threads, phase_links, &c);
+	step_done(res, CHECK_STEP_LINKS, &t);
 	if (!c.fatal) {
 		check_sb_counters(&c);
 		check_lsn_verdict(&c);
 	}
+	step_done(res, CHECK_STEP_COUNTERS, &t);
 	if (c.fatal) {
 		ret = err_set(e, c.fatal, "%s", c.fatal == -ENOMEM ?
 			      "out of memory" : "the checks could not run");

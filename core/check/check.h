@@ -21,6 +21,15 @@
 #include "core/check/problems.h"
 #include "core/fs/fs.h"
 
+enum check_step {
+	CHECK_STEP_SCAN, CHECK_STEP_TREES, CHECK_STEP_INODES,
+	CHECK_STEP_DISTRIBUTE, CHECK_STEP_SPACE, CHECK_STEP_LINKS,
+	CHECK_STEP_COUNTERS, CHECK_NSTEPS
+};
+
+/* "scan", "trees", ...: the step's name. */
+const char *check_step_name(enum check_step s);
+
 struct check_result {
 	uint64_t problems;	/* 0: consistent */
 	uint64_t inodes;	/* allocated inodes scanned */
@@ -28,6 +37,9 @@ struct check_result {
 	/* NULL, or what could not be checked because the scan could not
 	 * read everything (a static string) */
 	const char *skipped;
+	/* how long each step took (XFSDEFRAG_TIMING): the scan, then the
+	 * phases in order, the last the whole-filesystem counters */
+	uint64_t step_ns[CHECK_NSTEPS];
 };
 
 /* One problem found: its stable code (problems.h) and its message. */
@@ -56,5 +68,19 @@ typedef void (*check_report_fn)(void *priv, const struct check_msg *m);
  */
 int check_fs(struct fs *fs, unsigned threads, check_report_fn fn, void *priv,
 	     struct check_result *res, struct err *e);
+
+struct check_opts {
+	unsigned threads;	/* as check_fs's */
+	/*
+	 * Read every inode chunk again for the inodes phase, as the scan
+	 * left it in the page cache, rather than only those the scan's
+	 * look at the inodes did not settle (the same verdicts: tests).
+	 */
+	bool reread;
+};
+
+int check_fs_with(struct fs *fs, const struct check_opts *o,
+		  check_report_fn fn, void *priv, struct check_result *res,
+		  struct err *e);
 
 #endif

@@ -153,17 +153,6 @@ static int check_bmbt_fork(struct ipass *p, int whichfork)
 	return 0;
 }
 
-/*
- * Inodes needing no more than nblocks and nlink: no directory, symlink,
- * bmbt or attribute blocks to look at.
- */
-static bool simple_inode(const struct m_ino *mi)
-{
-	return !od_mode_isdir(mi->mode) && !od_mode_islnk(mi->mode) &&
-	       m_dfmt(mi) != OD_FMT_BTREE && m_afmt(mi) != OD_FMT_BTREE &&
-	       mi->nae == 0 && (!mi->forkoff || m_afmt(mi) != OD_FMT_LOCAL);
-}
-
 /* di_nblocks: every block the forks map, plus the bmbt blocks. */
 static void check_nblocks(struct ipass *p, const struct m_ino *mi,
 			  uint64_t nblocks, uint64_t bmbt_blocks)
@@ -284,7 +273,7 @@ static void read_ahead(struct ipass *p)
 		bool data = od_mode_isdir(mi->mode) || od_mode_islnk(mi->mode);
 		uint64_t b = 0;
 
-		if (!simple_inode(mi) && !(mi->flags & MI_DAMAGED))
+		if (!check_simple_inode(mi) && !(mi->flags & MI_DAMAGED))
 			b = ahead_fork(p->c->fs, ag->ext + mi->ext +
 				       (data ? 0 : mi->nde),
 				       (data ? mi->nde : 0) + mi->nae,
@@ -300,6 +289,8 @@ static void read_ahead(struct ipass *p)
 	}
 }
 
+/* raw NULL: an inode the scan's look settled (check_quick.c): in use,
+ * simple, and all that is left is its link count. */
 static void one_inode(struct ipass *p, const struct od_inobt_rec *r,
 		      unsigned i, const uint8_t *raw)
 {
@@ -326,7 +317,11 @@ static void one_inode(struct ipass *p, const struct od_inobt_rec *r,
 		ca->damaged_inodes++;
 		return;
 	}
-	if (simple_inode(mi)) {
+	if (!raw) {
+		ca->nlink[p->cur] = mi->nlink;
+		return;
+	}
+	if (check_simple_inode(mi)) {
 		/* the scan verified this inode: the core's rules remain */
 		struct od_inode di;
 
@@ -365,23 +360,75 @@ static void decode_run(struct ipass *p, size_t ci, unsigned i,
 	}
 }
 
+/* Every present inode of chunk ci from the scan's record of it. */
+static void settled_chunk(struct ipass *p, size_t ci,
+			  const struct check_qchunk *q)
+{
+	const struct od_inobt_rec *r = &p->ca->ag->chunk[ci];
+	size_t k = 0;
+	unsigned i;
+
+	for (i = 0; i < OD_INODES_PER_CHUNK && !p->c->fatal; i++) {
+		if (!od_inobt_present(r, i))
+			continue;
+		if (q->quick & (1ull << i))
+			one_inode(p, r, i, NULL);
+		else
+			one_inode(p, r, i, q->raw + k++ * p->g->inodesize);
+	}
+}
+
+/* The chunks to read again: any present inode the scan left unsettled. */
+static bool *chunks_wanted(struct ipass *p, size_t *nwant)
+{
+	const struct m_ag *ag = p->ca->ag;
+	bool *want = malloc(ag->nchunk ? ag->nchunk : 1);
+	size_t ci;
+	unsigned i;
+
+	if (!want)
+		return NULL;
+	for (ci = 0; ci < ag->nchunk; ci++) {
+		const struct check_qchunk *q =
+			p->c->reread ? NULL :
+			check_quick_chunk(p->c, p->ca->agno, ci);
+		uint64_t present = 0;
+
+		for (i = 0; i < OD_INODES_PER_CHUNK; i++)
+			if (od_inobt_present(&ag->chunk[ci], i))
+				present |= 1ull << i;
+		want[ci] = !q || (q->quick | q->kept) != present;
+		*nwant += want[ci];
+	}
+	return want;
+}
+
 static void read_chunks(struct ipass *p)
 {
 	const struct m_ag *ag = p->ca->ag;
 	struct inorun run;
 	struct inorun_seg seg;
 	struct rdr_item it;
-	struct rdr *rd;
+	struct rdr *rd = NULL;
+	size_t done = 0;	/* chunks before this one are checked */
 	char what[64];
+	size_t nwant = 0;
+	bool *want = chunks_wanted(p, &nwant);
 
-	if (inorun_read_open(&run, p->c->fs, ag, &rd)) {
+	/* no reader (its buffers) when the scan settled every chunk */
+	if (!want || (nwant &&
+		      inorun_read_want(&run, p->c->fs, ag, want, &rd))) {
 		check_fatal(p->c, -ENOMEM);
-		return;
+		goto out;
 	}
 	snprintf(what, sizeof(what), "ag %u inode chunk", p->ca->agno);
-	while (!p->c->fatal && inorun_read(rd, &it, &seg)) {
+	while (rd && !p->c->fatal && inorun_read(rd, &it, &seg)) {
 		const uint8_t *buf = it.data;
 
+		for (; done < seg.ci; done++)
+			if (!want[done])
+				settled_chunk(p, done, check_quick_chunk(
+					p->c, p->ca->agno, done));
 		err_clear(&p->e);
 		if (!buf && fs_read_daddr(p->c->fs, seg.start >> 9, it.scratch,
 					  (size_t)seg.len, &p->e, what) == 0)
@@ -391,7 +438,14 @@ static void read_chunks(struct ipass *p)
 		else
 			p->ca->damaged_inodes++;	/* the scan met it */
 	}
+	for (; done < ag->nchunk && !p->c->fatal; done++)
+		if (!want[done])
+			settled_chunk(p, done,
+				      check_quick_chunk(p->c, p->ca->agno,
+							done));
+out:
 	rdr_close(rd);
+	free(want);
 }
 
 void check_ag_inodes(struct check_ctx *c, uint32_t agno)

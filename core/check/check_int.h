@@ -25,7 +25,9 @@
 
 #include "core/check/check.h"
 #include "core/model/model.h"
+#include "core/model/scan.h"
 #include "ondisk/btree.h"
+#include "ondisk/inode.h"
 #include "ondisk/rmap.h"
 
 /* ---- problems ---- */
@@ -192,6 +194,30 @@ struct check_ag {
 	struct check_lsn lsn;		/* the newest LSN met in this AG */
 };
 
+/*
+ * What the scan's look at each run of inodes settled (check_quick.c),
+ * per chunk, so that the inodes phase reads again only the chunks it
+ * must: the slots in use needing nothing more than their link count
+ * (quick), and those whose bytes were kept for it (kept, their inodes
+ * in slot order in raw).  A chunk with any other present slot is read
+ * again.
+ */
+struct check_qchunk {
+	uint64_t quick, kept;
+	uint8_t *raw;
+};
+
+struct check_qag {
+	struct check_qchunk *ch;	/* nchunk of them, or NULL */
+	size_t nchunk;
+};
+
+struct check_quick {
+	struct check_qag *ag;		/* per AG */
+	uint64_t used, budget;		/* bytes kept, and at most */
+	bool full;			/* a slot could not be kept */
+};
+
 struct check_ctx {
 	struct fs *fs;
 	const struct od_geo *g;
@@ -203,7 +229,30 @@ struct check_ctx {
 	bool links_unknown;	/* a directory could not be read fully */
 	int fatal;		/* -ENOMEM and the like: give up */
 	struct check_lsn lsn;	/* the newest LSN of the global phases */
+	bool reread;		/* check_opts.reread */
+	struct check_quick q;
 };
+
+/*
+ * The scan's hooks (scan_opts.run and fill_cache) for the inodes phase,
+ * set up in *so; check_quick_chunk: chunk ci of AG agno's record, NULL
+ * when the scan kept nothing of it (read it again).
+ */
+int check_quick_init(struct check_ctx *c, struct scan_opts *so);
+const struct check_qchunk *check_quick_chunk(const struct check_ctx *c,
+					     uint32_t agno, size_t ci);
+void check_quick_free(struct check_ctx *c);
+
+/*
+ * Inodes needing no more than nblocks and nlink: no directory, symlink,
+ * bmbt or attribute blocks to look at.
+ */
+static inline bool check_simple_inode(const struct m_ino *mi)
+{
+	return !od_mode_isdir(mi->mode) && !od_mode_islnk(mi->mode) &&
+	       m_dfmt(mi) != OD_FMT_BTREE && m_afmt(mi) != OD_FMT_BTREE &&
+	       mi->nae == 0 && (!mi->forkoff || m_afmt(mi) != OD_FMT_LOCAL);
+}
 
 /* Record a fatal error (first one wins); the phases stop early. */
 void check_fatal(struct check_ctx *c, int err);

@@ -33,6 +33,19 @@ void inorun_init(struct inorun *r, const struct od_geo *g,
 	r->ci = 0;
 	r->i = 0;
 	r->cend = ag->nchunk;
+	r->want = NULL;
+}
+
+/* Like inorun_present, past the chunks r->want leaves out. */
+static bool next_wanted(struct inorun *r)
+{
+	while (inorun_present(r->ag, &r->ci, &r->i) && r->ci < r->cend) {
+		if (!r->want || r->want[r->ci])
+			return true;
+		r->ci++;
+		r->i = 0;
+	}
+	return false;
 }
 
 bool inorun_next(struct inorun *r, struct inorun_seg *s)
@@ -41,8 +54,7 @@ bool inorun_next(struct inorun *r, struct inorun_seg *s)
 	const struct m_ag *ag = r->ag;
 	uint64_t glen = (uint64_t)OD_INODES_PER_HOLEMASK_BIT << g->inodelog;
 
-	if (r->ci >= r->cend || !inorun_present(ag, &r->ci, &r->i) ||
-	    r->ci >= r->cend)
+	if (r->ci >= r->cend || !next_wanted(r))
 		return false;
 	s->ci = r->ci;
 	s->i = r->i;
@@ -57,7 +69,9 @@ bool inorun_next(struct inorun *r, struct inorun_seg *s)
 			break;
 		s->len += glen;
 		r->i += OD_INODES_PER_HOLEMASK_BIT;
-	} while (inorun_present(ag, &r->ci, &r->i) && r->ci < r->cend);
+		/* a run's buffer is walked chunk after chunk: none left out */
+	} while (inorun_present(ag, &r->ci, &r->i) && r->ci < r->cend &&
+		 (!r->want || r->want[r->ci]));
 	return true;
 }
 
@@ -76,17 +90,28 @@ static bool pull_run(void *priv, struct rdr_seg *s)
 int inorun_read_open(struct inorun *r, struct fs *fs, const struct m_ag *ag,
 		     struct rdr **out)
 {
-	return inorun_read_range(r, fs, ag, 0, ag->nchunk, out);
+	return inorun_read_range(r, fs, ag, 0, ag->nchunk, false, out);
+}
+
+int inorun_read_want(struct inorun *r, struct fs *fs, const struct m_ag *ag,
+		     const bool *want, struct rdr **out)
+{
+	int ret = inorun_read_range(r, fs, ag, 0, ag->nchunk, false, out);
+
+	if (ret == 0)
+		r->want = want;
+	return ret;
 }
 
 int inorun_read_range(struct inorun *r, struct fs *fs, const struct m_ag *ag,
-		      size_t c0, size_t c1, struct rdr **out)
+		      size_t c0, size_t c1, bool fill_cache, struct rdr **out)
 {
 	struct rdr_cfg cfg = { 0 };
 	int ret;
 
 	/* nothing past the end of the filesystem: fs_read_daddr says so */
 	cfg.limit = fs->geo.dblocks << fs->geo.blocklog;
+	cfg.fill_cache = fill_cache;
 	ret = rdr_open(fs->img, &cfg, pull_run, r, out);
 	if (ret == 0) {
 		inorun_init(r, &fs->geo, ag, rdr_max_seg(*out));

@@ -18,6 +18,7 @@ struct inorun {
 	size_t ci;		/* cursor: chunk index ... */
 	unsigned i;		/* ... and inode in it */
 	size_t cend;		/* no runs from this chunk on */
+	const bool *want;	/* NULL, or per chunk: false skips it */
 };
 
 /* One run: bytes [start, start + len) hold inodes from (ci, i) on. */
@@ -56,9 +57,16 @@ static inline bool inorun_present(const struct m_ag *ag, size_t *ci,
  */
 int inorun_read_open(struct inorun *r, struct fs *fs, const struct m_ag *ag,
 		     struct rdr **out);
-/* The same for chunks [c0, c1) only (a scan in parts). */
+/*
+ * The same for chunks [c0, c1) only (a scan in parts); fill_cache when
+ * the bytes will be read again (rdr_cfg.fill_cache).
+ */
 int inorun_read_range(struct inorun *r, struct fs *fs, const struct m_ag *ag,
-		      size_t c0, size_t c1, struct rdr **out);
+		      size_t c0, size_t c1, bool fill_cache, struct rdr **out);
+/* Only the chunks ci with want[ci] (want outlives *out); no run spans
+ * a chunk left out. */
+int inorun_read_want(struct inorun *r, struct fs *fs, const struct m_ag *ag,
+		     const bool *want, struct rdr **out);
 bool inorun_read(struct rdr *rd, struct rdr_item *it, struct inorun_seg *s);
 
 #endif

@@ -30,6 +30,20 @@ struct scan_opts {
 	 * chunks or more into N (tests).
 	 */
 	unsigned parts;
+	/*
+	 * For a caller that looks at the inodes' bytes too (the checker),
+	 * from the scanning threads, NULL if not: run for every run of
+	 * inodes read, once decoded (ag is the model of the part being
+	 * scanned: its inodes from ino0 on came from this run; the run's
+	 * first inode is chunk ci's inode i; buf NULL when unreadable);
+	 * fill_cache for chunks [c0, c1) before they are read, true to read
+	 * them through the page cache (rdr_cfg.fill_cache).
+	 */
+	void (*run)(void *hpriv, const struct m_ag *ag, size_t ino0,
+		    size_t ci, unsigned i, const uint8_t *buf, uint64_t len);
+	bool (*fill_cache)(void *hpriv, const struct m_ag *ag, size_t c0,
+			   size_t c1);
+	void *hpriv;
 };
 
 /*

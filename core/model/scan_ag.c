@@ -402,6 +402,8 @@ int scan_range(struct agscan *s, size_t c0, size_t c1, size_t n)
 	struct rdr_item it;
 	struct rdr *rd;
 	char what[64];
+	bool fill = s->o->fill_cache &&
+		    s->o->fill_cache(s->o->hpriv, ag, c0, c1);
 
 	/* most inodes have an extent and a link: start there, not at 64 */
 	if (!ag->ext) {
@@ -413,11 +415,13 @@ int scan_range(struct agscan *s, size_t c0, size_t c1, size_t n)
 		ag->cap_link = ag->link ? n + 64 : 0;
 	}
 	if (!ag->ino ||
-	    inorun_read_range(&run, s->fs, ag, c0, c1, &rd))
+	    inorun_read_range(&run, s->fs, ag, c0, c1, fill, &rd))
 		return err_set(&s->e, -ENOMEM, "out of memory");
 	snprintf(what, sizeof(what), "ag %u inode chunk", ag->agno);
 
 	while (inorun_read(rd, &it, &seg)) {
+		size_t ino0 = ag->nino;
+
 		s->buf = it.data;
 		if (!it.data) {
 			if (fs_read_daddr(s->fs, seg.start >> 9, it.scratch,
@@ -428,6 +432,9 @@ int scan_range(struct agscan *s, size_t c0, size_t c1, size_t n)
 		}
 		if (s->buf)
 			decode_run(s, seg.ci, seg.i, seg.len);
+		if (s->o->run)
+			s->o->run(s->o->hpriv, ag, ino0, seg.ci, seg.i, s->buf,
+				  seg.len);
 		__atomic_add_fetch(&s->p->inodes_done, seg.len >> g->inodelog,
 				   __ATOMIC_RELAXED);
 	}
