@@ -193,12 +193,12 @@ int main(void)
 	static const char *const how[] = { "auto", "sync", "fadvise",
 					   "thread", "uring", "mmap" };
 	static const struct rdr_cfg cfgs[] = {
-		{ 0, 0, 0, 0 },
-		{ 1, 4096, 0, 0 },
-		{ 4, 65536, 1, 0 },
-		{ 8, 1u << 20, 1u << 20, 0 },
-		{ 3, 256u << 10, 8192, FILE_SZ / 2 + 1234 },
-		{ 2, 1u << 20, 65536, FILE_SZ - 100 },
+		{ 0, 0, 0, 0, false },
+		{ 1, 4096, 0, 0, false },
+		{ 4, 65536, 1, 0, false },
+		{ 8, 1u << 20, 1u << 20, 0, false },
+		{ 3, 256u << 10, 8192, FILE_SZ / 2 + 1234, false },
+		{ 2, 1u << 20, 65536, FILE_SZ - 100, false },
 	};
 	struct t_state ts = { 0, 0 };
 	char path[] = "/tmp/xfsdefrag-test-reader.XXXXXX";
@@ -278,6 +278,12 @@ int main(void)
 				got = run(&ts, im, &cfg, st, true, true);
 				T_CHECK(&ts, got == (cold_direct(h, d) ?
 						     RDR_URING : RDR_FADVISE));
+				/* fill_cache: cold, and still through it */
+				evict(tpath, 0);
+				cfg.fill_cache = true;
+				got = run(&ts, im, &cfg, st, false, true);
+				T_CHECK(&ts, got == RDR_FADVISE);
+				cfg.fill_cache = false;
 			}
 		}
 	}
@@ -286,7 +292,7 @@ int main(void)
 	/* a memory image: every segment comes back for the caller to read */
 	T_CHECK(&ts, img_open_mem(words, FILE_SZ, 0, &mem) == 0);
 	if (mem) {
-		struct rdr_cfg cfg = { 0, 0, 0, 0 };
+		struct rdr_cfg cfg = { 0, 0, 0, 0, false };
 
 		make_stream(st, &seed, 1u << 20, 0);
 		run(&ts, mem, &cfg, st, false, false);
