@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "core/base/img.h"
-#include "core/base/bufpool.h"
 #include "core/base/excl.h"
 
 #include <errno.h>
@@ -21,7 +20,6 @@ struct file_priv {
 	unsigned dalign;
 	bool direct_always;	/* else dfd only once the cache misses */
 	struct img_bulk bulk;
-	struct bufpool *pool;	/* the bulk readers' buffers */
 };
 
 static int file_pread(struct img *im, void *buf, size_t len, uint64_t off)
@@ -82,10 +80,6 @@ static void file_close(struct img *im)
 		close(fp->dfd);
 	close(fp->fd);
 	excl_release(fp->excl);
-	if (fp->pool) {
-		bufpool_destroy(fp->pool);
-		free(fp->pool);
-	}
 	free(fp);
 }
 
@@ -131,9 +125,7 @@ int img_open_file(const char *path, unsigned flags, struct img **out,
 	}
 	fp = calloc(1, sizeof(*fp));
 	im = calloc(1, sizeof(*im));
-	if (fp && (fp->pool = malloc(sizeof(*fp->pool))) != NULL)
-		bufpool_init(fp->pool);
-	if (!fp || !im || !fp->pool) {
+	if (!fp || !im) {
 		ret = err_set(e, -ENOMEM, "out of memory");
 		goto fail;
 	}
@@ -168,10 +160,6 @@ int img_open_file(const char *path, unsigned flags, struct img **out,
 	return 0;
 
 fail:
-	if (fp && fp->pool) {
-		bufpool_destroy(fp->pool);
-		free(fp->pool);
-	}
 	free(fp);
 	free(im);
 	close(fd);
@@ -205,16 +193,7 @@ int img_raw(const struct img *im, struct img_raw *out)
 	out->dalign = fp->dalign;
 	out->direct_always = fp->direct_always;
 	out->bulk = fp->bulk;
-	out->pool = fp->pool;
 	return 0;
-}
-
-void img_trim_buffers(struct img *im)
-{
-	const struct file_priv *fp = file_under(im);
-
-	if (fp)
-		bufpool_trim(fp->pool);
 }
 
 void img_set_bulk(struct img *im, const struct img_bulk *b)

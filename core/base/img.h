@@ -82,14 +82,11 @@ struct img_bulk {
 	uint32_t max_gap;	/* holes read through */
 };
 
-struct bufpool;
-
 struct img_raw {
 	int fd, dfd;
 	unsigned dalign;
 	bool direct_always;
 	struct img_bulk bulk;
-	struct bufpool *pool;	/* bulk readers' buffers, kept (bufpool.h) */
 };
 
 /* 0 and *out filled, or -EOPNOTSUPP (memory images, other layers). */
@@ -104,8 +101,6 @@ int img_raw(const struct img *im, struct img_raw *out);
  */
 int img_set_direct(struct img *im, bool always);
 void img_set_bulk(struct img *im, const struct img_bulk *b);
-/* Free the bulk readers' buffers kept for the next reader. */
-void img_trim_buffers(struct img *im);
 /*
  * A hint that [off, off + len) will be read soon: the kernel starts
  * reading it into the page cache (posix_fadvise WILLNEED).  No effect

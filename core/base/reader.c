@@ -7,7 +7,6 @@
  */
 #include "core/base/reader.h"
 #include "core/base/bigmem.h"
-#include "core/base/bufpool.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -324,7 +323,6 @@ static void unmap_req(struct req *q)
 
 static uint8_t *alloc_bufs(struct rdr *r, unsigned n, uint8_t **map,
 			   size_t *maplen);
-static void free_bufs(struct rdr *r, uint8_t *map, size_t maplen);
 static void aim(struct rdr *r, struct req *q);
 
 /*
@@ -347,7 +345,7 @@ static bool go_direct(struct rdr *r)
 	if (!bufs)
 		return false;
 	if (io_uring_queue_init(r->depth, &r->ring, 0)) {
-		free_bufs(r, r->dmap, r->dmaplen);
+		bigmem_free(r->dmap, 1, r->dmaplen);
 		r->dmap = NULL;
 		return false;
 	}
@@ -610,21 +608,11 @@ static uint8_t *alloc_bufs(struct rdr *r, unsigned n, uint8_t **map,
 	*maplen = n * r->bufsz + r->align;
 	if (*maplen < (1u << 20))
 		*maplen = 1u << 20;
-	/* the pool's are faulted in already: the reader before left them */
-	*map = r->raw.pool ? bufpool_get(r->raw.pool, *maplen, maplen) :
-			     bigmem_calloc(1, *maplen);
+	*map = bigmem_calloc(1, *maplen);
 	if (!*map)
 		return NULL;
 	return (uint8_t *)(((uintptr_t)*map + r->align - 1) &
 			   ~(uintptr_t)(r->align - 1));
-}
-
-static void free_bufs(struct rdr *r, uint8_t *map, size_t maplen)
-{
-	if (r->raw.pool)
-		bufpool_put(r->raw.pool, map, maplen);
-	else
-		bigmem_free(map, 1, maplen);
 }
 
 int rdr_open(struct img *im, const struct rdr_cfg *cfg, rdr_next_fn next,
@@ -715,7 +703,7 @@ void rdr_close(struct rdr *r)
 		free(r->q[i].seg);
 	}
 	free(r->q);
-	free_bufs(r, r->map, r->maplen);
-	free_bufs(r, r->dmap, r->dmaplen);
+	bigmem_free(r->map, 1, r->maplen);
+	bigmem_free(r->dmap, 1, r->dmaplen);
 	free(r);
 }

@@ -321,8 +321,6 @@ int scan_fs(struct fs *fs, const struct scan_opts *o, struct model **out,
 			pthread_join(tids[i], NULL);
 	free(tids);
 	free_jobs(&pl);
-	/* the readers' buffers went to the next AG's; none is needed now */
-	img_trim_buffers(fs->img);
 
 	move_xmeta(m);
 	for (i = 0; i < m->agcount; i++) {
