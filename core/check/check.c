@@ -163,7 +163,7 @@ int check_fs_with(struct fs *fs, const struct check_opts *o,
 	if (fs->geo.agcount > 0xffffff)
 		return err_set(e, -EOPNOTSUPP, "%u AGs: too many to check",
 			       fs->geo.agcount);
-	if (!c.reread && check_quick_init(&c, &so))
+	if (!c.reread && check_quick_init(&c, &so, o->keep))
 		return err_set(e, -ENOMEM, "out of memory");
 	if (fs->log_state == FS_LOG_DIRTY)
 		check_problem(&c.glog, LOG_DIRTY, fs->log_detail);

@@ -77,6 +77,9 @@ struct check_opts {
 	 * look at the inodes did not settle (the same verdicts: tests).
 	 */
 	bool reread;
+	/* bytes of inodes the scan may keep for that phase (0: 64 MiB;
+	 * tests give a few to mix kept inodes and chunks read again) */
+	uint64_t keep;
 };
 
 int check_fs_with(struct fs *fs, const struct check_opts *o,

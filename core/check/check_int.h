@@ -238,7 +238,8 @@ struct check_ctx {
  * set up in *so; check_quick_chunk: chunk ci of AG agno's record, NULL
  * when the scan kept nothing of it (read it again).
  */
-int check_quick_init(struct check_ctx *c, struct scan_opts *so);
+int check_quick_init(struct check_ctx *c, struct scan_opts *so,
+		     uint64_t budget);
 const struct check_qchunk *check_quick_chunk(const struct check_ctx *c,
 					     uint32_t agno, size_t ci);
 void check_quick_free(struct check_ctx *c);

@@ -7,7 +7,8 @@
  * keep the bytes of the others, up to a budget.  The phase then reads
  * again only the chunks holding any other inode, so that the scan can
  * read from the device directly rather than fill the page cache for a
- * second pass (1M inodes, cold: the second read was half of check).
+ * second pass (1M inodes, cold, 2-core VM: check took 0.48 s through
+ * the cache, 0.30 s so).
  */
 #include "core/check/check_int.h"
 #include "core/base/bigmem.h"
@@ -147,12 +148,13 @@ static bool quick_fill(void *hpriv, const struct m_ag *ag, size_t c0,
 	return __atomic_load_n(&c->q.full, __ATOMIC_RELAXED);
 }
 
-int check_quick_init(struct check_ctx *c, struct scan_opts *so)
+int check_quick_init(struct check_ctx *c, struct scan_opts *so,
+		     uint64_t budget)
 {
 	c->q.ag = calloc(c->g->agcount, sizeof(*c->q.ag));
 	if (!c->q.ag)
 		return -ENOMEM;
-	c->q.budget = KEEP_BUDGET;
+	c->q.budget = budget ? budget : KEEP_BUDGET;
 	so->run = quick_run;
 	so->fill_cache = quick_fill;
 	so->hpriv = c;
