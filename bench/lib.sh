@@ -3,9 +3,10 @@
 # Shared by bench/report.sh and bench/check.sh: our command against the
 # reference tool on the same image, in one run, alternating, cold (page
 # cache dropped before every command) and warm; medians, spread, ratios,
-# inodes/s, peak RSS per inode, and the cold time against dd reading the
-# inode-chunk bytes with direct I/O.  Needs root (to drop caches), GNU
-# time (/usr/bin/time) and bash 5 (EPOCHREALTIME).
+# inodes/s, peak RSS per inode, the cold time against dd reading the
+# inode-chunk bytes with direct I/O, and how long the disk was busy
+# during each cold command (/proc/diskstats).  Needs root (to drop
+# caches), GNU time (/usr/bin/time) and bash 5 (EPOCHREALTIME).
 #
 #   . bench/lib.sh
 #   b_setup "$@"            # -n RUNS, -w (warm only), -c (cold only), IMAGE
@@ -17,6 +18,7 @@ B_RUNS=7
 B_COLD=1 B_WARM=1
 B_IMG=
 B_OUT=
+B_DISK=
 
 b_usage() {
 	echo "usage: $0 [-n RUNS] [-c | -w] [IMAGE | DEVICE]" >&2
@@ -51,6 +53,7 @@ b_setup() {
 	[ -n "${EPOCHREALTIME:-}" ] || { echo "needs bash 5" >&2; exit 1; }
 	B_OUT=$(mktemp -d)
 	trap 'rm -rf "$B_OUT"' EXIT
+	B_DISK=$(b_disk)
 	b_machine
 }
 
@@ -59,7 +62,28 @@ b_machine() {
 	cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 	echo "machine: $(nproc) CPUs ($cpu), $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo), kernel $(uname -r)"
 	echo "image:   $B_IMG ($(stat -L -c %F "$B_IMG"), on $(df -P "$B_IMG" 2>/dev/null | awk 'NR == 2 {print $1}'))"
+	echo "disk:    ${B_DISK:-not found in /proc/diskstats: no busy times}"
 	echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+}
+
+# The block device the image's reads reach (its name in /proc/diskstats):
+# the device itself, or the one holding the file system the file is on.
+b_disk() {
+	local dev
+	if [ -b "$B_IMG" ]; then
+		dev=$(readlink -f "$B_IMG")
+	else
+		dev=$(df -P "$B_IMG" 2>/dev/null | awk 'NR == 2 {print $1}')
+		dev=$(readlink -f "$dev" 2>/dev/null)
+	fi
+	dev=${dev#/dev/}
+	awk -v d="$dev" '$3 == d {f = 1} END {exit !f}' /proc/diskstats && echo "$dev"
+}
+
+# b_disk_snap: "reads sectors busy_ms" of $B_DISK now (/proc/diskstats:
+# reads completed, sectors read, milliseconds with any I/O in flight)
+b_disk_snap() {
+	awk -v d="$B_DISK" '$3 == d {print $4, $6, $13}' /proc/diskstats
 }
 
 b_drop() {
@@ -68,13 +92,19 @@ b_drop() {
 }
 
 # b_time LABEL CMD...: one run; appends "seconds rss_kib" to $B_OUT/LABEL
+# and, when the disk is known, what it did meanwhile ("reads sectors
+# busy_ms") to $B_OUT/LABEL.disk
 b_time() {
-	local label=$1 t0 t1 rc
+	local label=$1 t0 t1 rc d0= d1=
 	shift
+	[ -z "$B_DISK" ] || d0=$(b_disk_snap)
 	t0=$EPOCHREALTIME
 	/usr/bin/time -f %M -o "$B_OUT/rss" "$@" > /dev/null 2> "$B_OUT/err"
 	rc=$?
 	t1=$EPOCHREALTIME
+	[ -z "$B_DISK" ] || d1=$(b_disk_snap)
+	[ -z "$d0" ] || [ -z "$d1" ] ||
+		echo "$d0 $d1" | awk '{print $4 - $1, $5 - $2, $6 - $3}' >> "$B_OUT/$label.disk"
 	# xfs_repair -n and check exit 1 or 3 on a damaged fs; the bench
 	# image is clean, so anything but 0 is a failure of the run
 	if [ $rc -ne 0 ]; then
@@ -239,6 +269,24 @@ for phase in ("cold", "warm"):
                   "%.2fx the reference" % (name, mr / mi))
         else:
             print("%s cold: fio not installed: no device rates measured" % name)
+        # what the disk did during each command: a cold run can be no
+        # faster than the time the disk was busy with its reads
+        disk = {}
+        for who in ("ours", "ref"):
+            p = os.path.join(d, "cold.%s.disk" % who)
+            if os.path.exists(p):
+                rows = [[int(x) for x in l.split()] for l in open(p)]
+                disk[who] = [statistics.median(c) for c in zip(*rows)]
+        for who, wall in (("ours", mu), ("ref", mr)):
+            if who in disk:
+                reads, sect, busy = disk[who]
+                print("%s cold: %-4s the disk read %.0f MB in %.0f requests, busy "
+                      "%.0f ms of the command's %.0f ms (%.0f%%)"
+                      % (name, who, sect * 512 / 1e6, reads, busy, wall * 1e3,
+                         100 * busy / 1e3 / wall))
+        if "ours" in disk and disk["ours"][2] > 0:
+            print("%s cold: a run as long as our disk-busy time alone would be "
+                  "%.2fx the reference" % (name, mr / (disk["ours"][2] / 1e3)))
     rss = max(us[1]) * 1024
     print("%s %s: peak RSS %.1f MiB = %.0f bytes per inode (reference %.1f MiB)"
           % (name, phase, rss / 2**20, rss / inodes, max(ref[1]) / 1024))
