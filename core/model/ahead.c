@@ -8,16 +8,64 @@
 #define Q_DIRS		64		/* directories waiting, at most */
 #define Q_BYTES		(32u << 20)	/* their blocks announced, at most */
 
+/* Extents sorted at once, at most (more: in batches). */
+#define BATCH		64
+
+static int cmp_span(const void *a, const void *b)
+{
+	const struct ahead_span *x = a, *y = b;
+
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+unsigned ahead_merge(struct ahead_span *v, unsigned n)
+{
+	unsigned i, o = 0;
+
+	if (n < 2)
+		return n;
+	qsort(v, n, sizeof(*v), cmp_span);
+	for (i = 1; i < n; i++) {
+		struct ahead_span *l = &v[o];
+
+		if (v[i].off <= l->off + l->len) {
+			if (v[i].off + v[i].len > l->off + l->len)
+				l->len = v[i].off + v[i].len - l->off;
+		} else {
+			v[++o] = v[i];
+		}
+	}
+	return o + 1;
+}
+
+/* Announce v[0..n), merged, up to max bytes in all (*done counts them). */
+static void announce(struct fs *fs, struct ahead_span *v, unsigned n,
+		     uint64_t max, uint64_t *done)
+{
+	unsigned i;
+
+	n = ahead_merge(v, n);
+	for (i = 0; i < n && *done < max; i++) {
+		uint64_t len = v[i].len < max - *done ? v[i].len :
+			       max - *done;
+
+		img_willneed(fs->img, v[i].off, len);
+		*done += len;
+	}
+}
+
 uint64_t ahead_fork(struct fs *fs, const struct m_ext *x, uint32_t n,
 		    uint64_t below, uint64_t max)
 {
 	const struct od_geo *g = &fs->geo;
-	uint64_t done = 0, off = 0, len = 0;
+	struct ahead_span v[BATCH];
+	uint64_t done = 0;
+	unsigned k = 0;
 	uint32_t i;
 
-	for (i = 0; i < n && done + len < max; i++) {
+	for (i = 0; i < n && done < max; i++) {
 		struct od_irec r;
-		uint64_t cnt, b;
+		uint64_t cnt;
 
 		m_ext_get(&x[i], &r);
 		if (r.startoff >= below)
@@ -27,24 +75,15 @@ uint64_t ahead_fork(struct fs *fs, const struct m_ext *x, uint32_t n,
 			cnt = below - r.startoff;
 		if (!od_fsb_valid(g, r.startblock, cnt))
 			continue;
-		b = od_fsb_daddr(g, r.startblock) << 9;
-		cnt <<= g->blocklog;
-		if (len && off + len == b) {
-			len += cnt;	/* contiguous: one hint */
-			continue;
+		v[k].off = od_fsb_daddr(g, r.startblock) << 9;
+		v[k].len = cnt << g->blocklog;
+		if (++k == BATCH) {
+			announce(fs, v, k, max, &done);
+			k = 0;
 		}
-		if (len)
-			img_willneed(fs->img, off, len);
-		done += len;
-		off = b;
-		len = cnt;
 	}
-	if (len) {
-		if (done + len > max)
-			len = max - done;
-		img_willneed(fs->img, off, len);
-		done += len;
-	}
+	if (k)
+		announce(fs, v, k, max, &done);
 	return done;
 }
 
