@@ -124,6 +124,11 @@ b_runs() {
 	B_NRUNS=$(wc -l < "$B_OUT/runs")
 	# %.0f: mawk prints integers past 2^31 as 4.29e+09 (and %d clamps)
 	B_RUNBYTES=$(awk '{s += $2} END {printf "%.0f", s}' "$B_OUT/runs")
+	# every directory's blocks, as check's read-ahead asks for them
+	"$B_BIN" debug-inoruns --dirs "$B_IMG" > "$B_OUT/dirruns" 2> "$B_OUT/runs.err" ||
+		{ echo "debug-inoruns --dirs failed: $(cat "$B_OUT/runs.err")" >&2; exit 1; }
+	B_NDIRRUNS=$(wc -l < "$B_OUT/dirruns")
+	B_DIRBYTES=$(awk '{s += $2} END {printf "%.0f", s}' "$B_OUT/dirruns")
 }
 
 # dd over the runs: bash -c SCRIPT _ RUNS IMAGE
@@ -144,13 +149,16 @@ done < "$1"'
 # page cache has beaten both on a virtio disk.  Only with fio (Debian:
 # fio).
 b_fio_log() {
-	awk -v f="$B_IMG" 'BEGIN { print "fio version 2 iolog"; print f " add"; print f " open" }
-		{ o = $1; l = $2
-		  while (l > 0) { n = l > 1048576 ? 1048576 : l
-				  n = int((n + 4095) / 4096) * 4096
-				  printf "%s read %.0f %.0f\n", f, o, n
-				  o += n; l -= n } }
-		END { print f " close" }' "$B_OUT/runs" > "$B_OUT/runs.iolog"
+	local r
+	for r in runs dirruns; do
+		awk -v f="$B_IMG" 'BEGIN { print "fio version 2 iolog"; print f " add"; print f " open" }
+			{ o = $1; l = $2
+			  while (l > 0) { n = l > 1048576 ? 1048576 : l
+					  n = int((n + 4095) / 4096) * 4096
+					  printf "%s read %.0f %.0f\n", f, o, n
+					  o += n; l -= n } }
+			END { print f " close" }' "$B_OUT/$r" > "$B_OUT/$r.iolog"
+	done
 }
 B_FIO_SCRIPT='fio --name=replay --read_iolog="$1" --ioengine=io_uring --direct=1 \
 	--iodepth=16 --readonly --output-format=json --output="$2"'
@@ -186,7 +194,7 @@ b_compare() {
 		B_FIO=1
 		b_fio_log
 	fi
-	echo "inodes:  $B_INODES; inode-chunk bytes read: $B_RUNBYTES in $B_NRUNS runs"
+	echo "inodes:  $B_INODES; inode-chunk bytes read: $B_RUNBYTES in $B_NRUNS runs; directory blocks: $B_DIRBYTES bytes in $B_NDIRRUNS runs"
 	echo "ours:    ${o[*]} IMAGE"
 	echo "ref:     ${r[*]} IMAGE"
 	echo "runs:    $B_RUNS of each, alternating (order swapped every round)"
@@ -204,6 +212,9 @@ b_compare() {
 				{ b_drop; b_time cold.fio bash -c "$B_FIO_SCRIPT" _ \
 					"$B_OUT/runs.iolog" "$B_OUT/fio.json"
 				  b_fio_runtime "$B_OUT/fio.json" cold.fio.io
+				  b_drop; b_time cold.fiodir bash -c "$B_FIO_SCRIPT" _ \
+					"$B_OUT/dirruns.iolog" "$B_OUT/fiodir.json"
+				  b_fio_runtime "$B_OUT/fiodir.json" cold.fiodir.io
 				  b_drop; b_time cold.seq bash -c "$B_SEQ_SCRIPT" _ "$B_IMG" \
 					"$(( (B_RUNBYTES + 1048575) / 1048576 ))M" "$B_OUT/seq.json"
 				  b_fio_runtime "$B_OUT/seq.json" cold.seq.io; }
@@ -230,9 +241,10 @@ b_compare() {
 		done
 	fi
 	echo "load after:  $(cut -d' ' -f1-3 /proc/loadavg)"
-	python3 - "$B_OUT" "$name" "$B_INODES" "$B_RUNBYTES" <<'PY'
+	python3 - "$B_OUT" "$name" "$B_INODES" "$B_RUNBYTES" "$B_DIRBYTES" <<'PY'
 import os, statistics, sys
 d, name, inodes, rbytes = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+dbytes = int(sys.argv[5])
 def load(label):
     p = os.path.join(d, label)
     if not os.path.exists(p):
@@ -267,6 +279,14 @@ for phase in ("cold", "warm"):
             mi = statistics.median(fio_io[0])
             print("%s cold: a scan that took only fio's replay reading time would be "
                   "%.2fx the reference" % (name, mr / mi))
+            fd = load("cold.fiodir.io")
+            if fd and name == "check":
+                # check reads every directory block after the scan
+                md = statistics.median(fd[0])
+                print("%s cold: fio replaying the directory blocks (%d MB, 16 in flight): "
+                      "reading %s; inode runs and directories in fio's reading times: "
+                      "%.3f s = %.2fx the reference"
+                      % (name, dbytes / 1e6, fmt(fd[0]), mi + md, mr / (mi + md)))
         else:
             print("%s cold: fio not installed: no device rates measured" % name)
         # what the disk did during each command: a cold run can be no

@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * xfsdefrag debug-inoruns [--gap BYTES] IMAGE: the byte ranges holding
- * the physically present inodes, AG by AG in disk order, ranges less
- * than BYTES apart (default 0: adjacent) joined, as "offset length"
+ * xfsdefrag debug-inoruns [--gap BYTES] [--dirs] IMAGE: the byte ranges
+ * holding the physically present inodes, AG by AG in disk order, ranges
+ * less than BYTES apart (default 0: adjacent) joined, as "offset length"
  * lines.  With --gap 65536 these are the bytes the scan reads for inode
- * chunks.  A benchmarking aid: bench/report.sh times dd reading them.
+ * chunks.  --dirs: every directory's blocks instead, directory by
+ * directory in inode order, adjacent ones joined: the requests check's
+ * read-ahead makes for them.  A benchmarking aid: bench/report.sh times
+ * dd and fio reading them.
  */
 #include "cmd/cmd.h"
+#include "core/model/ahead.h"
 #include "core/model/inorun.h"
 #include "core/model/scan.h"
 
@@ -14,10 +18,25 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
+struct tally {
+	uint64_t runs, bytes;
+};
+
+/* ahead_fork_each: one range of a directory's blocks. */
+static void dir_run(void *priv, uint64_t off, uint64_t len)
+{
+	struct tally *t = priv;
+
+	printf("%" PRIu64 " %" PRIu64 "\n", off, len);
+	t->runs++;
+	t->bytes += len;
+}
+
 int cmd_debug_inoruns(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "gap", required_argument, NULL, 'g' },
+		{ "dirs", no_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -28,6 +47,7 @@ int cmd_debug_inoruns(int argc, char **argv)
 	uint64_t runs = 0, bytes = 0, gap = 0;
 	char *end;
 	uint32_t a;
+	bool dirs = false;
 	int opt, status = EXIT_OK;
 
 	optind = 1;
@@ -37,6 +57,9 @@ int cmd_debug_inoruns(int argc, char **argv)
 			gap = strtoull(optarg, &end, 0);
 			if (*end || end == optarg)
 				return cmd_usage("debug-inoruns");
+			break;
+		case 'd':
+			dirs = true;
 			break;
 		case 'h':
 			cmd_usage("debug-inoruns");
@@ -53,7 +76,23 @@ int cmd_debug_inoruns(int argc, char **argv)
 		status = cmd_fail(&e);
 		goto out;
 	}
-	for (a = 0; a < m->agcount; a++) {
+	for (a = 0; dirs && a < m->agcount; a++) {
+		const struct m_ag *ag = &m->ag[a];
+		size_t i;
+
+		struct tally t = { 0, 0 };
+
+		/* as check's read-ahead asks for them */
+		for (i = 0; i < ag->nino; i++)
+			if (od_mode_isdir(ag->ino[i].mode))
+				ahead_fork_each(&fs->geo,
+						ag->ext + ag->ino[i].ext,
+						ag->ino[i].nde, UINT64_MAX,
+						UINT64_MAX, dir_run, &t);
+		runs += t.runs;
+		bytes += t.bytes;
+	}
+	for (a = 0; !dirs && a < m->agcount; a++) {
 		struct inorun r;
 		struct inorun_seg s;
 		uint64_t start = 0, len = 0;

@@ -30,7 +30,7 @@ static const struct cmd commands[] = {
 	  NULL },
 	{ "debug-compare", cmd_debug_compare, "debug-compare ORIG OTHER",
 	  NULL },
-	{ "debug-inoruns", cmd_debug_inoruns, "debug-inoruns [--gap BYTES] IMAGE", NULL },
+	{ "debug-inoruns", cmd_debug_inoruns, "debug-inoruns [--gap BYTES] [--dirs] IMAGE", NULL },
 	/* shell completion helper: not listed (xfsdefrag(8), SHELL COMPLETION) */
 	{ "complete", cmd_complete, "complete IMAGE PREFIX", NULL },
 	{ "tui", cmd_tui, "tui [--no-color] [--path PATH] [-j THREADS] [--direct] IMAGE",

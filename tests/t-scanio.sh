@@ -9,7 +9,8 @@
 # same messages whatever the mechanism, and the first damage of the AG is
 # the earlier of the two in inode order although directories are read
 # later.  With root and a free loop device: --direct on a block device.
-# And memory: a 15 TiB filesystem of 256 AGs and 3 inodes (a sparse file)
+# The bench's list of every directory's blocks (debug-inoruns --dirs)
+# against xfs_db's block maps.  And memory: a 15 TiB filesystem of 256 AGs and 3 inodes (a sparse file)
 # costs only a few MiB, like a small one, for report and check, and (with
 # loop mounts) for a run that joins four files written in turns.
 # Usage: t-scanio.sh XFSDEFRAG [FIXTURE...]
@@ -48,6 +49,59 @@ same() {
 	fi
 }
 
+# dir_runs_db IMG: every directory's data fork blocks as "offset length"
+# byte ranges, directories in inode order, each one's extent records 64
+# at a time in disk order, adjacent ones joined, from xfs_db (ncheck
+# names every inode but the root; bmap maps each)
+dir_runs_db() {
+	python3 - "$1" <<'PY'
+import re, subprocess, sys
+img = sys.argv[1]
+def db(cmds):
+    a = ["xfs_db", "-r"]
+    for c in cmds:
+        a += ["-c", c]
+    return subprocess.run(a + [img], capture_output=True, text=True,
+                          check=True).stdout
+sb = db(["sb 0", "print rootino agblocks blocksize"])
+val = dict(re.findall(r"^(\w+) = (\d+)", sb, re.M))
+agb, bs = int(val["agblocks"]), int(val["blocksize"])
+inos = {int(val["rootino"])}
+for l in db(["blockget -n", "ncheck"]).splitlines():
+    m = re.match(r"\s*(\d+)\s+\S", l)
+    if m:
+        inos.add(int(m.group(1)))
+inos = sorted(inos)
+cmds = []
+for i in inos:
+    cmds += ["echo @%d" % i, "inode %d" % i, "print core.mode", "bmap -d"]
+out, cur, mode, maps = db(cmds), None, {}, {}
+for l in out.splitlines():
+    if l.startswith("@"):
+        cur = int(l[1:]); maps[cur] = []
+    elif l.startswith("core.mode"):
+        mode[cur] = int(l.split()[-1], 8)
+    else:
+        m = re.match(r"data offset \d+ startblock \d+ \((\d+)/(\d+)\) count (\d+)", l)
+        if m:
+            a, b, c = map(int, m.groups())
+            maps[cur].append(((a * agb + b) * bs, c * bs))
+for i in inos:
+    if mode.get(i, 0) & 0o170000 != 0o040000:
+        continue
+    # 64 records at a time, as the read-ahead takes them
+    for k in range(0, len(maps[i]), 64):
+        runs = []
+        for o, n in sorted(maps[i][k:k + 64]):
+            if runs and o <= runs[-1][0] + runs[-1][1]:
+                runs[-1][1] = max(runs[-1][1], o + n - runs[-1][0])
+            else:
+                runs.append([o, n])
+        for o, n in runs:
+            print(o, n)
+PY
+}
+
 for fx in "${fixtures[@]}"; do
 	[ -f "$here/fixtures/$fx/image.zst" ] || { t_skip "$fx: no fixture"; continue; }
 	img=$T/$fx.img
@@ -74,6 +128,20 @@ for fx in "${fixtures[@]}"; do
 		t_ok "$fx: a bad XFSDEFRAG_READER is named and ignored"
 	else
 		t_fail "$fx: a bad XFSDEFRAG_READER: $(head -n 1 "$T/err")"
+	fi
+	# the bench's list of directory blocks (debug-inoruns --dirs)
+	# against xfs_db's block maps of every directory, adjacent blocks
+	# of one directory joined
+	if command -v xfs_db > /dev/null 2>&1; then
+		"$bin" debug-inoruns --dirs "$img" > "$T/dirruns" 2> /dev/null
+		rc=$?
+		if dir_runs_db "$img" > "$T/dirruns.db" && [ $rc = 0 ] &&
+		   [ -s "$T/dirruns" ] && cmp -s "$T/dirruns" "$T/dirruns.db"; then
+			t_ok "$fx: debug-inoruns --dirs: $(wc -l < "$T/dirruns") runs, as xfs_db maps them"
+		else
+			t_fail "$fx: debug-inoruns --dirs (exit $rc) differs from xfs_db's maps"
+			diff "$T/dirruns" "$T/dirruns.db" | head -n 4 | sed 's/^/    /'
+		fi
 	fi
 	for j in 1 3; do
 		outputs "$img" "$T/$fx.j$j" -j "$j"

@@ -38,9 +38,14 @@ unsigned ahead_merge(struct ahead_span *v, unsigned n)
 	return o + 1;
 }
 
-/* Announce v[0..n), merged, up to max bytes in all (*done counts them). */
-static void announce(struct fs *fs, struct ahead_span *v, unsigned n,
-		     uint64_t max, uint64_t *done)
+struct each {
+	void (*fn)(void *priv, uint64_t off, uint64_t len);
+	void *priv;
+};
+
+/* Pass v[0..n), merged, to fn, up to max bytes in all (*done counts). */
+static void announce(const struct each *to, struct ahead_span *v,
+		     unsigned n, uint64_t max, uint64_t *done)
 {
 	unsigned i;
 
@@ -49,15 +54,17 @@ static void announce(struct fs *fs, struct ahead_span *v, unsigned n,
 		uint64_t len = v[i].len < max - *done ? v[i].len :
 			       max - *done;
 
-		img_willneed(fs->img, v[i].off, len);
+		to->fn(to->priv, v[i].off, len);
 		*done += len;
 	}
 }
 
-uint64_t ahead_fork(struct fs *fs, const struct m_ext *x, uint32_t n,
-		    uint64_t below, uint64_t max)
+uint64_t ahead_fork_each(const struct od_geo *g, const struct m_ext *x,
+			 uint32_t n, uint64_t below, uint64_t max,
+			 void (*fn)(void *priv, uint64_t off, uint64_t len),
+			 void *priv)
 {
-	const struct od_geo *g = &fs->geo;
+	const struct each to = { fn, priv };
 	struct ahead_span v[BATCH];
 	uint64_t done = 0;
 	unsigned k = 0;
@@ -78,13 +85,24 @@ uint64_t ahead_fork(struct fs *fs, const struct m_ext *x, uint32_t n,
 		v[k].off = od_fsb_daddr(g, r.startblock) << 9;
 		v[k].len = cnt << g->blocklog;
 		if (++k == BATCH) {
-			announce(fs, v, k, max, &done);
+			announce(&to, v, k, max, &done);
 			k = 0;
 		}
 	}
 	if (k)
-		announce(fs, v, k, max, &done);
+		announce(&to, v, k, max, &done);
 	return done;
+}
+
+static void willneed(void *priv, uint64_t off, uint64_t len)
+{
+	img_willneed(priv, off, len);
+}
+
+uint64_t ahead_fork(struct fs *fs, const struct m_ext *x, uint32_t n,
+		    uint64_t below, uint64_t max)
+{
+	return ahead_fork_each(&fs->geo, x, n, below, max, willneed, fs->img);
 }
 
 void ahead_q_init(struct ahead_q *q, struct fs *fs)

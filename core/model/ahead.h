@@ -25,6 +25,11 @@
  */
 uint64_t ahead_fork(struct fs *fs, const struct m_ext *x, uint32_t n,
 		    uint64_t below, uint64_t max);
+/* The same ranges, each passed to fn rather than announced. */
+uint64_t ahead_fork_each(const struct od_geo *g, const struct m_ext *x,
+			 uint32_t n, uint64_t below, uint64_t max,
+			 void (*fn)(void *priv, uint64_t off, uint64_t len),
+			 void *priv);
 
 /* A range of bytes on disk. */
 struct ahead_span {
