@@ -78,9 +78,8 @@ int cmd_debug_inoruns(int argc, char **argv)
 	}
 	for (a = 0; dirs && a < m->agcount; a++) {
 		const struct m_ag *ag = &m->ag[a];
-		size_t i;
-
 		struct tally t = { 0, 0 };
+		size_t i;
 
 		/* as check's read-ahead asks for them */
 		for (i = 0; i < ag->nino; i++)
