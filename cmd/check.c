@@ -104,19 +104,22 @@ int cmd_check(int argc, char **argv)
 	 * again only the chunks of the others (core/check/check_quick.c):
 	 * so the scan need not fill the page cache.  "reread": every chunk
 	 * read again, from the cache; "keep=BYTES": so many inode bytes
-	 * kept at most (the same verdicts; for tests).
+	 * kept at most; "defer": every directory entry judged after the
+	 * inodes phase (the same verdicts; for tests).
 	 */
 	if (env && strcmp(env, "reread") == 0) {
 		co.reread = sc.again = true;
+	} else if (env && strcmp(env, "defer") == 0) {
+		co.defer = true;
 	} else if (env && strncmp(env, "keep=", 5) == 0 &&
 		   env[5] >= '0' && env[5] <= '9') {
 		co.keep = strtoull(env + 5, &end, 10);
 		if (*end || !co.keep)
 			co.keep = 0;
 	}
-	if (env && *env && !co.reread && !co.keep)
+	if (env && *env && !co.reread && !co.keep && !co.defer)
 		cmd_error("warning: XFSDEFRAG_CHECK=%s not understood "
-			  "(reread, keep=BYTES); ignored", env);
+			  "(reread, keep=BYTES, defer); ignored", env);
 	if (fs_open(image, 0, &fs, &e)) {
 		if (json) {
 			json_init(&j, stdout);

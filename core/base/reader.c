@@ -33,6 +33,7 @@ struct req {
 	size_t rlen;
 	bool direct;
 	bool unread;		/* not to be read: segments come back empty */
+	bool whole;		/* read whole, holes too (rdr_item.req) */
 	int state;
 	int res;		/* 0, or negative errno */
 	size_t done;		/* bytes read so far (io_uring) */
@@ -411,6 +412,8 @@ static void wait_done(struct rdr *r, struct req *q)
 					return;
 				}
 			}
+			/* segment by segment from the cache: holes unread */
+			q->whole = r->how != RDR_FADVISE || r->cold;
 			if (r->how == RDR_FADVISE ? r->cold :
 			    r->how != RDR_MMAP || map_req(r, q))
 				read_req(r, q, r->sbuf);
@@ -547,6 +550,12 @@ bool rdr_get(struct rdr *r, struct rdr_item *it)
 	it->scratch = r->sbuf ? r->sbuf : q->buf;
 	it->data = q->unread || q->res ? NULL :
 		   (q->map ? q->map : it->scratch) + (it->seg.off - q->roff);
+	/* threads and io_uring read every request whole */
+	it->req = it->data && r->cur == q->nseg &&
+		  (q->whole || r->how == RDR_THREAD || r->how == RDR_URING) ?
+		  (q->map ? q->map : it->scratch) : NULL;
+	it->req_off = q->roff;
+	it->req_len = q->rlen;
 	return true;
 }
 

@@ -67,6 +67,15 @@ struct rdr_item {
 	 * scratch, which holds seg.len bytes until the next rdr_get */
 	const uint8_t *data;
 	uint8_t *scratch;
+	/*
+	 * On the last segment of a request that was read whole (the holes
+	 * between its segments too, not segment by segment from a warm
+	 * page cache): its req_len bytes at req_off, valid until the next
+	 * rdr_get; NULL otherwise.
+	 */
+	const uint8_t *req;
+	uint64_t req_off;
+	size_t req_len;
 };
 
 struct rdr;

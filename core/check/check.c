@@ -11,7 +11,7 @@
 #include <time.h>
 
 static const char *const step_names[CHECK_NSTEPS] = {
-	"scan", "trees", "inodes", "distribute", "space", "links",
+	"scan", "sb", "inodes", "distribute", "space", "links",
 	"counters",
 };
 
@@ -40,16 +40,6 @@ void check_fatal(struct check_ctx *c, int err)
 				    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 }
 
-static void phase_trees(void *priv, unsigned agno)
-{
-	check_ag_trees(priv, agno);
-}
-
-static void phase_inodes(void *priv, unsigned agno)
-{
-	check_ag_inodes(priv, agno);
-}
-
 static void phase_space(void *priv, unsigned agno)
 {
 	check_ag_space(priv, agno);
@@ -60,59 +50,14 @@ static void phase_links(void *priv, unsigned agno)
 	check_ag_links(priv, agno);
 }
 
-/* What the scan could not read, AG by AG. */
-static void scan_damage(struct check_ctx *c)
-{
-	uint32_t a;
-
-	for (a = 0; a < c->m->agcount; a++) {
-		struct m_ag *ag = &c->m->ag[a];
-		struct check_ag *ca = &c->cag[a];
-
-		if (!ag->err)
-			continue;
-		c->incomplete = true;
-		check_problem(&ca->log, SCAN_DAMAGE, ag->errmsg);
-		if (ag->ndamaged > 1) {
-			check_problem(&ca->log, SCAN_MORE, a, ag->ndamaged - 1);
-			/* each of them is a problem */
-			ca->log.count += ag->ndamaged - 2;
-		}
-	}
-}
-
-static int setup(struct check_ctx *c)
-{
-	uint32_t a;
-
-	c->cag = calloc(c->m->agcount, sizeof(*c->cag));
-	if (!c->cag)
-		return -ENOMEM;
-	for (a = 0; a < c->m->agcount; a++) {
-		struct check_ag *ca = &c->cag[a];
-		size_t n = c->m->ag[a].nino ? c->m->ag[a].nino : 1;
-
-		ca->ag = &c->m->ag[a];
-		ca->agno = a;
-		ca->blocks = od_ag_blocks(c->g, a);
-		/* mapped when large: a few huge-page faults, not one a page */
-		ca->nlink = bigmem_calloc(n, sizeof(*ca->nlink));
-		ca->refs = bigmem_calloc(n, sizeof(*ca->refs));
-		ca->skip_nlink = bigmem_calloc(n, sizeof(*ca->skip_nlink));
-		if (!ca->nlink || !ca->refs || !ca->skip_nlink)
-			return -ENOMEM;
-	}
-	return 0;
-}
-
 static void teardown(struct check_ctx *c)
 {
 	uint32_t a;
 
 	if (c->cag) {
-		for (a = 0; a < c->m->agcount; a++) {
+		for (a = 0; a < c->g->agcount; a++) {
 			struct check_ag *ca = &c->cag[a];
-			size_t n = c->m->ag[a].nino ? c->m->ag[a].nino : 1;
+			size_t n = ca->nslots;
 
 			check_log_free(&ca->log);
 			check_spans_free(&ca->meta);
@@ -127,11 +72,15 @@ static void teardown(struct check_ctx *c)
 			bigmem_free(ca->refs, n, sizeof(*ca->refs));
 			bigmem_free(ca->skip_nlink, n,
 				    sizeof(*ca->skip_nlink));
+			bigmem_free(ca->dent, ca->cap_dent,
+				    sizeof(*ca->dent));
 		}
 		free(c->cag);
 	}
 	check_log_free(&c->glog);
 	check_quick_free(c);
+	check_harvest_free(c);
+	check_pipe_free(c);
 	model_free(c->m);
 }
 
@@ -147,9 +96,10 @@ int check_fs_with(struct fs *fs, const struct check_opts *o,
 		  check_report_fn fn, void *priv, struct check_result *res,
 		  struct err *e)
 {
-	unsigned threads = o->threads;
+	unsigned threads = o->threads ? o->threads : par_ncpus();
 	struct scan_opts so = { .threads = threads };
 	struct check_ctx c;
+	struct model *m = NULL;
 	struct timespec t;
 	uint32_t a, n;
 	int ret;
@@ -160,31 +110,42 @@ int check_fs_with(struct fs *fs, const struct check_opts *o,
 	c.g = &fs->geo;
 	c.threads = threads;
 	c.reread = o->reread;
+	c.defer = o->defer;
 	if (fs->geo.agcount > 0xffffff)
 		return err_set(e, -EOPNOTSUPP, "%u AGs: too many to check",
 			       fs->geo.agcount);
-	if (!c.reread && check_quick_init(&c, &so, o->keep))
+	c.cag = calloc(fs->geo.agcount, sizeof(*c.cag));
+	if (!c.cag || (!c.reread && (check_quick_init(&c, &so, o->keep) ||
+				     check_harvest_init(&c))) ||
+	    check_pipe_start(&c, &so, threads)) {
+		teardown(&c);
 		return err_set(e, -ENOMEM, "out of memory");
+	}
 	if (fs->log_state == FS_LOG_DIRTY)
 		check_problem(&c.glog, LOG_DIRTY, fs->log_detail);
 	clock_gettime(CLOCK_MONOTONIC, &t);
-	ret = scan_fs(fs, &so, &c.m, e);
+	/* each AG's trees and inodes phases start once it is scanned */
+	ret = scan_fs(fs, &so, &m, e);
 	step_done(res, CHECK_STEP_SCAN, &t);
-	if (ret && ret != -EFSCORRUPTED && ret != -EFSBADCRC)
-		goto out;
-	err_clear(e);
-	ret = setup(&c);
-	if (ret) {
-		err_set(e, ret, "out of memory");
+	if (ret && ret != -EFSCORRUPTED && ret != -EFSBADCRC) {
+		check_fatal(&c, ret);
+		check_pipe_finish(&c, m, threads);
+		if (!c.m)
+			model_free(m);
 		goto out;
 	}
-	n = c.m->agcount;
+	err_clear(e);
+	n = fs->geo.agcount;
+	/* the model's whole now, for the superblocks' inodes */
+	pthread_mutex_lock(&c.pipe.mu);
+	if (!c.m)
+		c.m = m;
+	pthread_mutex_unlock(&c.pipe.mu);
 	check_superblocks(&c);
-	scan_damage(&c);
-	par_for(n, threads, phase_trees, &c);
-	step_done(res, CHECK_STEP_TREES, &t);
-	if (!c.fatal)
-		par_for(n, threads, phase_inodes, &c);
+	step_done(res, CHECK_STEP_SB, &t);
+	check_pipe_finish(&c, m, threads);
+	/* nothing reads a directory after that phase */
+	check_harvest_free(&c);
 	step_done(res, CHECK_STEP_INODES, &t);
 	if (!c.fatal) {
 		ret = check_distribute(&c);

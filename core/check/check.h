@@ -22,12 +22,12 @@
 #include "core/fs/fs.h"
 
 enum check_step {
-	CHECK_STEP_SCAN, CHECK_STEP_TREES, CHECK_STEP_INODES,
+	CHECK_STEP_SCAN, CHECK_STEP_SB, CHECK_STEP_INODES,
 	CHECK_STEP_DISTRIBUTE, CHECK_STEP_SPACE, CHECK_STEP_LINKS,
 	CHECK_STEP_COUNTERS, CHECK_NSTEPS
 };
 
-/* "scan", "trees", ...: the step's name. */
+/* "scan", "sb", ...: the step's name. */
 const char *check_step_name(enum check_step s);
 
 struct check_result {
@@ -80,6 +80,10 @@ struct check_opts {
 	/* bytes of inodes the scan may keep for that phase (0: 64 MiB;
 	 * tests give a few to mix kept inodes and chunks read again) */
 	uint64_t keep;
+	/* every directory entry judged after the inodes phase, its findings
+	 * put back in place, as those naming an AG not yet scanned are
+	 * (check_pipe.c; the same verdicts: tests) */
+	bool defer;
 };
 
 int check_fs_with(struct fs *fs, const struct check_opts *o,

@@ -56,47 +56,117 @@ static uint8_t mode_ftype(uint16_t mode)
 	return OD_FT_UNKNOWN;
 }
 
-static int entry(void *priv, const uint8_t *name, size_t namelen,
-		 uint64_t ino, uint8_t ftype, struct err *e)
+/*
+ * The verdict on one entry (dir's, named name, nl bytes of it shown;
+ * dots 1 for ".", 2 for ".."), into log: ino in use and of the type
+ * ftype says, "." the directory itself, ".." a directory.  ino's AG is
+ * ready (check_pipe_ready).
+ */
+static void verdict(struct dctx *d, struct check_log *log, uint64_t dir,
+		    const char *name, int nl, unsigned dots, uint64_t ino,
+		    uint8_t ftype)
 {
-	struct dctx *d = priv;
 	struct check_ctx *c = d->c;
-	struct check_log *log = d->log;
-	unsigned long long dir = (unsigned long long)d->dir;
-	bool dot = namelen == 1 && name[0] == '.';
-	bool dotdot = namelen == 2 && name[0] == '.' && name[1] == '.';
-	int nl = namelen > 64 ? 64 : (int)namelen;
 	const struct m_ag *agp = NULL;
 	const struct m_ino *mi;
 
-	(void)e;
 	if (!od_ino_valid(c->g, ino) ||
 	    !(mi = lookup(d, ino, &agp))) {
 		/* the scan could not read all of that AG: no verdict */
 		if (od_ino_valid(c->g, ino) &&
 		    c->m->ag[od_ino_agno(c->g, ino)].err)
-			return 0;
-		check_problem(log, DIR_ENT_FREE_INODE, dir, nl,
-			      (const char *)name, (unsigned long long)ino);
-		return 0;
+			return;
+		check_problem(log, DIR_ENT_FREE_INODE,
+			      (unsigned long long)dir, nl, name,
+			      (unsigned long long)ino);
+		return;
 	}
 	__atomic_add_fetch(&c->cag[agp->agno].refs[mi - agp->ino], 1,
 			   __ATOMIC_RELAXED);
 	if (c->g->ftype && ftype != mode_ftype(mi->mode))
-		check_problem(log, DIR_ENT_FTYPE, dir, nl,
-			      (const char *)name, ftype,
-			      (unsigned long long)ino, mi->mode);
-	if (dot && ino != d->dir)
-		check_problem(log, DIR_DOT,
-			      dir, (unsigned long long)ino);
-	if (dotdot && !od_mode_isdir(mi->mode))
-		check_problem(log, DIR_DOTDOT_NOTDIR, dir,
+		check_problem(log, DIR_ENT_FTYPE, (unsigned long long)dir, nl,
+			      name, ftype, (unsigned long long)ino, mi->mode);
+	if (dots == 1 && ino != dir)
+		check_problem(log, DIR_DOT, (unsigned long long)dir,
 			      (unsigned long long)ino);
-	if (dotdot && d->dir == c->fs->sb.rootino && ino != d->dir)
-		check_problem(log, DIR_ROOT_DOTDOT, dir, (unsigned long long)ino);
-	if (!dot && !dotdot && ino == c->fs->sb.rootino)
-		check_problem(log, DIR_ENT_ROOT, dir, nl, (const char *)name);
+	if (dots == 2 && !od_mode_isdir(mi->mode))
+		check_problem(log, DIR_DOTDOT_NOTDIR, (unsigned long long)dir,
+			      (unsigned long long)ino);
+	if (dots == 2 && dir == c->fs->sb.rootino && ino != dir)
+		check_problem(log, DIR_ROOT_DOTDOT, (unsigned long long)dir,
+			      (unsigned long long)ino);
+	if (!dots && ino == c->fs->sb.rootino)
+		check_problem(log, DIR_ENT_ROOT, (unsigned long long)dir, nl,
+			      name);
+}
+
+static int entry(void *priv, const uint8_t *name, size_t namelen,
+		 uint64_t ino, uint8_t ftype, struct err *e)
+{
+	struct dctx *d = priv;
+	struct check_ctx *c = d->c;
+	unsigned dots = namelen == 1 && name[0] == '.' ? 1 :
+			namelen == 2 && name[0] == '.' && name[1] == '.' ?
+			2 : 0;
+	int nl = namelen > 64 ? 64 : (int)namelen;
+	uint32_t agno = od_ino_agno(c->g, ino);
+
+	(void)e;
+	if (od_ino_valid(c->g, ino) &&
+	    (c->defer || !check_pipe_ready(c, agno))) {
+		struct check_dent de;
+
+		/* its AG is still being read: later, or once it is */
+		de.pos = d->log->count;
+		de.dir = d->dir;
+		de.ino = ino;
+		de.ftype = ftype;
+		de.dots = (uint8_t)dots;
+		de.nl = (uint8_t)nl;
+		memcpy(de.name, name, (size_t)nl);
+		if (check_pipe_defer(c, d->ca, &de) == 0 ||
+		    !check_pipe_wait(c, agno))
+			return 0;
+	}
+	verdict(d, d->log, d->dir, (const char *)name, nl, dots, ino, ftype);
 	return 0;
+}
+
+struct resolve {
+	struct dctx dc;
+	const struct check_dent *de;
+};
+
+/* check_log_splice: the verdict on put-off entry i, into out. */
+static void resolve_one(void *priv, size_t i, struct check_log *out)
+{
+	struct resolve *r = priv;
+	const struct check_dent *de = &r->de[i];
+
+	verdict(&r->dc, out, de->dir, de->name, de->nl, de->dots, de->ino,
+		de->ftype);
+}
+
+void check_dirs_resolve(struct check_ctx *c, struct check_ag *ca)
+{
+	struct resolve r = { { c, ca, NULL, 0, NULL, 0 }, ca->dent };
+	uint64_t *at;
+	size_t i;
+
+	if (!ca->ndent)
+		return;
+	at = malloc(ca->ndent * sizeof(*at));
+	if (!at) {
+		check_fatal(c, -ENOMEM);
+		return;
+	}
+	for (i = 0; i < ca->ndent; i++)
+		at[i] = ca->dent[i].pos;
+	check_log_splice(&ca->log, ca->ndent, at, resolve_one, &r);
+	free(at);
+	bigmem_free(ca->dent, ca->cap_dent, sizeof(*ca->dent));
+	ca->dent = NULL;
+	ca->ndent = ca->cap_dent = 0;
 }
 
 static void dirck_init(struct dirck *k, struct check_ctx *c,

@@ -252,6 +252,23 @@ static void check_free_inode(struct ipass *p, uint64_t ino,
 		check_dinode(p->c, p->ca, &p->ip->di, false);
 }
 
+/* ahead_fork_each: announce a range but for the blocks the scan kept. */
+static void announce(void *priv, uint64_t off, uint64_t len)
+{
+	struct check_ctx *c = priv;
+	uint64_t bs = (uint64_t)1 << c->g->blocklog, b, from = off;
+
+	for (b = off; b < off + len; b += bs) {
+		if (!check_harvest_has(c, b))
+			continue;
+		if (b > from)
+			img_willneed(c->fs->img, from, b - from);
+		from = b + bs;
+	}
+	if (from < off + len)
+		img_willneed(c->fs->img, from, off + len - from);
+}
+
 /*
  * Keep the blocks of the next few inodes that have some (directories,
  * symlinks, attribute forks) announced, so that they are in the page
@@ -274,10 +291,11 @@ static void read_ahead(struct ipass *p)
 		uint64_t b = 0;
 
 		if (!check_simple_inode(mi) && !(mi->flags & MI_DAMAGED))
-			b = ahead_fork(p->c->fs, ag->ext + mi->ext +
-				       (data ? 0 : mi->nde),
-				       (data ? mi->nde : 0) + mi->nae,
-				       UINT64_MAX, AHEAD_BYTES);
+			b = ahead_fork_each(p->g, ag->ext + mi->ext +
+					    (data ? 0 : mi->nde),
+					    (data ? mi->nde : 0) + mi->nae,
+					    UINT64_MAX, AHEAD_BYTES,
+					    announce, p->c);
 		if (b) {
 			unsigned k = (p->ah + p->an++) % AHEAD_INODES;
 

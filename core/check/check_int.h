@@ -20,6 +20,7 @@
 #ifndef CORE_CHECK_INT_H
 #define CORE_CHECK_INT_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -50,6 +51,16 @@ struct check_log {
 void check_log_add(struct check_log *l, enum check_code code,
 		   const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void check_log_free(struct check_log *l);
+/*
+ * Put more messages among l's: emit(priv, i, out) logs into out what
+ * goes after the first at[i] messages of l, for i in [0, n) (at not
+ * decreasing).  l ends as if every message had been logged into it in
+ * that order: the same kept (the first CHECK_LOG_KEEP), all counted.
+ */
+void check_log_splice(struct check_log *l, size_t n, const uint64_t *at,
+		      void (*emit)(void *priv, size_t i,
+				   struct check_log *out),
+		      void *priv);
 /* Every message kept in l, in order, then l's count added to res. */
 void check_log_deliver(const struct check_log *l, check_report_fn fn,
 		       void *priv, struct check_result *res);
@@ -164,11 +175,28 @@ struct check_bmbt {
 /* Blocks of each AG btree as walked: level > 0 and leaves. */
 enum { CT_BNO, CT_CNT, CT_INO, CT_FINO, CT_RMAP, CT_REFC, CT_NTREES };
 
+/*
+ * A directory entry naming an inode of an AG the scan has not finished
+ * (check_pipe.c): its verdict waits for that AG, and its messages then
+ * go where they would have been, after the first pos of its AG's log.
+ */
+struct check_dent {
+	uint64_t pos;
+	uint64_t dir, ino;
+	uint8_t ftype;
+	uint8_t dots;		/* 1: the name is ".", 2: ".." */
+	uint8_t nl;		/* bytes of name: as many as a message shows */
+	char name[64];
+};
+
 /* Per-AG state shared by the phases. */
 struct check_ag {
-	struct m_ag *ag;
+	struct m_ag *ag;	/* NULL until the scan has finished the AG */
 	uint32_t agno, blocks;
 	struct check_log log;
+	bool ready;		/* atomic: set up, its model whole */
+	size_t nslots;		/* entries of nlink, refs and skip_nlink */
+	struct check_dent *dent;	size_t ndent, cap_dent;
 
 	/* trees phase */
 	bool tree_ok[CT_NTREES];	/* walked fully, without damage */
@@ -218,6 +246,43 @@ struct check_quick {
 	bool full;			/* a slot could not be kept */
 };
 
+/* Directory blocks kept from the scan's reads (check_harvest.c). */
+struct check_hblk {
+	uint64_t off;		/* byte offset of the block */
+	uint8_t *data;		/* its blocksize bytes */
+};
+
+struct check_hag {
+	struct check_hblk *v;	/* by off once served */
+	size_t n, cap;
+	bool served;		/* atomic: the AG is scanned, v final */
+};
+
+struct check_harvest {
+	bool on;
+	uint64_t used;		/* bytes kept, atomic */
+	pthread_mutex_t mu;	/* the parts handing theirs over */
+	struct check_hag *ag;	/* per AG, NULL when off */
+};
+
+/*
+ * The trees and inodes phases of each AG as soon as the scan has
+ * finished it, on a thread of their own while the scan reads the other
+ * AGs (check_pipe.c); whatever is left when the scan ends, on every
+ * thread.
+ */
+struct check_pipe {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	uint32_t *order;	/* AGs ready, in the order they came */
+	uint32_t nready, next;	/* how many; the next to be checked */
+	bool over;		/* the scan has ended */
+	bool started;		/* mu, cv and th are live */
+	bool threaded;		/* th runs */
+	pthread_t th;
+	uint64_t dent_bytes;	/* every AG's check_dent, atomic */
+};
+
 struct check_ctx {
 	struct fs *fs;
 	const struct od_geo *g;
@@ -230,8 +295,61 @@ struct check_ctx {
 	int fatal;		/* -ENOMEM and the like: give up */
 	struct check_lsn lsn;	/* the newest LSN of the global phases */
 	bool reread;		/* check_opts.reread */
+	bool defer;		/* check_opts.defer */
 	struct check_quick q;
+	struct check_harvest hv;
+	struct check_pipe pipe;
 };
+
+/*
+ * The scan's hooks for it (check_quick.c calls them): want directory
+ * mi's blocks (as its inode is decoded), copy the wanted blocks out of a
+ * request read whole, hand a part's over to its AG.  Every read
+ * (fs->held) is served an AG's blocks once check_harvest_ready says the
+ * scan has finished it, until check_harvest_free.
+ */
+int check_harvest_init(struct check_ctx *c);
+void check_harvest_want(struct check_ctx *c, void **part,
+			const struct m_ag *ag, const struct m_ino *mi);
+void check_harvest_bytes(struct check_ctx *c, void **part, uint64_t off,
+			 const uint8_t *buf, size_t len);
+void check_harvest_part_done(struct check_ctx *c, void **part,
+			     const struct m_ag *ag);
+void check_harvest_ready(struct check_ctx *c, uint32_t agno);
+/* Is the block at byte off kept? */
+bool check_harvest_has(const struct check_ctx *c, uint64_t off);
+void check_harvest_free(struct check_ctx *c);
+
+/*
+ * Before the scan: the hook that makes each AG ready as the scan
+ * finishes it, in *so, and on two threads or more the thread that
+ * checks it then.  0 or -ENOMEM (nothing to finish then).
+ */
+int check_pipe_start(struct check_ctx *c, struct scan_opts *so,
+		     unsigned threads);
+/*
+ * After the scan (m its model, even when it failed): every AG made
+ * ready, the trees and inodes phases of those left run on threads
+ * threads, the pipeline's thread joined, and the entries put off
+ * resolved.
+ */
+void check_pipe_finish(struct check_ctx *c, struct model *m,
+		       unsigned threads);
+/* Has the scan finished AG agno (its model whole, its state set up)? */
+static inline bool check_pipe_ready(const struct check_ctx *c,
+				    uint32_t agno)
+{
+	return __atomic_load_n(&c->cag[agno].ready, __ATOMIC_ACQUIRE);
+}
+/*
+ * Put off the verdict on entry d of a directory of AG ca: 0, or -ENOSPC
+ * when too many are put off already.
+ */
+int check_pipe_defer(struct check_ctx *c, struct check_ag *ca,
+		     const struct check_dent *d);
+/* Wait for AG agno to be ready; false if it never will be (fatal). */
+bool check_pipe_wait(struct check_ctx *c, uint32_t agno);
+void check_pipe_free(struct check_ctx *c);
 
 /*
  * The scan's hooks (scan_opts.run and fill_cache) for the inodes phase,
@@ -300,5 +418,8 @@ bool check_dinode_quick(const struct check_ctx *c, const uint8_t *raw,
 struct inode;
 void check_dir(struct check_ctx *c, struct check_ag *ca,
 	       const struct inode *ip, struct err *e);
+/* The entries of AG ca's directories put off: their verdicts, and their
+ * messages where they belong in ca's log. */
+void check_dirs_resolve(struct check_ctx *c, struct check_ag *ca);
 
 #endif

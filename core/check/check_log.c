@@ -8,22 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-void check_log_add(struct check_log *l, enum check_code code,
-		   const char *fmt, ...)
+/* Keep message msg (code, text, NUL: n bytes); it is counted already. */
+static void keep(struct check_log *l, const char *msg, size_t n)
 {
-	char msg[514];
-	size_t n;
-	va_list ap;
-
-	l->count++;
-	if (l->count > CHECK_LOG_KEEP)
-		return;
-	msg[0] = (char)((unsigned)code >> 8);
-	msg[1] = (char)((unsigned)code & 0xff);
-	va_start(ap, fmt);
-	vsnprintf(msg + 2, sizeof(msg) - 2, fmt, ap);
-	va_end(ap);
-	n = 2 + strlen(msg + 2) + 1;
 	if (l->len + n > l->cap) {
 		size_t cap = l->cap ? l->cap * 2 : 4096;
 		char *b;
@@ -38,6 +25,61 @@ void check_log_add(struct check_log *l, enum check_code code,
 	}
 	memcpy(l->buf + l->len, msg, n);
 	l->len += n;
+}
+
+void check_log_add(struct check_log *l, enum check_code code,
+		   const char *fmt, ...)
+{
+	char msg[514];
+	va_list ap;
+
+	l->count++;
+	if (l->count > CHECK_LOG_KEEP)
+		return;
+	msg[0] = (char)((unsigned)code >> 8);
+	msg[1] = (char)((unsigned)code & 0xff);
+	va_start(ap, fmt);
+	vsnprintf(msg + 2, sizeof(msg) - 2, fmt, ap);
+	va_end(ap);
+	keep(l, msg, 2 + strlen(msg + 2) + 1);
+}
+
+/* Messages of in from message *k (at byte *off) while *k < upto, into
+ * out as check_log_add logs them. */
+static void copy(struct check_log *out, const struct check_log *in,
+		 size_t *off, uint64_t *k, uint64_t upto)
+{
+	while (*k < upto && *off + 2 < in->len) {
+		const char *msg = in->buf + *off;
+		size_t n = 2 + strlen(msg + 2) + 1;
+
+		if (++out->count <= CHECK_LOG_KEEP)
+			keep(out, msg, n);
+		*off += n;
+		++*k;
+	}
+}
+
+void check_log_splice(struct check_log *l, size_t n, const uint64_t *at,
+		      void (*emit)(void *priv, size_t i,
+				   struct check_log *out),
+		      void *priv)
+{
+	struct check_log out = { 0 };
+	uint64_t k = 0;
+	size_t off = 0, i;
+
+	if (!n)
+		return;
+	for (i = 0; i < n; i++) {
+		copy(&out, l, &off, &k, at[i]);
+		emit(priv, i, &out);
+	}
+	copy(&out, l, &off, &k, UINT64_MAX);
+	/* and those l counted, not kept */
+	out.count += l->count - k;
+	check_log_free(l);
+	*l = out;
 }
 
 void check_log_deliver(const struct check_log *l, check_report_fn fn,

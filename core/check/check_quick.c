@@ -104,8 +104,9 @@ static void keep(struct check_ctx *c, struct check_qchunk *q, unsigned i,
 }
 
 /* scan_opts.run: ag's inodes from k on were decoded from this run. */
-static void quick_run(void *hpriv, const struct m_ag *ag, size_t k,
-		      size_t ci, unsigned i, const uint8_t *buf, uint64_t len)
+static void quick_run(void *hpriv, void **part, const struct m_ag *ag,
+		      size_t k, size_t ci, unsigned i, const uint8_t *buf,
+		      uint64_t len)
 {
 	struct check_ctx *c = hpriv;
 	const struct od_geo *g = c->g;
@@ -130,9 +131,25 @@ static void quick_run(void *hpriv, const struct m_ag *ag, size_t k,
 				v[ci].quick |= 1ull << i;
 				continue;
 			}
+			if (k < ag->nino && ag->ino[k].ino == ino &&
+			    od_mode_isdir(ag->ino[k].mode))
+				check_harvest_want(c, part, ag, &ag->ino[k]);
 		}
 		keep(c, &v[ci], i, buf + off);
 	}
+}
+
+/* scan_opts.bytes: the directory blocks wanted in a request read whole */
+static void quick_bytes(void *hpriv, void **part, const struct m_ag *ag,
+			uint64_t off, const uint8_t *buf, size_t len)
+{
+	(void)ag;
+	check_harvest_bytes(hpriv, part, off, buf, len);
+}
+
+static void quick_part_done(void *hpriv, void **part, const struct m_ag *ag)
+{
+	check_harvest_part_done(hpriv, part, ag);
 }
 
 /* scan_opts.fill_cache: once inodes cannot be kept, chunks are read
@@ -157,6 +174,8 @@ int check_quick_init(struct check_ctx *c, struct scan_opts *so,
 	c->q.budget = budget ? budget : KEEP_BUDGET;
 	so->run = quick_run;
 	so->fill_cache = quick_fill;
+	so->bytes = quick_bytes;
+	so->part_done = quick_part_done;
 	so->hpriv = c;
 	return 0;
 }

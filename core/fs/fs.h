@@ -41,6 +41,13 @@ struct fs {
 	 * LSNs must be below it (log_head_known: a record was found) */
 	bool log_head_known;
 	uint32_t log_head_cycle, log_head_block;
+	/*
+	 * May be NULL: bytes a caller holds already (the checker: directory
+	 * blocks the scan read on its way); 0 when it filled buf with the
+	 * len bytes at sector daddr, else fs_read_daddr reads the image.
+	 */
+	int (*held)(void *priv, uint64_t daddr, void *buf, size_t len);
+	void *held_priv;
 };
 
 int fs_open(const char *path, unsigned flags, struct fs **out, struct err *e);

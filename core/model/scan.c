@@ -39,6 +39,7 @@ struct pool {
 	struct scan_progress p;
 	struct agjob *job;		/* NULL: AGs whole, one task each */
 	unsigned k;			/* parts per AG, at most */
+	uint32_t group;			/* AGs taken together (run_task) */
 	uint32_t next;			/* next task, taken atomically */
 	uint32_t running;		/* workers still going */
 };
@@ -119,15 +120,26 @@ static void job_end(struct pool *pl, struct agjob *j)
 	__atomic_add_fetch(&pl->p.ags_done, 1, __ATOMIC_RELAXED);
 }
 
+static void ag_done(struct pool *pl, uint32_t a)
+{
+	if (pl->o->ag_done)
+		pl->o->ag_done(pl->o->hpriv, pl->m, a);
+}
+
 /*
- * Task t: first every AG's first part (t < agcount), then the second
- * parts, and so on, so that an AG's later parts are taken after its
- * first has started.
+ * Task t: AGs in groups of as many as there are threads (the last group
+ * may be smaller); in a group, first every AG's first part, then the
+ * second parts, and so on, so that an AG's later parts are taken after
+ * its first has started, and a group's AGs are whole (ag_done) before
+ * the next group's are.
  */
 static void run_task(struct pool *pl, uint32_t t)
 {
-	uint32_t n = pl->m->agcount, a = t % n;
-	unsigned p = t / n;
+	uint32_t n = pl->m->agcount, per = pl->group * pl->k;
+	uint32_t g = t / per, first = g * pl->group;
+	uint32_t size = n - first < pl->group ? n - first : pl->group;
+	uint32_t a = first + (t - g * per) % size;
+	unsigned p = (t - g * per) / size;
 	struct agjob *j = &pl->job[a];
 
 	if (p == 0) {
@@ -143,8 +155,10 @@ static void run_task(struct pool *pl, uint32_t t)
 		if (p < j->np)
 			job_part(pl, j, p);
 	}
-	if (__atomic_sub_fetch(&j->left, 1, __ATOMIC_ACQ_REL) == 0)
+	if (__atomic_sub_fetch(&j->left, 1, __ATOMIC_ACQ_REL) == 0) {
 		job_end(pl, j);
+		ag_done(pl, a);
+	}
 }
 
 static void *worker(void *arg)
@@ -157,10 +171,12 @@ static void *worker(void *arg)
 
 		if (t >= ntask)
 			break;
-		if (pl->job)
+		if (pl->job) {
 			run_task(pl, t);
-		else
+		} else {
 			scan_ag(pl->fs, &pl->m->ag[t], pl->o, &pl->p);
+			ag_done(pl, t);
+		}
 	}
 	__atomic_sub_fetch(&pl->running, 1, __ATOMIC_RELEASE);
 	return NULL;
@@ -277,6 +293,7 @@ int scan_fs(struct fs *fs, const struct scan_opts *o, struct model **out,
 	if ((uint64_t)n > (uint64_t)m->agcount * pl.k)
 		n = (unsigned)((uint64_t)m->agcount * pl.k);
 	m->threads = n;
+	pl.group = n < m->agcount ? n : m->agcount;
 	pl.fs = fs;
 	pl.m = m;
 	pl.o = o;

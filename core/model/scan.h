@@ -39,10 +39,29 @@ struct scan_opts {
 	 * fill_cache for chunks [c0, c1) before they are read, true to read
 	 * them through the page cache (rdr_cfg.fill_cache).
 	 */
-	void (*run)(void *hpriv, const struct m_ag *ag, size_t ino0,
-		    size_t ci, unsigned i, const uint8_t *buf, uint64_t len);
+	void (*run)(void *hpriv, void **part, const struct m_ag *ag,
+		    size_t ino0, size_t ci, unsigned i, const uint8_t *buf,
+		    uint64_t len);
 	bool (*fill_cache)(void *hpriv, const struct m_ag *ag, size_t c0,
 			   size_t c1);
+	/*
+	 * May be NULL, from the scanning threads: every request of len
+	 * bytes at off read whole (rdr_item.req: the holes between chunks
+	 * too), after the runs in it were decoded (run); part_done once a
+	 * part of an AG is scanned.  *part is the caller's, one per part,
+	 * NULL at first, the same for run.
+	 */
+	void (*bytes)(void *hpriv, void **part, const struct m_ag *ag,
+		      uint64_t off, const uint8_t *buf, size_t len);
+	void (*part_done)(void *hpriv, void **part, const struct m_ag *ag);
+	/*
+	 * May be NULL: called once for every AG, from the scanning thread
+	 * that completed its model (m->ag[agno], parts joined), while
+	 * other AGs may still be read; the model's totals are made after
+	 * the last.  AGs are taken in groups of as many as there are
+	 * threads, so that the first groups are whole early.
+	 */
+	void (*ag_done)(void *hpriv, struct model *m, uint32_t agno);
 	void *hpriv;
 };
 

@@ -433,8 +433,11 @@ int scan_range(struct agscan *s, size_t c0, size_t c1, size_t n)
 		if (s->buf)
 			decode_run(s, seg.ci, seg.i, seg.len);
 		if (s->o->run)
-			s->o->run(s->o->hpriv, ag, ino0, seg.ci, seg.i, s->buf,
-				  seg.len);
+			s->o->run(s->o->hpriv, &s->hook_part, ag, ino0, seg.ci,
+				  seg.i, s->buf, seg.len);
+		if (s->o->bytes && it.req)
+			s->o->bytes(s->o->hpriv, &s->hook_part, ag, it.req_off,
+				    it.req, it.req_len);
 		__atomic_add_fetch(&s->p->inodes_done, seg.len >> g->inodelog,
 				   __ATOMIC_RELAXED);
 	}
@@ -466,6 +469,8 @@ int scan_open(struct agscan *s, struct fs *fs, struct m_ag *ag,
 
 void scan_close(struct agscan *s)
 {
+	if (s->o && s->o->part_done)
+		s->o->part_done(s->o->hpriv, &s->hook_part, s->ag);
 	extmap_free(&s->map);
 	ahead_q_free(&s->dirq);
 	free(s->ag_seen);

@@ -26,6 +26,7 @@ struct agscan {
 	uint32_t stamp;
 	struct ahead_q dirq;	/* directories waiting for their blocks */
 	uint64_t dmg_pos;	/* where the first damage was met */
+	void *hook_part;	/* scan_opts' hooks' state for this part */
 };
 
 /*
