@@ -91,7 +91,7 @@ void check_harvest_want(struct check_ctx *c, void **part,
 	struct hv_part *p;
 	uint32_t k;
 
-	if (!c->hv.on || !mi->nde || (mi->flags & MI_DAMAGED) ||
+	if (!c->hv.ag || !mi->nde || (mi->flags & MI_DAMAGED) ||
 	    m_dfmt(mi) == OD_FMT_LOCAL || !(p = part_of(part)))
 		return;
 	for (k = 0; k < mi->nde; k++) {
@@ -236,11 +236,14 @@ static int held(void *priv, uint64_t daddr, void *buf, size_t len)
 
 	if (off % bs || len % bs)
 		return -1;
-	for (k = 0; k < len; k += bs)
-		if (!find(c, off + k))
+	/* on a miss the caller reads all of buf from the image */
+	for (k = 0; k < len; k += bs) {
+		const uint8_t *b = find(c, off + k);
+
+		if (!b)
 			return -1;
-	for (k = 0; k < len; k += bs)
-		memcpy((uint8_t *)buf + k, find(c, off + k), (size_t)bs);
+		memcpy((uint8_t *)buf + k, b, (size_t)bs);
+	}
 	return 0;
 }
 
@@ -250,7 +253,6 @@ int check_harvest_init(struct check_ctx *c)
 	if (!c->hv.ag)
 		return -ENOMEM;
 	pthread_mutex_init(&c->hv.mu, NULL);
-	c->hv.on = true;
 	/* each AG's blocks are served from check_harvest_ready on */
 	c->fs->held = held;
 	c->fs->held_priv = c;

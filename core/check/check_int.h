@@ -259,7 +259,6 @@ struct check_hag {
 };
 
 struct check_harvest {
-	bool on;
 	uint64_t used;		/* bytes kept, atomic */
 	pthread_mutex_t mu;	/* the parts handing theirs over */
 	struct check_hag *ag;	/* per AG, NULL when off */

@@ -44,7 +44,8 @@ struct fs {
 	/*
 	 * May be NULL: bytes a caller holds already (the checker: directory
 	 * blocks the scan read on its way); 0 when it filled buf with the
-	 * len bytes at sector daddr, else fs_read_daddr reads the image.
+	 * len bytes at sector daddr, else fs_read_daddr reads all of buf
+	 * from the image.
 	 */
 	int (*held)(void *priv, uint64_t daddr, void *buf, size_t len);
 	void *held_priv;
