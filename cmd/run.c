@@ -20,7 +20,8 @@
 #include "core/model/frag.h"
 #include "core/model/report.h"
 #include "core/model/scan.h"
-#include "core/relocate/undo.h"
+#include "core/undo/chain.h"
+#include "core/undo/undo.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -317,7 +318,7 @@ int cmd_run(int argc, char **argv)
 	if (run_args_passes(&ra)) {
 		char u2[1100];
 
-		run_undo_name(undo_path, 2, u2, sizeof(u2));
+		undo_chain_name(undo_path, 2, u2, sizeof(u2));
 		if (access(u2, F_OK) == 0) {
 			cmd_error("refusing to write: undo file %s already "
 				  "exists (undo that run first, or name "

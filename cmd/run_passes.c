@@ -12,6 +12,7 @@
 #include "core/check/check.h"
 #include "core/model/scan.h"
 #include "core/fs/fork.h"
+#include "core/undo/chain.h"
 
 #include <signal.h>
 #include <stdlib.h>
@@ -67,14 +68,6 @@ bool run_args_passes(const struct run_args *a)
 {
 	return a->by_ag || a->json || a->max_time > 0 ||
 	       a->lim.max_rate > 0 || cmd_limits_any(&a->lim);
-}
-
-void run_undo_name(const char *base, unsigned n, char *buf, size_t len)
-{
-	if (n <= 1)
-		snprintf(buf, len, "%s", base);
-	else
-		snprintf(buf, len, "%s.%u", base, n);
 }
 
 static void sleep_ns(uint64_t ns)
@@ -334,7 +327,7 @@ static int one_pass(struct rp *r, const bool *focus, const char *what,
 	rec.n = (unsigned)r->npass + 1;
 	snprintf(rec.what, sizeof(rec.what), "%s", what);
 	rec.moved_blocks = p.moved_blocks;
-	run_undo_name(a->undo_path, rec.n, rec.undo, sizeof(rec.undo));
+	undo_chain_name(a->undo_path, rec.n, rec.undo, sizeof(rec.undo));
 	if (access(rec.undo, F_OK) == 0) {
 		cmd_error("refusing to write pass %u: undo file %s already "
 			  "exists", rec.n, rec.undo);

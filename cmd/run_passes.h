@@ -38,8 +38,6 @@ void run_map_lines(FILE *f, const struct plan *p);
 
 /* Does the run need run_passes (any option of issue 14)? */
 bool run_args_passes(const struct run_args *a);
-/* Pass n's undo file (n from 1): base, then base.2, base.3, ... */
-void run_undo_name(const char *base, unsigned n, char *buf, size_t len);
 /* fs: open read-write, refuse_write and the pre-check passed.  The
  * exit status. */
 int run_passes(struct fs *fs, struct run_args *a);

@@ -34,7 +34,7 @@
 #include "core/fs/fork.h"
 #include "core/fs/inode.h"
 #include "core/fs/path.h"
-#include "core/relocate/undo.h"
+#include "core/undo/undo.h"
 #include "ondisk/crc32c.h"
 #include "ondisk/inobt.h"
 

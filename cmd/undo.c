@@ -7,9 +7,8 @@
  * or a changed filesystem writes nothing.
  */
 #include "cmd/cmd.h"
-#include "cmd/undochain.h"
-#include "cmd/run_passes.h"
-#include "core/relocate/undo.h"
+#include "core/undo/chain.h"
+#include "core/undo/undo.h"
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -90,6 +89,16 @@ static void print_check(const char *file, const char *image,
 		       "the filesystem changed since the run");
 }
 
+/* The chain's lines (core/undo/chain.c). */
+static void say_line(void *priv, bool error, const char *line)
+{
+	(void)priv;
+	if (error)
+		cmd_error("%s", line);
+	else
+		printf("%s\n", line);
+}
+
 static int status_of(int err)
 {
 	if (err == -EXDEV || err == -EBUSY || err == -EROFS ||
@@ -131,14 +140,14 @@ int cmd_undo(int argc, char **argv)
 		return cmd_usage("undo");
 	file = argv[optind];
 	image = argv[optind + 1];
-	/* a run in passes: FILE, FILE.2, ... (cmd/undochain.c) */
+	/* a run in passes: FILE, FILE.2, ... (core/undo/chain.c) */
 	nchain = undo_chain_len(file);
 	if (nchain > 1 && !check) {
-		ret = undo_chain(file, image, nchain);
+		ret = undo_chain(file, image, nchain, say_line, NULL);
 		return ret ? status_of(ret) : EXIT_OK;
 	}
 	if (nchain > 1) {
-		run_undo_name(file, nchain, last, sizeof(last));
+		undo_chain_name(file, nchain, last, sizeof(last));
 		printf("a run in %u passes: checking the last one's file, %s "
 		       "(undo %s undoes them all, last first)\n", nchain, last,
 		       file);

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The dependency rule, checked on every #include "..." of the tree:
 #   ondisk <- core/base <- core/fs <- core/model <- {core/check, core/relocate}
+#   core/fs <- core/undo <- core/relocate (the undo journal: no model)
 #   tui/ may use core/fs, core/model (and ondisk/); cmd/ may use anything.
 # check and relocate never include each other.  Includes are
 # folder-qualified from the top ("core/fs/fs.h"), never "../".
@@ -20,9 +21,10 @@ allowed() {
 	core/fs)	ok="ondisk core/base core/fs" ;;
 	core/model)	ok="ondisk core/base core/fs core/model" ;;
 	core/check)	ok="ondisk core/base core/fs core/model core/check" ;;
-	core/relocate)	ok="ondisk core/base core/fs core/model core/relocate" ;;
+	core/undo)	ok="ondisk core/base core/fs core/undo" ;;
+	core/relocate)	ok="ondisk core/base core/fs core/model core/undo core/relocate" ;;
 	tui)		ok="ondisk core/fs core/model tui" ;;
-	cmd)		ok="ondisk core/base core/fs core/model core/check core/relocate tui cmd" ;;
+	cmd)		ok="ondisk core/base core/fs core/model core/check core/undo core/relocate tui cmd" ;;
 	*)		ok="" ;;
 	esac
 }

@@ -31,7 +31,10 @@ plant() {
 	fi
 }
 plant "fs depends on relocate" core/fs/fs.c '#include "core/relocate/plan.h"'
-plant "check includes relocate" core/check/check.c '#include "core/relocate/undo.h"'
+plant "check includes relocate" core/check/check.c '#include "core/relocate/exec.h"'
+plant "check includes undo" core/check/check.c '#include "core/undo/undo.h"'
+plant "undo includes relocate" core/undo/chain.c '#include "core/relocate/plan.h"'
+plant "undo includes model" core/undo/undo.c '#include "core/model/model.h"'
 plant "relocate includes check" core/relocate/plan.c '#include "core/check/check.h"'
 plant "ondisk includes core" ondisk/sb.c '#include "core/base/err.h"'
 plant "tui includes relocate" tui/tui.c '#include "core/relocate/plan.h"'

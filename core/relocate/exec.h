@@ -39,7 +39,7 @@
 #include <stdint.h>
 
 #include "core/relocate/plan.h"
-#include "core/relocate/undo.h"
+#include "core/undo/undo.h"
 
 struct exec_progress {
 	const char *phase;

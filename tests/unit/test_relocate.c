@@ -21,7 +21,7 @@
 #include "core/relocate/exec.h"
 #include "core/relocate/plan.h"
 #include "core/relocate/refuse.h"
-#include "core/relocate/undo.h"
+#include "core/undo/undo.h"
 #include "ondisk/inode.h"
 
 #include <fcntl.h>

@@ -10,7 +10,7 @@
  * a journal that cannot grow failing the image write.
  */
 #include "t.h"
-#include "core/relocate/undo.h"
+#include "core/undo/undo.h"
 #include "ondisk/be.h"
 #include "ondisk/sb.h"
 #include "ondisk/undo.h"

@@ -8,7 +8,7 @@
  * size is not a multiple of 64, so the last word is partial.
  */
 #include "t.h"
-#include "core/relocate/undo_priv.h"
+#include "core/undo/undo_priv.h"
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -9,7 +9,7 @@
  */
 #include "t.h"
 #include "core/base/img.h"
-#include "core/relocate/undo.h"
+#include "core/undo/undo.h"
 #include "ondisk/crc32c.h"
 
 #include <fcntl.h>

@@ -19,7 +19,7 @@
  *   - a version 1 file: refused.
  */
 #include "t.h"
-#include "core/relocate/undo.h"
+#include "core/undo/undo.h"
 #include "ondisk/be.h"
 #include "ondisk/crc32c.h"
 #include "ondisk/sb.h"

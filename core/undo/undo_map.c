@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Block maps of the undo journal's writer: sparse bitmaps, crcs. */
-#include "core/relocate/undo_priv.h"
+#include "core/undo/undo_priv.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -21,7 +21,7 @@
  * file's undo mark; then (or once it is back to the original) every
  * journaled block may hold its original as well as the run's bytes.
  */
-#include "core/relocate/undo_scan.h"
+#include "core/undo/undo_scan.h"
 #include "ondisk/be.h"
 #include "ondisk/crc32c.h"
 

@@ -21,7 +21,7 @@
  * record is no seal (undo_verify counts them): the run's last writes
  * wait for it to be durable.
  */
-#include "core/relocate/undo_scan.h"
+#include "core/undo/undo_scan.h"
 #include "core/base/sort.h"
 
 #include <fcntl.h>

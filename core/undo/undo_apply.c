@@ -13,7 +13,7 @@
  * but the superblock's, and last the original superblock; an fsync after
  * each step.
  */
-#include "core/relocate/undo_scan.h"
+#include "core/undo/undo_scan.h"
 #include "core/base/probe.h"
 #include "ondisk/be.h"
 #include "ondisk/crc32c.h"

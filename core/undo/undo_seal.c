@@ -24,7 +24,7 @@
  * superblock without NEEDSREPAIR), so a filesystem that can be mounted
  * always has a sealed undo file.
  */
-#include "core/relocate/undo_priv.h"
+#include "core/undo/undo_priv.h"
 #include "ondisk/be.h"
 #include "ondisk/crc32c.h"
 

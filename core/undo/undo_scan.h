@@ -7,7 +7,7 @@
 #ifndef CORE_UNDO_SCAN_H
 #define CORE_UNDO_SCAN_H
 
-#include "core/relocate/undo.h"
+#include "core/undo/undo.h"
 #include "ondisk/undo.h"
 
 struct urec {

@@ -3,7 +3,7 @@
  * The journaling img layer of a relocation run (the writer side of the
  * undo file; undo_apply.c reads it back).  See undo.h for the contract.
  */
-#include "core/relocate/undo_priv.h"
+#include "core/undo/undo_priv.h"
 #include "ondisk/crc32c.h"
 
 #include <fcntl.h>
