@@ -22,10 +22,6 @@
 #define LOCK_DIR	"/run/xfsdefrag"
 #define LOOP_MAJ	7	/* linux/major.h LOOP_MAJOR */
 
-struct excl {
-	int lockfd;
-};
-
 /* What holds the bytes of the image. */
 struct ident {
 	bool blk;		/* the path is a block device ... */
@@ -34,6 +30,13 @@ struct ident {
 	dev_t dev;
 	ino_t ino;
 	char loop[32];		/* "loopN" when the path is a bound loop device */
+};
+
+struct excl {
+	int lockfd;
+	int backfd;		/* a loop device's backing file, flocked */
+	struct ident *id;	/* for excl_recheck */
+	char *path;
 };
 
 int excl_check_ro(const char *path, const struct stat *st, struct err *e)
@@ -219,6 +222,44 @@ static int take_lock(const char *path, const struct ident *id,
 		/* the pid is only for the other side's message */
 	}
 	x->lockfd = fd;
+	return 0;
+}
+
+/*
+ * A loop device's backing file gets the flock an image file gets, so a
+ * tool that locks the file before writing it waits for us.  A file the
+ * driver names by a path we cannot open (deleted, another namespace)
+ * cannot be locked: the writer scan still sees who has it open.
+ */
+static int lock_backing(const char *path, const struct ident *id,
+			struct excl *x, struct err *e)
+{
+	char p[300], back[4096];
+	struct stat st;
+	int fd;
+
+	snprintf(p, sizeof(p), "/sys/block/%s/loop/backing_file", id->loop);
+	if (read_small(p, back, sizeof(back)))
+		return 0;
+	fd = open(back, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_dev != id->dev ||
+	    st.st_ino != id->ino) {
+		close(fd);	/* the name now holds another file */
+		return 0;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		int err = errno;
+
+		close(fd);
+		return err == EWOULDBLOCK ?
+		       err_set(e, -EBUSY, "refusing to write: %s is busy: "
+			       "another process holds a lock on %s, the file "
+			       "behind it", path, back) :
+		       err_set(e, -err, "%s: flock: %s", back, strerror(err));
+	}
+	x->backfd = fd;
 	return 0;
 }
 
@@ -421,6 +462,7 @@ int excl_take(const char *path, int fd, struct excl **out, struct err *e)
 	if (!x)
 		return err_set(e, -ENOMEM, "out of memory");
 	x->lockfd = -1;
+	x->backfd = -1;
 	ret = resolve(path, fd, &id, e);
 	/* the lock first: two racing writers serialize on it */
 	if (ret == 0)
@@ -431,17 +473,49 @@ int excl_take(const char *path, int fd, struct excl **out, struct err *e)
 			      "another process holds a lock on it", path) :
 		      err_set(e, -errno, "%s: flock: %s", path,
 			      strerror(errno));
+	if (ret == 0 && id.loop[0] && id.file)
+		ret = lock_backing(path, &id, x, e);
 	if (ret == 0)
 		ret = check_loops(path, &id, e);
 	if (ret == 0)
 		ret = check_holders(path, &id, e);
 	if (ret == 0)
 		ret = check_writers(path, &id, e);
+	if (ret == 0) {
+		x->id = malloc(sizeof(*x->id));
+		x->path = strdup(path);
+		if (!x->id || !x->path)
+			ret = err_set(e, -ENOMEM, "out of memory");
+		else
+			*x->id = id;
+	}
 	if (ret) {
 		excl_release(x);
 		return ret;
 	}
 	*out = x;
+	return 0;
+}
+
+int excl_recheck(const struct excl *x, struct err *e)
+{
+	if (!x || !x->id)
+		return 0;
+	return check_writers(x->path, x->id, e);
+}
+
+int excl_bytes_identity(const char *path, int fd, dev_t *dev, ino_t *ino,
+			struct err *e)
+{
+	struct ident id;
+	int ret = resolve(path, fd, &id, e);
+
+	if (ret)
+		return ret;
+	if (!id.file)
+		return -ENOENT;
+	*dev = id.dev;
+	*ino = id.ino;
 	return 0;
 }
 
@@ -451,5 +525,9 @@ void excl_release(struct excl *x)
 		return;
 	if (x->lockfd >= 0)
 		close(x->lockfd);	/* drops the flock */
+	if (x->backfd >= 0)
+		close(x->backfd);
+	free(x->id);
+	free(x->path);
 	free(x);
 }

@@ -18,6 +18,7 @@
  *   - another process has the file, the device or the backing file open
  *     for writing (/proc/PID/fd, flags from /proc/PID/fdinfo/FD);
  *   - a block device has holders (device mapper, md: sysfs holders/).
+ * A loop device's backing file is flocked too, as an image file is.
  * excl_check_ro refuses (-EROFS) a file without any write permission bit
  * (root could write it anyway: its owner said not to) and a read-only
  * block device (BLKROGET; a read-only loop device), before anything is
@@ -41,5 +42,19 @@ int excl_check_ro(const char *path, const struct stat *st, struct err *e);
  */
 int excl_take(const char *path, int fd, struct excl **out, struct err *e);
 void excl_release(struct excl *x);
+/*
+ * Look again for another process with the bytes open for writing (the
+ * writer's lock and flock keep out those that ask; a raw writer that
+ * does not ask can only be seen while it has them open).  0, or -EBUSY
+ * naming it.
+ */
+int excl_recheck(const struct excl *x, struct err *e);
+/*
+ * The identity of the regular file that holds path's bytes (open as
+ * fd): the file itself, or a bound loop device's backing file.  0, or
+ * -ENOENT when no regular file holds them (another block device).
+ */
+int excl_bytes_identity(const char *path, int fd, dev_t *dev, ino_t *ino,
+			struct err *e);
 
 #endif

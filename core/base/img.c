@@ -182,6 +182,15 @@ static struct file_priv *file_under(const struct img *im)
 	return im->ops == &file_ops ? im->priv : NULL;
 }
 
+int img_recheck_writers(const struct img *im, struct err *e)
+{
+	while (im->ops == &view_ops || (im->ops != &file_ops && im->lower))
+		im = im->ops == &view_ops ? im->priv : im->lower;
+	if (im->ops != &file_ops)
+		return 0;
+	return excl_recheck(((const struct file_priv *)im->priv)->excl, e);
+}
+
 int img_raw(const struct img *im, struct img_raw *out)
 {
 	const struct file_priv *fp = file_under(im);

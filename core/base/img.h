@@ -65,6 +65,12 @@ void img_close(struct img *im);
  * still held once.  Writable only if im is and writable is set.
  */
 int img_borrow(struct img *im, bool writable, struct img **out);
+/*
+ * Look again, through every layer and view, for another process with the
+ * file or device under im open for writing (excl_recheck); 0 when none,
+ * or when im holds no writer's lock.
+ */
+int img_recheck_writers(const struct img *im, struct err *e);
 
 /*
  * What bulk readers (core/base/reader.h) read with: the descriptors of
