@@ -7,6 +7,7 @@
  */
 #include "cmd/cmd.h"
 #include "cmd/html.h"
+#include "core/base/outfile.h"
 #include "core/fs/bmapfmt.h"
 #include "core/fs/getbmap.h"
 #include "core/fs/inode.h"
@@ -16,7 +17,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <unistd.h>
 
 static double pct(uint64_t a, uint64_t b)
 {
@@ -560,34 +561,34 @@ static void ag_table(struct html *h, const struct html_input *in)
 	section_end(h);
 }
 
-/* Is path the image itself, or a block device?  Never write there. */
-static int refuse_target(const char *path, const char *image, struct err *e)
-{
-	struct stat st, ist;
-
-	if (stat(path, &st) != 0)
-		return 0;
-	if (S_ISBLK(st.st_mode))
-		return err_set(e, -EINVAL, "%s: refusing to write the HTML "
-			       "report to a block device", path);
-	if (stat(image, &ist) == 0 && st.st_dev == ist.st_dev &&
-	    st.st_ino == ist.st_ino)
-		return err_set(e, -EINVAL, "%s: refusing to write the HTML "
-			       "report over the image", path);
-	return 0;
-}
-
 int html_write(const char *path, const struct html_input *in, struct err *e)
 {
 	bool to_stdout = strcmp(path, "-") == 0;
 	struct html h;
 	int ret;
 
-	if (!to_stdout && refuse_target(path, in->image, e))
-		return e->code;
-	h.f = to_stdout ? stdout : fopen(path, "w");
-	if (!h.f)
-		return err_set(e, -errno, "%s: %s", path, strerror(errno));
+	if (to_stdout) {
+		h.f = stdout;
+	} else {
+		/* never over the image, by any path to it (outfile.h) */
+		struct outfile_set keep;
+		bool created;
+		int fd;
+
+		outfile_init(&keep);
+		ret = outfile_keep_image(&keep, in->image, e);
+		if (!ret)
+			ret = outfile_open(&keep, path, "HTML report", false,
+					   &fd, &created, e);
+		outfile_release(&keep);
+		if (ret)
+			return ret;
+		h.f = fdopen(fd, "w");
+		if (!h.f) {
+			close(fd);
+			return err_set(e, -ENOMEM, "out of memory");
+		}
+	}
 	html_head(&h, in->p ? "xfsdefrag plan" : "xfsdefrag report",
 		  in->image);
 	summary(&h, in);
