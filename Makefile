@@ -221,7 +221,7 @@ $(DEMO_ORIG): tests/fixtures/aged/image.zst
 	zstd -dq --sparse -f -o $@ $<
 
 demo: xfsdefrag $(DEMO_ORIG)
-	@rm -f $(DEMO_UNDO) $(DEMO_HTML)
+	@rm -f $(DEMO_UNDO) $(DEMO_UNDO).map $(DEMO_HTML)
 	cp --sparse=always $(DEMO_ORIG) $(DEMO_IMG)
 	@echo; echo "== 1. plan: what a run would move (nothing is written)"
 	./xfsdefrag plan --html $(DEMO_HTML) $(DEMO_IMG)

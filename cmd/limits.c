@@ -58,6 +58,8 @@ int cmd_limits_opt(struct cmd_limits *l, int opt, const char *arg)
 	case CMD_OPT_AG:
 		return parse_ags(l, arg);
 	case CMD_OPT_PATH:
+		if (!*arg)
+			return -1;	/* "" would be the whole filesystem */
 		np = realloc(l->paths, (l->npaths + 1) * sizeof(*np));
 		if (!np)
 			return -1;
@@ -72,7 +74,12 @@ int cmd_limits_opt(struct cmd_limits *l, int opt, const char *arg)
 		l->min_extents = (uint32_t)v;
 		return 1;
 	case CMD_OPT_MAXRATE:
-		return cmd_parse_positive(arg, &l->max_rate) ? -1 : 1;
+		/* 1 KiB/s to 10 TiB/s: beyond, the throttle's clock overflows
+		 * or means nothing */
+		if (cmd_parse_positive(arg, &l->max_rate) ||
+		    l->max_rate < 1.0 / 1024 || l->max_rate > 1e7)
+			return -1;
+		return 1;
 	}
 	return 0;
 }

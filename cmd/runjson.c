@@ -5,7 +5,7 @@
  */
 #include "cmd/json.h"
 #include "cmd/rbfmt.h"
-#include "cmd/run_passes.h"
+#include "cmd/runout.h"
 #include "core/model/frag.h"
 
 static double pct(uint64_t a, uint64_t b)
@@ -52,9 +52,9 @@ static void figures(struct json *j, const char *key, const struct report *r,
 	json_obj_end(j);
 }
 
-void run_json(const struct run_summary *s)
+void run_json(const struct run_opts *o, const struct cmd_limits *l,
+	      const struct run_result *r, double seconds)
 {
-	const struct run_args *a = s->a;
 	struct json j;
 	size_t i;
 	uint32_t g;
@@ -62,40 +62,41 @@ void run_json(const struct run_summary *s)
 	json_init(&j, stdout);
 	json_obj_begin(&j, NULL);
 	json_u64(&j, "schema_version", 1);
-	json_str(&j, "image", s->image);
-	json_str(&j, "order", walk_order_name(s->order));
+	json_str(&j, "image", o->image);
+	json_str(&j, "order", walk_order_name(o->po.order));
 	json_obj_begin(&j, "limits");
-	if (a->lim.nagv) {
+	if (l->nagv) {
 		json_arr_begin(&j, "ags");
-		for (i = 0; i < a->lim.nagv; i++)
-			json_u64(&j, NULL, a->lim.agv[i]);
+		for (i = 0; i < l->nagv; i++)
+			json_u64(&j, NULL, l->agv[i]);
 		json_arr_end(&j);
 	} else {
 		json_null(&j, "ags");
 	}
 	json_arr_begin(&j, "paths");
-	for (i = 0; i < a->lim.npaths; i++)
-		json_str(&j, NULL, a->lim.paths[i]);
+	for (i = 0; i < l->npaths; i++)
+		json_str(&j, NULL, l->paths[i]);
 	json_arr_end(&j);
-	json_u64(&j, "min_extents", a->lim.min_extents);
-	if (a->lim.max_rate > 0)
-		json_f2(&j, "max_rate_mib_s", a->lim.max_rate);
+	json_u64(&j, "min_extents", l->min_extents);
+	if (l->max_rate > 0)
+		json_f2(&j, "max_rate_mib_s", l->max_rate);
 	else
 		json_null(&j, "max_rate_mib_s");
-	if (a->max_time > 0)
-		json_f2(&j, "max_time_s", a->max_time);
+	if (o->max_time > 0)
+		json_f2(&j, "max_time_s", o->max_time);
 	else
 		json_null(&j, "max_time_s");
-	json_bool(&j, "by_ag", a->by_ag);
+	json_bool(&j, "by_ag", o->by_ag);
 	json_obj_end(&j);
 	json_arr_begin(&j, "passes");
-	for (i = 0; i < s->npass; i++) {
-		const struct run_pass_rec *p = &s->pass[i];
+	for (i = 0; i < r->npass; i++) {
+		const struct run_pass *p = &r->pass[i];
 
 		json_obj_begin(&j, NULL);
 		json_u64(&j, "pass", p->n);
 		json_str(&j, "scope", p->what);
 		json_u64(&j, "moved_blocks", p->moved_blocks);
+		json_u64(&j, "inodes_renumbered", p->renumbered);
 		json_u64(&j, "copied_bytes", p->st.bytes_copied);
 		json_u64(&j, "remapped_blocks", p->st.blocks_remapped);
 		json_u64(&j, "image_writes", p->st.writes);
@@ -109,26 +110,28 @@ void run_json(const struct run_summary *s)
 		json_obj_end(&j);
 	}
 	json_arr_end(&j);
-	json_u64(&j, "npasses", s->npass);
-	json_bool(&j, "complete", s->complete);
-	json_bool(&j, "stopped_by_max_time", s->stopped_by_time &&
-		  !s->stop_signal);
-	if (s->stop_signal)
-		json_u64(&j, "stopped_by_signal", (uint64_t)s->stop_signal);
+	json_u64(&j, "npasses", r->npass);
+	json_bool(&j, "complete", r->status == RUN_OK && !r->left_blocks);
+	json_bool(&j, "stopped_by_max_time", r->stopped && !r->stop_signal);
+	if (r->stop_signal)
+		json_u64(&j, "stopped_by_signal", (uint64_t)r->stop_signal);
 	else
 		json_null(&j, "stopped_by_signal");
 	json_obj_begin(&j, "left");
-	json_u64(&j, "moved_blocks", s->left_blocks);
+	json_u64(&j, "moved_blocks", r->left_blocks);
 	json_arr_begin(&j, "ags");
-	for (g = 0; s->left_ags && g < s->agcount; g++)
-		if (s->left_ags[g])
+	for (g = 0; r->left_ags && g < r->agcount; g++)
+		if (r->left_ags[g])
 			json_u64(&j, NULL, g);
 	json_arr_end(&j);
 	json_obj_end(&j);
-	json_f2(&j, "seconds", s->seconds);
-	figures(&j, "before", s->before, s->rb_before, s->order);
-	figures(&j, "after", s->after, s->rb_after, s->order);
-	json_str(&j, "error", s->error);
+	json_f2(&j, "seconds", seconds);
+	figures(&j, "before", r->have_before ? &r->before : NULL,
+		&r->rb_before, o->po.order);
+	figures(&j, "after", r->have_after ? &r->after : NULL, &r->rb_after,
+		o->po.order);
+	json_str(&j, "error", r->status == RUN_OK ? NULL :
+		 r->e.msg[0] ? r->e.msg : "the run failed");
 	json_obj_end(&j);
 	json_end(&j);
 }

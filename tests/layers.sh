@@ -3,6 +3,7 @@
 # The dependency rule, checked on every #include "..." of the tree:
 #   ondisk <- core/base <- core/fs <- core/model <- {core/check, core/relocate}
 #   core/fs <- core/undo <- core/relocate (the undo journal: no model)
+#   {core/check, core/relocate} <- core/run (the safe-write sequence)
 #   tui/ may use core/fs, core/model (and ondisk/); cmd/ may use anything.
 # check and relocate never include each other.  Includes are
 # folder-qualified from the top ("core/fs/fs.h"), never "../".
@@ -23,8 +24,9 @@ allowed() {
 	core/check)	ok="ondisk core/base core/fs core/model core/check" ;;
 	core/undo)	ok="ondisk core/base core/fs core/undo" ;;
 	core/relocate)	ok="ondisk core/base core/fs core/model core/undo core/relocate" ;;
+	core/run)	ok="ondisk core/base core/fs core/model core/check core/undo core/relocate core/run" ;;
 	tui)		ok="ondisk core/fs core/model tui" ;;
-	cmd)		ok="ondisk core/base core/fs core/model core/check core/undo core/relocate tui cmd" ;;
+	cmd)		ok="ondisk core/base core/fs core/model core/check core/undo core/relocate core/run tui cmd" ;;
 	*)		ok="" ;;
 	esac
 }

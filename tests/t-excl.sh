@@ -53,7 +53,7 @@ attach() {	# [-r]: LOOP over IMG
 detach() { [ -n "$LOOP" ] && losetup -d "$LOOP"; LOOP=; }
 
 fresh() {
-	rm -f "$T/hard" "$T"/u1 "$T"/u2
+	rm -f "$T/hard" "$T"/u1 "$T"/u2 "$T"/u1.map "$T"/u2.map
 	cp --sparse=always "$T/orig" "$IMG"
 	ln "$IMG" "$T/hard"
 }
@@ -175,7 +175,7 @@ printf '  %s\n' "${RESULTS[@]}"
 expect_refusal() {	# NAME PATH PATTERN
 	local s rc
 	s=$(t_imgsum "$IMG")
-	rm -f "$T/r.undo"
+	rm -f "$T/r.undo" "$T/r.undo.map"
 	"$bin" run --undo "$T/r.undo" "$2" > "$T/ref.out" 2>&1
 	rc=$?
 	if [ $rc -eq 4 ] && grep -q "$3" "$T/ref.out" && [ ! -e "$T/r.undo" ] &&
@@ -222,7 +222,7 @@ sleep 0.5
 expect_refusal "image open for writing by another process" "$T/sym" "process $holder (python3) has"
 kill "$holder"; wait "$holder" 2>/dev/null
 # undo takes the same lock
-rm -f "$T/u1"
+rm -f "$T/u1" "$T/u1.map"
 if "$bin" run --undo "$T/u1" "$IMG" > /dev/null 2>&1; then
 	lf=$(lockfile)
 	s=$(t_imgsum "$IMG")

@@ -139,7 +139,7 @@ live_one() {
 	fi
 	"$bin" plan --json "$img" > "$T_TMP/plan.json" 2>/dev/null ||
 		{ t_fail "$name: plan failed"; return; }
-	rm -f "$T_TMP/live.undo"
+	rm -f "$T_TMP/live.undo" "$T_TMP/live.undo.map"
 	if ! "$bin" run --undo "$T_TMP/live.undo" "$img" > "$T_TMP/run.out" 2>&1; then
 		t_fail "$name: run failed: $(head -n 2 "$T_TMP/run.out")"
 		return

@@ -99,7 +99,7 @@ check_fixture() {
 		{ t_fail "$name: plan failed"; return; }
 
 	cp --sparse=always "$orig" "$w"
-	rm -f "$T_TMP/w.undo"
+	rm -f "$T_TMP/w.undo" "$T_TMP/w.undo.map"
 	if ! "$bin" run --undo "$T_TMP/w.undo" "$w" > "$T_TMP/run.out" 2>&1; then
 		t_fail "$name: run failed: $(head -n 2 "$T_TMP/run.out")"
 		return
@@ -169,7 +169,7 @@ check_fixture() {
 	pts+=($((writes - 1)))
 	for k in "${pts[@]}"; do
 		cp --sparse=always "$orig" "$w"
-		rm -f "$T_TMP/f.undo"
+		rm -f "$T_TMP/f.undo" "$T_TMP/f.undo.map"
 		"$bin" run --fault-after "$k" --undo "$T_TMP/f.undo" "$w" > /dev/null 2>&1
 		local rc=$?
 		n=$((n + 1))
@@ -208,7 +208,7 @@ refusals() {
 	t_unpack "$fx" "$img" || return
 	expect_refusal() {	# WHAT PATTERN
 		sum=$(t_imgsum "$img")
-		rm -f "$T_TMP/r.undo"
+		rm -f "$T_TMP/r.undo" "$T_TMP/r.undo.map"
 		"$bin" run --undo "$T_TMP/r.undo" "$img" > "$T_TMP/ref.out" 2>&1
 		local rc=$?
 		if [ $rc -eq 4 ] && grep -qi "$2" "$T_TMP/ref.out" &&
@@ -305,7 +305,7 @@ sys.exit(not any(a["data_blocks"] > 0 for a in d["ags"][1:]))' 2>/dev/null; then
 	else
 		t_fail "$name: planned not contiguous: '$nc' (expected only /f1.twin)"
 	fi
-	rm -f "$T_TMP/crowd.undo"
+	rm -f "$T_TMP/crowd.undo" "$T_TMP/crowd.undo.map"
 	if ! "$bin" run --undo "$T_TMP/crowd.undo" "$img" > "$T_TMP/crowd.out" 2>&1; then
 		t_fail "$name: run failed: $(head -n 2 "$T_TMP/crowd.out")"
 		return
@@ -338,7 +338,7 @@ orders() {
 	manifest "$orig" "$T_TMP/man.o" || { t_fail "orders: cannot mount"; return; }
 	for o in name inode; do
 		cp --sparse=always "$orig" "$w"
-		rm -f "$T_TMP/o.undo"
+		rm -f "$T_TMP/o.undo" "$T_TMP/o.undo.map"
 		"$bin" plan --json --order $o "$w" > "$T_TMP/o.json" 2>/dev/null ||
 			{ t_fail "order $o: plan failed"; continue; }
 		if ! "$bin" run --order $o --undo "$T_TMP/o.undo" "$w" > "$T_TMP/o.out" 2>&1; then

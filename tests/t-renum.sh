@@ -90,7 +90,7 @@ geometry() {	# NAME MKFS-OPTS...
 	local name=$1 img=$T_TMP/$1.img orig=$T_TMP/$1.orig out n changed
 	shift
 	t_case "$name" || return
-	rm -f "$img" "$T_TMP/u"
+	rm -f "$img" "$T_TMP/u" "$T_TMP/u.map"
 	truncate -s 1g "$img"
 	mkfs.xfs -q -f "$@" "$img" || { t_fail "$name: mkfs.xfs $*"; return; }
 	mount -o loop "$img" "$MNT" || { t_fail "$name: mount"; return; }
@@ -191,7 +191,7 @@ PY
 		else
 			t_fail "$name: a second run renumbers $n2 inodes again (first: $n)"
 		fi
-		rm -f "$T_TMP/again.img" "$T_TMP/u2"
+		rm -f "$T_TMP/again.img" "$T_TMP/u2" "$T_TMP/u2.map"
 	}
 	# undo of the finished run
 	if "$bin" undo "$T_TMP/u" "$img" > "$T_TMP/undo.out" 2>&1; then
@@ -204,7 +204,7 @@ PY
 	read -r a1 a2 r1 r2 < <(sed -n 's/^renumbered [0-9]* inodes (image writes \([0-9]*\)-\([0-9]*\), references \([0-9]*\)-\([0-9]*\)).*/\1 \2 \3 \4/p' "$out")
 	for k in $a1 $(((a1 + a2) / 2)) $a2 $r1 $(((r1 + r2) / 2)) $r2; do
 		cp --sparse=always "$orig" "$img"
-		rm -f "$T_TMP/u"
+		rm -f "$T_TMP/u" "$T_TMP/u.map"
 		"$bin" run "${RENUM[@]}" --fault-dead "$k" --undo "$T_TMP/u" "$img" \
 			> "$T_TMP/int.out" 2>&1
 		if ! "$bin" undo "$T_TMP/u" "$img" > "$T_TMP/undo.out" 2>&1; then
@@ -226,7 +226,7 @@ PY
 			t_ok "$name: ... and the last one's manifest equal" ||
 			t_fail "$name: the last interrupted run's manifest differs after undo"
 	fi
-	rm -f "$img" "$orig" "$T_TMP/u"
+	rm -f "$img" "$orig" "$T_TMP/u" "$T_TMP/u.map"
 }
 
 if [ -z "${XFSDEFRAG_ASAN:-}" ]; then
@@ -303,7 +303,7 @@ PY
 	else
 		t_fail "sparse-frag: mkfs or mount"
 	fi
-	rm -f "$img" "$T_TMP/sf.orig" "$T_TMP/su"
+	rm -f "$img" "$T_TMP/sf.orig" "$T_TMP/su" "$T_TMP/su.map"
 fi
 
 # --inode32 on a large sparse filesystem (4 AGs of 600 GiB: inodes of

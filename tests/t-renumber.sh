@@ -125,7 +125,7 @@ check_run() {
 			t_fail "xfs_repair -n after renumbering: $(grep -v '^ *-\|^Phase\|^No modify' "$T_TMP/repair" | head -n 3 | tr '\n' ' ')"
 		fi
 		"$bin" undo "$T_TMP/u2" "$img" > /dev/null 2>&1
-		rm -f "$T_TMP/u2"
+		rm -f "$T_TMP/u2" "$T_TMP/u2.map"
 	else
 		t_fail "run --renumber all: exit $rc: $(tail -n 1 "$T_TMP/r2")"
 	fi

@@ -80,7 +80,7 @@ run_fixture() {
 	cp --sparse=always "$T/pristine" "$img"
 
 	# --- a whole run, no free-space writes: undo is exact, sha256 too
-	rm -f "$j"
+	rm -f "$j" "$j.map"
 	if ! scribble --free-writes 0 --plan "$T/plan0" "$j" "$img" > "$T/out" 2>&1; then
 		t_fail "$name: scribble failed: $(head -n 1 "$T/out")"
 		return
@@ -102,7 +102,7 @@ run_fixture() {
 		t_fail "$name: a second undo is not idempotent"
 
 	# --- the full scribble (free-space writes too), kept for later tests
-	rm -f "$j"
+	rm -f "$j" "$j.map"
 	scribble --plan "$T/plan" "$j" "$img" >/dev/null 2>&1 ||
 		{ t_fail "$name: full scribble failed"; return; }
 	cp --sparse=always "$img" "$T/scribbled"
@@ -135,7 +135,7 @@ run_fixture() {
 	local -a last
 	for n in $faults; do
 		cnt=$((cnt + 1))
-		rm -f "$j"
+		rm -f "$j" "$j.map"
 		scribble --fault "$n" "$j" "$img" >/dev/null 2>&1
 		rc=$?
 		want=75
@@ -175,7 +175,7 @@ run_fixture() {
 
 	# --- the torn tail: cut the interrupted journal inside its last record
 	if [ -n "$torn_n" ]; then
-		rm -f "$j"
+		rm -f "$j" "$j.map"
 		scribble --fault "$torn_n" "$j" "$img" >/dev/null 2>&1
 		cp "$j" "$T/j.int"
 		read -r pos len < <("$bin" undo --check -v "$j" "$img" 2>/dev/null |
@@ -192,7 +192,7 @@ run_fixture() {
 			t_fail "$name: torn tail: undo exit $rc: $(tr '\n' ' ' < "$T/out")"
 		fi
 		# the same with the last record's data corrupt instead of cut
-		rm -f "$j"
+		rm -f "$j" "$j.map"
 		scribble --fault "$torn_n" "$j" "$img" >/dev/null 2>&1
 		flipbyte "$j" $((pos + 40 + len / 3))
 		"$bin" undo "$j" "$img" > "$T/out" 2>&1 && restored "$name torn crc" "$img" "$T/plan" &&
