@@ -130,7 +130,7 @@ for g in "${GEOMETRIES[@]}"; do
 	fi
 	[ -f "$d/fresh.img" ] || fresh_copy "$d/aged.img" "$d/fresh.img" "$opts"
 	cp --sparse=always "$d/aged.img" "$d/run.img"
-	rm -f "$d/run.undo"
+	rm -f "$d/run.undo" "$d/run.undo.map"
 	# shellcheck disable=SC2086
 	"$bin" run $RUN_OPTS --undo "$d/run.undo" "$d/run.img" > "$d/run.out" 2>&1 ||
 		{ echo "$name: run failed: $(head -n 3 "$d/run.out")"; continue; }

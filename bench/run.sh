@@ -73,7 +73,7 @@ umount "$mnt"
 echo "xfs_fsr: $(extents "$work/fsr.img") $(shares "$work/fsr.img") shared ranges"
 
 cp --sparse=always "$img" "$work/run.img"
-rm -f "$work/run.undo"
+rm -f "$work/run.undo" "$work/run.undo.map"
 sync; echo 3 > /proc/sys/vm/drop_caches
 "$bin" run --undo "$work/run.undo" "$work/run.img" | tee "$work/run.out" | head -n 2
 echo "run:     $(extents "$work/run.img") $(shares "$work/run.img") shared ranges"

@@ -450,13 +450,15 @@ def run_refuses(opts, img, undo):
         time.sleep(0.05)
     before = stamp(img)
     dg = digest(img) if opts.paranoid else None
-    if os.path.exists(undo):
-        os.unlink(undo)
+    for p in (undo, undo + '.map'):
+        if os.path.exists(p):
+            os.unlink(p)
     rc, out, err = sh([opts.bin, 'run', '--undo', undo, img], opts.timeout)
     unchanged = stamp(img) == before and (dg is None or digest(img) == dg)
     created = os.path.exists(undo)
-    if created:
-        os.unlink(undo)
+    for p in (undo, undo + '.map'):
+        if os.path.exists(p):
+            os.unlink(p)
     lines = [l for l in err.splitlines() if l.strip()]
     refused = rc not in (0, 124) and rc < 128 and unchanged
     msg = lines[-1] if lines else (out.strip().splitlines() or [''])[0]

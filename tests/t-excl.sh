@@ -198,6 +198,14 @@ fd = os.open(sys.argv[1], os.O_RDWR); time.sleep(30)' "$LOOP" &
 	sleep 0.5
 	expect_refusal "loop device open for writing elsewhere" "$LOOP" "process $holder (python3) has"
 	kill "$holder"; wait "$holder" 2>/dev/null
+	# the file behind it locked by another tool: a run on the device
+	# takes the file's flock too, as it does on the file itself
+	python3 -c 'import fcntl, sys, time
+f = open(sys.argv[1]); fcntl.flock(f, fcntl.LOCK_EX); time.sleep(30)' "$IMG" &
+	holder=$!
+	sleep 0.5
+	expect_refusal "loop device whose backing file another tool has locked" "$LOOP" "another process holds a lock on .*, the file behind it"
+	kill "$holder"; wait "$holder" 2>/dev/null
 	# mounted through the loop device
 	if mount -o ro,nouuid "$LOOP" "$MNT" 2>/dev/null; then
 		expect_refusal "image mounted through a loop device" "$IMG" "is mounted on $MNT"

@@ -69,7 +69,7 @@ if [ -f "$img" ]; then
 	"$bin" report --html "$img" "$img" > /dev/null 2> "$T_TMP/over.err"
 	rc=$?
 	if [ $rc -eq 1 ] && same "$img" "$img.orig" &&
-	   grep -q "over the image" "$T_TMP/over.err"; then
+	   grep -q "HTML report .*: it is the image" "$T_TMP/over.err"; then
 		t_ok "report --html IMAGE IMAGE refuses (exit 1, image intact)"
 	else
 		t_fail "report --html over the image: exit $rc, $(head -n 1 "$T_TMP/over.err")"

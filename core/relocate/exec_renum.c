@@ -146,7 +146,9 @@ static int free_old(struct xctx *x)
 		xa->rec = malloc((ag->nchunk + p->nich + 1) * sizeof(*xa->rec));
 		if (!xa->rec)
 			return err_set(x->e, -ENOMEM, "out of memory");
-		memcpy(xa->rec, ag->chunk, ag->nchunk * sizeof(*xa->rec));
+		if (ag->nchunk)	/* an AG without chunks has no array */
+			memcpy(xa->rec, ag->chunk,
+			       ag->nchunk * sizeof(*xa->rec));
 		xa->nrec = ag->nchunk;
 	}
 	for (i = 0; i < p->nino; i++) {

@@ -48,6 +48,13 @@ def run(cmd, env=None):
     return subprocess.run(cmd, capture_output=True, text=True, env=env)
 
 
+def rm_undo(j):
+    """Remove an undo file and the inode map a run leaves beside it."""
+    for p in (j, j + ".map"):
+        if os.path.exists(p):
+            os.unlink(p)
+
+
 def cp(src, dst):
     if os.path.exists(dst):
         os.unlink(dst)
@@ -172,8 +179,7 @@ class Campaign:
         img, j = self.path("img"), self.path("j.undo")
         log = self.path("trace")
         cp(pre_img, img)
-        if os.path.exists(j):
-            os.unlink(j)
+        rm_undo(j)
         if pre_j:
             shutil.copyfile(pre_j, j)
         r = self.traced([a.replace("@IMG", img).replace("@J", j)
@@ -229,9 +235,7 @@ class Campaign:
         if self.can_mount and self.a.manifest_every:
             ref = self.manifest(f0, self.path("man.ref"))
         f1, j1 = self.path(fx + ".f1"), self.path(fx + ".j1")
-        for p in (j1,):
-            if os.path.exists(p):
-                os.unlink(p)
+        rm_undo(j1)
         cp(f0, f1)
         r = run([self.bin, "run", "--undo", j1, f1])
         writes = int(r.stdout.split(" image writes")[0].split()[-1]) \
@@ -256,8 +260,7 @@ class Campaign:
             os.unlink(fr)
         if "renum" in want or "renum-undo" in want:
             fn, jn = self.path(fx + ".fn"), self.path(fx + ".jn")
-            if os.path.exists(jn):
-                os.unlink(jn)
+            rm_undo(jn)
             cp(f0, fn)
             rn = run([self.bin, "run"] + self.a.renum_args +
                      ["--undo", jn, fn])
@@ -271,22 +274,21 @@ class Campaign:
             if "renum-undo" in want and rn.returncode == 0:
                 self.scenario(fx, "renum-undo", fn, jn,
                               ["undo", "@J", "@IMG"], f0, ref)
-            for p in (fn, jn):
-                if os.path.exists(p):
-                    os.unlink(p)
+            os.unlink(fn)
+            rm_undo(jn)
         if "undo-int" in want:
             fi, ji = self.path(fx + ".fi"), self.path(fx + ".ji")
-            if os.path.exists(ji):
-                os.unlink(ji)
+            rm_undo(ji)
             cp(f0, fi)
             n = self.rng.randint(1, max(1, writes - 1))
             run([self.bin, "run", "--fault-after", str(n), "--undo", ji, fi])
             self.scenario(fx, "undo-int", fi, ji, ["undo", "@J", "@IMG"],
                           f0, ref)
             os.unlink(fi)
-            os.unlink(ji)
-        for p in (f0, f1, j1):
+            rm_undo(ji)
+        for p in (f0, f1):
             os.unlink(p)
+        rm_undo(j1)
 
 
 def main():
