@@ -8,6 +8,7 @@
 #include "core/model/blkmap.h"
 #include "core/model/report.h"
 #include "core/model/scan.h"
+#include "core/model/tree.h"
 #include "tui/tui.h"
 
 #include <getopt.h>
@@ -16,12 +17,16 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The worst screen's lists: files ranked by fragmentation and distance. */
+#define TUI_TOP	100
+
 struct tui_cmd {
 	const char *image;
 	struct fs *fs;
 	struct model *m;
 	struct blkmap *bm;
 	struct report rpt;
+	struct tree tree;	/* directory totals */
 	bool tty;
 	char damage[600];	/* first damage met by the scan, "" if none */
 	struct cmd_scan scan;	/* -j, --direct */
@@ -62,8 +67,10 @@ static int prepare(struct tui_cmd *c, struct err *e)
 		snprintf(c->damage, sizeof(c->damage), "damaged: %s", e->msg);
 		err_clear(e);
 	}
-	if (report_build(c->m, -1, 0, &c->rpt, e) ||
-	    blkmap_build(c->m, &c->bm, e))
+	/* the worst screen's lists, with their paths; directory totals */
+	if (report_build(c->m, -1, TUI_TOP, &c->rpt, e) ||
+	    report_paths(c->m, &c->rpt, e) ||
+	    blkmap_build(c->m, &c->bm, e) || tree_build(c->m, &c->tree, e))
 		return cmd_fail(e);
 	return EXIT_OK;
 }
@@ -124,6 +131,7 @@ int cmd_tui(int argc, char **argv)
 	if (status)
 		goto out;
 	tui_init(&t, c.fs, c.m, c.bm, &c.rpt, c.image);
+	t.tree = &c.tree;
 	if (c.damage[0])
 		o.notice = c.damage;
 	if (bench > 0) {
@@ -138,6 +146,7 @@ int cmd_tui(int argc, char **argv)
 out:
 	blkmap_free(c.bm);
 	report_free(&c.rpt);
+	tree_free(&c.tree);
 	model_free(c.m);
 	fs_close(c.fs);
 	return status;

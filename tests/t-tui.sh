@@ -433,6 +433,104 @@ start_view nocolor 80 24 "TERM=tmux-256color NO_COLOR=1" && tm send-keys -t noco
 check_map nocolor "NO_COLOR=1" no
 quit nocolor
 
+# ---- 6b. directory totals (du through a mount) and the worst screen ----
+if t_can_mount; then
+	mnt=$T_TMP/mnt
+	mkdir -p "$mnt"
+	if mount -o loop,ro,nouuid "$img" "$mnt"; then
+		# each inode once, at its first name in a depth-first walk in
+		# readdir order, as du counts it: files and bytes per top dir
+		python3 - "$mnt" > "$T_TMP/du" <<'PY'
+import os, stat, sys
+root = sys.argv[1]
+seen = set()
+def walk(path, tot):
+    for e in os.scandir(path):
+        st = e.stat(follow_symlinks=False)
+        if st.st_ino in seen:
+            continue
+        seen.add(st.st_ino)
+        if stat.S_ISDIR(st.st_mode):
+            walk(e.path, tot)
+        else:
+            tot[0] += 1
+            if stat.S_ISREG(st.st_mode):
+                tot[1] += st.st_size
+def size(b):
+    if b < 1024:
+        return "%d   B" % b
+    v, u = b / 1024.0, 0
+    units = ["KiB", "MiB", "GiB", "TiB"]
+    while v >= 1023.95 and u + 1 < len(units):
+        v, u = v / 1024.0, u + 1
+    return "%.1f %s" % (v, units[u])
+for e in os.scandir(root):
+    st = e.stat(follow_symlinks=False)
+    seen.add(st.st_ino)
+    if stat.S_ISDIR(st.st_mode) and e.name.isascii() and e.name.isprintable() and " " not in e.name:
+        tot = [0, 0]
+        walk(e.path, tot)
+        print(e.name, tot[0], size(tot[1]))
+PY
+		umount "$mnt"
+		start totals 160 60 TERM=tmux-256color
+		if wait_for totals "entries  sort:"; then
+			bad=0 n=0
+			screen totals > "$T_TMP/totals.screen"
+			while read -r d files sz; do
+				n=$((n + 1))
+				# "SIZE UNIT EXTS FILES DIST TYPE NAME/"
+				got=$(awk -v d="$d/" '$NF == d { print $4, $1 " " $2 }' "$T_TMP/totals.screen")
+				[ "$got" = "$files $sz" ] && continue
+				t_fail "$name: totals of $d/: shown '$got', du says '$files $sz'"
+				bad=1
+			done < "$T_TMP/du"
+			[ $bad -eq 0 ] && [ $n -gt 0 ] &&
+				t_ok "$name: $n directories' files and bytes below, as a walk through the kernel counts them"
+			# sorted by files: the first row holds the most
+			tm send-keys -t totals 5
+			if wait_for totals "files v"; then
+				want=$(sort -k2,2nr "$T_TMP/du" | head -n 1 | cut -d' ' -f2)
+				first=$(screen totals | awk 'NR == 4 { print $4 }')
+				[ "$first" = "$want" ] && t_ok "$name: 5 sorts by files below ($first first)" ||
+					t_fail "$name: sorted by files, the first row has $first, not $want"
+			else
+				t_fail "$name: 5 does not sort by files"
+			fi
+			# the worst screen: the report's most fragmented file first
+			top=$("$bin" report --top 1 "$img" 2>/dev/null |
+			      awk '/^most fragmented files:/ { f = 1; next }
+				   f == 1 { f = 2; next }
+				   f == 2 { print $3; exit }')
+			tm send-keys -t totals w
+			if [ -n "$top" ] && wait_for totals "1 fragmented files" &&
+			   screen totals | awk 'NR == 5' | grep -qF -- "$top"; then
+				t_ok "$name: w: the worst screen leads with $top"
+				tm send-keys -t totals Enter
+				wait_for totals ": $top -" && t_ok "$name: Enter opens its file view" ||
+					{ t_fail "$name: Enter does not open $top"; show "$T_TMP/totals.last"; }
+				tm send-keys -t totals q 3
+				wait_for totals "own ms files below" &&
+					t_ok "$name: 3 lists the directories slowest to read back" ||
+					{ t_fail "$name: 3 shows no directory list"; show "$T_TMP/totals.last"; }
+			else
+				t_fail "$name: w: the worst screen does not lead with '$top'"
+				screen totals | head -n 8 | sed 's/^/    | /'
+			fi
+		else
+			t_fail "$name: the browser never listed the root"
+			show "$T_TMP/totals.last"
+		fi
+		quit totals
+	else
+		t_fail "$name: cannot mount the image read-only"
+	fi
+elif [ -n "${XFSDEFRAG_REQUIRE_MOUNT:-}" ]; then
+	t_fail "$name: directory totals: need root and a loop mount"
+else
+	t_skip "$name: directory totals: need root and a loop mount"
+fi
+
 # ---- 7. a huge directory (the dirs fixture's 52,000 entries) ----
 dfx=$here/fixtures/dirs
 if [ -f "$dfx/image.zst" ] && [ "$name" != dirs ]; then

@@ -16,9 +16,10 @@
 /* Column widths; the name takes the rest. */
 #define W_SIZE	9
 #define W_EXT	7
+#define W_FILES	7
 #define W_DIST	10
 #define W_TYPE	4
-#define W_FIXED	(W_SIZE + 1 + W_EXT + 1 + W_DIST + 1 + W_TYPE + 2)
+#define W_FIXED	(W_SIZE + 1 + W_EXT + 1 + W_FILES + 1 + W_DIST + 1 + W_TYPE + 2)
 #define LIST_TOP 3
 
 struct loadctx {
@@ -73,11 +74,12 @@ static int load_entry(void *priv, const uint8_t *name, size_t len,
 	return 0;
 }
 
-/* Size, type, extents and distance from the model. */
+/* Size, type, extents and distance from the model; totals for a directory. */
 static void entry_figures(const struct tui *t, struct br_ent *be)
 {
 	const struct m_ag *ag;
 	const struct m_ino *mi = model_find(t->m, be->ino, &ag);
+	const struct tree_tot *tot;
 
 	if (!mi)
 		return;
@@ -87,6 +89,14 @@ static void entry_figures(const struct tui *t, struct br_ent *be)
 	be->nexts = mi->nde;
 	if (model_data_dist(t->m, ag, mi, &be->dist, NULL))
 		be->flags |= BE_DIST;
+	/* a directory shows what it holds, all the way down (ncdu) */
+	tot = t->tree ? tree_totals(t->tree, be->ino) : NULL;
+	if (tot) {
+		be->flags |= BE_TOTAL;
+		be->size = tot->bytes;
+		be->nexts = tot->extents;
+		be->files = tot->files;
+	}
 }
 
 int browser_load(struct tui *t, uint64_t dir, const char *path)
@@ -488,6 +498,8 @@ void browser_key(struct tui *t, struct tui_key k)
 		go_up(t);
 	} else if (tui_key_ch(k, 'm')) {
 		show_map(t);
+	} else if (tui_key_ch(k, 'w')) {
+		tui_push(t, TS_WORST, 0);
 	} else if (tui_key_ch(k, 's')) {
 		b->sort = (b->sort + 1) % BS_NKEYS;
 		b->rev = false;
@@ -514,12 +526,14 @@ void browser_key(struct tui *t, struct tui_key k)
 static void heading(const struct browser *b, int y, int namew)
 {
 	static const char *const label[BS_NKEYS] = {
-		"name", "type", "size", "exts", "dist",
+		"name", "type", "size", "exts", "files", "dist",
 	};
 	static const enum br_sort order[BS_NKEYS] = {
-		BS_SIZE, BS_EXTENTS, BS_DIST, BS_TYPE, BS_NAME,
+		BS_SIZE, BS_EXTENTS, BS_FILES, BS_DIST, BS_TYPE, BS_NAME,
 	};
-	static const int width[BS_NKEYS] = { 0, W_TYPE, W_SIZE, W_EXT, W_DIST };
+	static const int width[BS_NKEYS] = {
+		0, W_TYPE, W_SIZE, W_EXT, W_FILES, W_DIST,
+	};
 	char cell[64];
 	int x = 0, i;
 
@@ -532,7 +546,8 @@ static void heading(const struct browser *b, int y, int namew)
 		const char *mark = b->sort == s ? (b->rev ? " ^" : " v") : "";
 
 		/* numbers right-aligned, text left-aligned, as the rows */
-		if (s == BS_SIZE || s == BS_EXTENTS || s == BS_DIST)
+		if (s == BS_SIZE || s == BS_EXTENTS || s == BS_FILES ||
+		    s == BS_DIST)
 			snprintf(cell, sizeof(cell), "%*s%s",
 				 w - (int)strlen(mark), label[s], mark);
 		else
@@ -549,12 +564,17 @@ static void heading(const struct browser *b, int y, int namew)
 static void row(const struct tui *t, const struct br_ent *be, int y,
 		int namew, bool sel)
 {
-	char size[32], ext[32], dist[32], buf[128];
+	char size[32], ext[32], files[32], dist[32], buf[160];
 	int x;
 
+	snprintf(files, sizeof(files), "%s", "");
 	if (be->flags & BE_MODEL) {
 		draw_size(size, sizeof(size), be->size);
-		snprintf(ext, sizeof(ext), "%u", be->nexts);
+		snprintf(ext, sizeof(ext), "%llu",
+			 (unsigned long long)be->nexts);
+		if (be->flags & BE_TOTAL)
+			snprintf(files, sizeof(files), "%llu",
+				 (unsigned long long)be->files);
 	} else {
 		snprintf(size, sizeof(size), "-");
 		snprintf(ext, sizeof(ext), "-");
@@ -564,8 +584,8 @@ static void row(const struct tui *t, const struct br_ent *be, int y,
 			 (unsigned long long)be->dist);
 	else
 		snprintf(dist, sizeof(dist), "-");
-	snprintf(buf, sizeof(buf), "%*s %*s %*s %-*s  ", W_SIZE, size, W_EXT,
-		 ext, W_DIST, dist, W_TYPE,
+	snprintf(buf, sizeof(buf), "%*s %*s %*s %*s %-*s  ", W_SIZE, size,
+		 W_EXT, ext, W_FILES, files, W_DIST, dist, W_TYPE,
 		 draw_type_name(be->mode, be->ftype));
 	if (sel)
 		attron(A_REVERSE);
@@ -620,7 +640,7 @@ void browser_draw(struct tui *t)
 		return;
 	}
 	snprintf(status, sizeof(status), " %zu entries  sort: %s%s  "
-		 "s/1-5:sort  /:search  m:map  i:info  ?:help  q:quit", b->n,
+		 "s/1-6:sort  /:search  m:map  w:worst  ?:help  q:quit", b->n,
 		 browser_sort_name(b->sort), b->rev ? " (reversed)" : "");
 	draw_status(t, status);
 }

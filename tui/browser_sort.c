@@ -8,7 +8,7 @@
 const char *browser_sort_name(enum br_sort s)
 {
 	static const char *const names[BS_NKEYS] = {
-		"name", "type", "size", "extents", "distance",
+		"name", "type", "size", "extents", "files", "distance",
 	};
 
 	return (unsigned)s < BS_NKEYS ? names[s] : "?";
@@ -59,6 +59,9 @@ static int cmp_ent(const void *pa, const void *pb, void *priv)
 		break;
 	case BS_EXTENTS:
 		c = cmp_desc(x->nexts, y->nexts);
+		break;
+	case BS_FILES:
+		c = cmp_desc(x->files, y->files);
 		break;
 	case BS_DIST:
 		/* unknown distances after every known one */

@@ -32,6 +32,7 @@ void tui_free(struct tui *t)
 	browser_free(&t->br);
 	fileview_free(&t->fv);
 	agmap_free(&t->map);
+	worst_free(&t->worst);
 }
 
 void tui_message(struct tui *t, const char *fmt, ...)
@@ -90,6 +91,7 @@ static void draw(struct tui *t)
 	case TS_FILE: fileview_draw(t); break;
 	case TS_MAP: agmap_draw(t); break;
 	case TS_HELP: help_draw(t); break;
+	case TS_WORST: worst_draw(t); break;
 	}
 }
 
@@ -105,6 +107,7 @@ static void key(struct tui *t, struct tui_key k)
 	case TS_FILE: fileview_key(t, k); break;
 	case TS_MAP: agmap_key(t, k); break;
 	case TS_HELP: help_key(t, k); break;
+	case TS_WORST: worst_key(t, k); break;
 	}
 }
 

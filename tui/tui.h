@@ -19,8 +19,9 @@
 #include "core/fs/inode.h"
 #include "core/model/model.h"
 #include "core/model/report.h"
+#include "core/model/tree.h"
 
-enum tui_screen { TS_BROWSER, TS_FILE, TS_MAP, TS_HELP };
+enum tui_screen { TS_BROWSER, TS_FILE, TS_MAP, TS_HELP, TS_WORST };
 
 /* A key: code is a curses KEY_* value, or 0 for the character ch. */
 struct tui_key {
@@ -35,17 +36,20 @@ static inline bool tui_key_ch(struct tui_key k, wint_t c)
 
 /* ---- directory browser (browser.c, browser_sort.c) ---- */
 
-enum br_sort { BS_NAME, BS_TYPE, BS_SIZE, BS_EXTENTS, BS_DIST, BS_NKEYS };
+enum br_sort { BS_NAME, BS_TYPE, BS_SIZE, BS_EXTENTS, BS_FILES, BS_DIST,
+	       BS_NKEYS };
 
 #define BE_MODEL	0x1	/* inode found in the model */
 #define BE_DIST		0x2	/* dist is known (has data on this device) */
+#define BE_TOTAL	0x4	/* a directory: size, nexts, files are totals */
 
 struct br_ent {
 	uint64_t ino;
-	uint64_t size;
+	uint64_t size;		/* BE_TOTAL: of every file below */
 	uint64_t dist;		/* blocks from the inode to its first data */
+	uint64_t nexts;		/* data fork extent records (BE_TOTAL: below) */
+	uint64_t files;		/* BE_TOTAL: files below */
 	uint32_t name;		/* offset of the name in browser.names */
-	uint32_t nexts;		/* data fork extent records */
 	uint16_t namelen;
 	uint16_t mode;
 	uint8_t ftype;		/* directory entry file type */
@@ -112,6 +116,20 @@ struct agmap_layout {
 	unsigned nlevels;
 };
 
+/* ---- the worst offenders (worst.c) ---- */
+
+enum worst_list { WL_FRAG, WL_DIST, WL_DIRS, WL_N };
+
+struct worst {
+	enum worst_list list;
+	size_t cur[WL_N], top;
+	/* the costliest directories, by their own read-back (tree.h) */
+	uint64_t *dir;
+	char **dir_path;
+	size_t ndir;
+	bool loaded;
+};
+
 /* ---- help (help.c) ---- */
 
 struct help {
@@ -126,7 +144,8 @@ struct tui {
 	struct fs *fs;
 	struct model *m;
 	struct blkmap *bm;
-	const struct report *rpt;
+	const struct report *rpt;	/* with top lists and their paths */
+	const struct tree *tree;	/* NULL: no directory totals */
 	const char *image;
 	bool color, utf8;
 	bool quit;
@@ -139,6 +158,7 @@ struct tui {
 	struct browser br;
 	struct fileview fv;
 	struct agmap map;
+	struct worst worst;
 	struct help help;
 };
 
@@ -194,6 +214,11 @@ int agmap_compute(struct agmap *a, const struct blkmap *bm,
 
 /* bench.c: time n map (and directory) redraws without a terminal */
 int tui_bench(struct tui *t, const char *dir, unsigned n);
+
+/* worst.c */
+void worst_draw(struct tui *t);
+void worst_key(struct tui *t, struct tui_key k);
+void worst_free(struct worst *w);
 
 /* help.c */
 void help_draw(struct tui *t);
