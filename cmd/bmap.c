@@ -101,6 +101,7 @@ int cmd_bmap(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "stats", no_argument, NULL, 'S' },
+		CMD_PART_LONGOPT,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct bmap_opts o = { 0 };
@@ -108,6 +109,7 @@ int cmd_bmap(int argc, char **argv)
 	struct err e = { 0 };
 	struct fs *fs = NULL;
 	int c, i, worst = EXIT_OK;
+	unsigned fsflags = 0;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+ailn:pv", longopts, NULL)) != -1) {
@@ -127,12 +129,13 @@ int cmd_bmap(int argc, char **argv)
 			cmd_usage("bmap");
 			return EXIT_OK;
 		default:
-			return cmd_usage("bmap");
+			if (cmd_part_opt(&fsflags, c, optarg) <= 0)
+				return cmd_usage("bmap");
 		}
 	}
 	if (argc - optind < 2)
 		return cmd_usage("bmap");
-	if (cmd_open_ro(argv[optind], &fs, &e))
+	if (cmd_open_ro(argv[optind], fsflags, &fs, &e))
 		return cmd_fail(&e);
 	/* -v's FLAGS column is computed from the stripe geometry */
 	if (o.vflag && bmapfmt_check(fs, &e)) {

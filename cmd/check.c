@@ -120,7 +120,7 @@ int cmd_check(int argc, char **argv)
 	if (env && *env && !co.reread && !co.keep && !co.defer)
 		cmd_error("warning: XFSDEFRAG_CHECK=%s not understood "
 			  "(reread, keep=BYTES, defer); ignored", env);
-	if (fs_open(image, 0, &fs, &e)) {
+	if (fs_open(image, sc.open_flags, &fs, &e)) {
 		if (json) {
 			json_init(&j, stdout);
 			json_obj_begin(&j, NULL);

@@ -52,16 +52,31 @@ int cmd_usage(const char *name);
  * about what makes its contents doubtful: mounted, dirty log, pending
  * unlinked inodes.
  */
-int cmd_open_ro(const char *path, struct fs **fs, struct err *e);
+int cmd_open_ro(const char *path, unsigned flags, struct fs **fs,
+		struct err *e);
+
+/*
+ * --partition N, which every command takes: open partition N of the
+ * whole disk IMAGE names.  Put CMD_PART_LONGOPT in the option table (the
+ * scanning commands have it in CMD_SCAN_LONGOPTS) and offer the option
+ * to cmd_part_opt, which adds FS_PART(N) to *fsflags, the flags for
+ * fs_open, cmd_open_ro and undo_open_fs.
+ */
+#define CMD_OPT_PARTITION	0x103
+#define CMD_PART_LONGOPT \
+	{ "partition", required_argument, NULL, CMD_OPT_PARTITION }
+/* 1: opt was --partition and is taken, 0: not ours, -1: a bad value. */
+int cmd_part_opt(unsigned *fsflags, int opt, const char *arg);
 
 /*
  * What every scanning command (report, check, plan, run, tui) takes:
- * -j/--threads N and --direct.  Put CMD_SCAN_LONGOPTS in the option
+ * -j/--threads N, --direct and --partition N.  Put CMD_SCAN_LONGOPTS in the option
  * table and "j:" in the short options, offer each option to
  * cmd_scan_opt, and call cmd_scan_setup on the opened filesystem.
  */
 struct cmd_scan {
 	unsigned threads;	/* 0: one per online CPU */
+	unsigned open_flags;	/* FS_PART(N) of --partition N */
 	bool direct;
 	/* the command reads the inodes more than once (check, run): a
 	 * cold scan fills the page cache for the next, unless --direct */
@@ -71,7 +86,8 @@ struct cmd_scan {
 #define CMD_OPT_DIRECT	0x100
 #define CMD_SCAN_LONGOPTS \
 	{ "threads", required_argument, NULL, 'j' }, \
-	{ "direct", no_argument, NULL, CMD_OPT_DIRECT }
+	{ "direct", no_argument, NULL, CMD_OPT_DIRECT }, \
+	CMD_PART_LONGOPT
 
 /* 1: opt was one of ours and is taken, 0: not ours, -1: a bad value. */
 int cmd_scan_opt(struct cmd_scan *o, int opt, const char *arg);

@@ -38,12 +38,13 @@ int cmd_fail(const struct err *e)
 	return cmd_exit_code(e->code);
 }
 
-int cmd_open_ro(const char *path, struct fs **fsp, struct err *e)
+int cmd_open_ro(const char *path, unsigned flags, struct fs **fsp,
+		struct err *e)
 {
 	struct fs *fs;
 	int ret;
 
-	ret = fs_open(path, 0, fsp, e);
+	ret = fs_open(path, flags & ~FS_RDWR, fsp, e);
 	if (ret)
 		return ret;
 	fs = *fsp;
@@ -72,12 +73,28 @@ int cmd_open_ro(const char *path, struct fs **fsp, struct err *e)
 	return 0;
 }
 
+int cmd_part_opt(unsigned *fsflags, int opt, const char *arg)
+{
+	char *end;
+	long n;
+
+	if (opt != CMD_OPT_PARTITION)
+		return 0;
+	n = strtol(arg, &end, 10);
+	if (end == arg || *end || n < 1 || n > 0xffff)
+		return -1;
+	*fsflags = (*fsflags & ~FS_PART(0xffff)) | FS_PART(n);
+	return 1;
+}
+
 int cmd_scan_opt(struct cmd_scan *o, int opt, const char *arg)
 {
 	char *end;
 	long n;
 
 	switch (opt) {
+	case CMD_OPT_PARTITION:
+		return cmd_part_opt(&o->open_flags, opt, arg);
 	case 'j':
 		n = strtol(arg, &end, 10);
 		if (end == arg || *end || n < 0 || n > 1024)

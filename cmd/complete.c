@@ -64,11 +64,18 @@ int cmd_complete(int argc, char **argv)
 	const char *prefix, *slash;
 	char *dirpath = NULL;
 	uint64_t ino;
+	unsigned fsflags = 0;
 	int ret, status = EXIT_OK;
 
 	if (argc == 2 && strcmp(argv[1], "--help") == 0) {
 		cmd_usage("complete");
 		return EXIT_OK;
+	}
+	/* complete --partition N IMAGE PREFIX */
+	if (argc == 5 && cmd_part_opt(&fsflags, strcmp(argv[1], "--partition") ?
+				      0 : CMD_OPT_PARTITION, argv[2]) == 1) {
+		argc -= 2;
+		argv += 2;
 	}
 	if (argc != 3)
 		return cmd_usage("complete");
@@ -82,7 +89,7 @@ int cmd_complete(int argc, char **argv)
 	if (!dirpath)
 		return EXIT_ERROR;
 	/* quietly: no mount or log warnings under the prompt */
-	if (fs_open(argv[1], 0, &c.fs, &e)) {
+	if (fs_open(argv[1], fsflags, &c.fs, &e)) {
 		status = cmd_fail(&e);
 		goto out;
 	}

@@ -6,6 +6,7 @@
  */
 #include "cmd/cmd.h"
 
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <uuid/uuid.h>
@@ -77,22 +78,33 @@ int cmd_info(int argc, char **argv)
 {
 	const char *state[] = { "clean", "dirty", "external (not checked)",
 				"unknown" };
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		CMD_PART_LONGOPT,
+		{ NULL, 0, NULL, 0 },
+	};
 	struct err e = { 0 };
 	struct fs *fs = NULL;
+	unsigned fsflags = 0;
 	char uuid[37];
-	int ret;
+	int ret, opt;
 
-	if (argc == 2 && strcmp(argv[1], "--help") == 0) {
-		cmd_usage("info");
-		return EXIT_OK;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
+		if (opt == 'h') {
+			cmd_usage("info");
+			return EXIT_OK;
+		}
+		if (cmd_part_opt(&fsflags, opt, optarg) <= 0)
+			return cmd_usage("info");
 	}
-	if (argc != 2)
+	if (argc - optind != 1)
 		return cmd_usage("info");
-	ret = cmd_open_ro(argv[1], &fs, &e);
+	ret = cmd_open_ro(argv[optind], fsflags, &fs, &e);
 	if (ret)
 		return cmd_fail(&e);
 
-	print_geometry(fs, argv[1]);
+	print_geometry(fs, argv[optind]);
 	uuid_unparse(fs->sb.uuid, uuid);
 	printf("uuid     =%s\n", uuid);
 	printf("label    =\"");

@@ -38,6 +38,7 @@ int cmd_debug_inoruns(int argc, char **argv)
 		{ "gap", required_argument, NULL, 'g' },
 		{ "dirs", no_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
+		CMD_PART_LONGOPT,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct scan_opts so = { 0 };
@@ -49,6 +50,7 @@ int cmd_debug_inoruns(int argc, char **argv)
 	uint32_t a;
 	bool dirs = false;
 	int opt, status = EXIT_OK;
+	unsigned fsflags = 0;
 
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
@@ -65,12 +67,13 @@ int cmd_debug_inoruns(int argc, char **argv)
 			cmd_usage("debug-inoruns");
 			return EXIT_OK;
 		default:
-			return cmd_usage("debug-inoruns");
+			if (cmd_part_opt(&fsflags, opt, optarg) <= 0)
+				return cmd_usage("debug-inoruns");
 		}
 	}
 	if (argc - optind != 1)
 		return cmd_usage("debug-inoruns");
-	if (cmd_open_ro(argv[optind], &fs, &e))
+	if (cmd_open_ro(argv[optind], fsflags, &fs, &e))
 		return cmd_fail(&e);
 	if (scan_fs(fs, &so, &m, &e)) {
 		status = cmd_fail(&e);

@@ -10,17 +10,17 @@
 const char *progname = "xfsdefrag";
 
 static const struct cmd commands[] = {
-	{ "info", cmd_info, "info IMAGE",
+	{ "info", cmd_info, "info [--partition N] IMAGE",
 	  "show geometry and features (like xfs_info)" },
 	{ "bmap", cmd_bmap,
-	  "bmap [-a] [-l] [-p] [-v[v]] [-n N] IMAGE PATH... | -i INO...",
+	  "bmap [-a] [-l] [-p] [-v[v]] [-n N] [--partition N] IMAGE PATH... | -i INO...",
 	  "list a file's extents exactly as xfs_bmap does" },
 	{ "report", cmd_report,
-	  "report [--json] [--html FILE] [-a AGNO] [--top N] [-j THREADS] [--direct] [--order walk|name|inode] IMAGE",
+	  "report [--json] [--html FILE] [-a AGNO] [--top N] [-j THREADS] [--direct] [--partition N] [--order walk|name|inode] IMAGE",
 	  "fragmentation, free space, inode-to-data distance, locality" },
-	{ "check", cmd_check, "check [--json] [-j THREADS] [--direct] [-n MAXPRINT] IMAGE",
+	{ "check", cmd_check, "check [--json] [-j THREADS] [--direct] [--partition N] [-n MAXPRINT] IMAGE",
 	  "verify every structure and that every block is accounted for" },
-	{ "undo", cmd_undo, "undo [--check] [-v] FILE IMAGE",
+	{ "undo", cmd_undo, "undo [--check] [-v] [--partition N] FILE IMAGE",
 	  "roll a relocation run back from its undo file" },
 	/* test aid: no summary, so not listed (xfsdefrag(8), TEST AIDS) */
 	{ "debug-scribble", cmd_debug_scribble,
@@ -30,14 +30,14 @@ static const struct cmd commands[] = {
 	  NULL },
 	{ "debug-compare", cmd_debug_compare, "debug-compare ORIG OTHER",
 	  NULL },
-	{ "debug-inoruns", cmd_debug_inoruns, "debug-inoruns [--gap BYTES] [--dirs] IMAGE", NULL },
+	{ "debug-inoruns", cmd_debug_inoruns, "debug-inoruns [--gap BYTES] [--dirs] [--partition N] IMAGE", NULL },
 	/* shell completion helper: not listed (xfsdefrag(8), SHELL COMPLETION) */
-	{ "complete", cmd_complete, "complete IMAGE PREFIX", NULL },
-	{ "tui", cmd_tui, "tui [--no-color] [--path PATH] [-j THREADS] [--direct] IMAGE",
+	{ "complete", cmd_complete, "complete [--partition N] IMAGE PREFIX", NULL },
+	{ "tui", cmd_tui, "tui [--no-color] [--path PATH] [-j THREADS] [--direct] [--partition N] IMAGE",
 	  "browse directories, extents and AG block maps (ncurses)" },
-	{ "plan", cmd_plan, "plan [--json] [--html FILE] [--top N] [-j THREADS] [--direct] [--order walk|name|inode] [--renumber auto|all|none] [--inode32] [--ag AGS] [--path PATH] [--min-extents N] [--max-rate MIBS] IMAGE",
+	{ "plan", cmd_plan, "plan [--json] [--html FILE] [--top N] [-j THREADS] [--direct] [--partition N] [--order walk|name|inode] [--renumber auto|all|none] [--inode32] [--ag AGS] [--path PATH] [--min-extents N] [--max-rate MIBS] IMAGE",
 	  "what a relocation run would move, and the figures after it" },
-	{ "run", cmd_run, "run [--undo FILE] [--map FILE] [-j THREADS] [--direct] [--order walk|name|inode] [--renumber auto|all|none] [--inode32] [--passes] [--max-time SECONDS] [--json] [--ag AGS] [--path PATH] [--min-extents N] [--max-rate MIBS] IMAGE",
+	{ "run", cmd_run, "run [--undo FILE] [--map FILE] [-j THREADS] [--direct] [--partition N] [--order walk|name|inode] [--renumber auto|all|none] [--inode32] [--passes] [--max-time SECONDS] [--json] [--ag AGS] [--path PATH] [--min-extents N] [--max-rate MIBS] IMAGE",
 	  "relocate in place: contiguous files packed front to back" },
 };
 

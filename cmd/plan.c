@@ -257,7 +257,7 @@ int cmd_plan(int argc, char **argv)
 		return cmd_usage("plan");
 	cmd_plan_setup(&cp, &po);
 	c.image = argv[optind];
-	if (cmd_open_ro(c.image, &c.fs, &e))
+	if (cmd_open_ro(c.image, sc.open_flags, &c.fs, &e))
 		return cmd_fail(&e);
 	cmd_scan_setup(&sc, c.fs);
 	so.threads = sc.threads;

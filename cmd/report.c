@@ -518,7 +518,7 @@ int cmd_report(int argc, char **argv)
 	if (argc - optind != 1)
 		return cmd_usage("report");
 	c.image = argv[optind];
-	if (cmd_open_ro(c.image, &c.fs, &e))
+	if (cmd_open_ro(c.image, sc.open_flags, &c.fs, &e))
 		return cmd_fail(&e);
 	cmd_scan_setup(&sc, c.fs);
 	if (agsel >= (long)c.fs->geo.agcount) {

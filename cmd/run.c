@@ -305,7 +305,7 @@ int cmd_run(int argc, char **argv)
 		cmd_limits_free(&lim);
 		return EXIT_USAGE;
 	}
-	if (fs_open(o.image, FS_RDWR, &fs, &e)) {
+	if (fs_open(o.image, FS_RDWR | cli.sc.open_flags, &fs, &e)) {
 		cmd_limits_free(&lim);
 		return e.code == -EBUSY || e.code == -EROFS ?
 		       (cmd_fail(&e), EXIT_REFUSED) : cmd_fail(&e);

@@ -124,7 +124,7 @@ int cmd_tui(int argc, char **argv)
 	}
 	c.image = argv[optind];
 	c.tty = isatty(STDERR_FILENO) == 1;
-	if (cmd_open_ro(c.image, &c.fs, &e))
+	if (cmd_open_ro(c.image, c.scan.open_flags, &c.fs, &e))
 		return cmd_fail(&e);
 	cmd_scan_setup(&c.scan, c.fs);
 	status = prepare(&c, &e);

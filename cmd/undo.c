@@ -113,6 +113,7 @@ int cmd_undo(int argc, char **argv)
 		{ "check", no_argument, NULL, 'c' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
+		CMD_PART_LONGOPT,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct undo_info info = { 0 };
@@ -121,7 +122,7 @@ int cmd_undo(int argc, char **argv)
 	const char *file, *image;
 	bool check = false, verbose = false;
 	int opt, ret, status = EXIT_OK;
-	unsigned nchain;
+	unsigned nchain, fsflags = 0;
 	char last[1100];
 
 	optind = 1;
@@ -133,7 +134,8 @@ int cmd_undo(int argc, char **argv)
 			cmd_usage("undo");
 			return EXIT_OK;
 		default:
-			return cmd_usage("undo");
+			if (cmd_part_opt(&fsflags, opt, optarg) <= 0)
+				return cmd_usage("undo");
 		}
 	}
 	if (argc - optind != 2)
@@ -143,7 +145,7 @@ int cmd_undo(int argc, char **argv)
 	/* a run in passes: FILE, FILE.2, ... (core/undo/chain.c) */
 	nchain = undo_chain_len(file);
 	if (nchain > 1 && !check) {
-		ret = undo_chain(file, image, nchain, say_line, NULL);
+		ret = undo_chain(file, image, fsflags, nchain, say_line, NULL);
 		return ret ? status_of(ret) : EXIT_OK;
 	}
 	if (nchain > 1) {
@@ -154,7 +156,8 @@ int cmd_undo(int argc, char **argv)
 		file = last;
 	}
 
-	ret = undo_open_fs(file, image, check ? 0 : FS_RDWR, &fs, &e);
+	ret = undo_open_fs(file, image, fsflags | (check ? 0 : FS_RDWR), &fs,
+			   &e);
 	if (ret < 0) {
 		cmd_error("%s", e.msg);
 		return status_of(ret);

@@ -6,8 +6,9 @@
 # come from `xfsdefrag --help`, each command's options and arguments from
 # its usage line (`xfsdefrag CMD --help`: "[-n N]" is an option taking N,
 # "[--json]" a flag, bare words are positional), and paths inside the
-# image from the hidden `xfsdefrag complete IMAGE PREFIX`, which reads
-# the directory from the unmounted filesystem (NUL-separated names).
+# image from the hidden `xfsdefrag complete [--partition N] IMAGE
+# PREFIX`, which reads the directory from the unmounted filesystem
+# (NUL-separated names).
 # Argument kinds: IMAGE and FILE complete local files, PATH a path in
 # the image, anything else (N, AGNO, INO, ...) nothing.
 
@@ -74,14 +75,17 @@ _xfsdefrag_files() {
 	mapfile -t COMPREPLY < <(compgen -f -- "$REPLY")
 }
 
-# _xfsdefrag_inside PROG IMAGE CUR: paths inside the image.
+# _xfsdefrag_inside PROG IMAGE CUR [PARTITION]: paths inside the image
+# (partition PARTITION of it when that is given).
 _xfsdefrag_inside() {
 	local img=$2
+	local -a part=()
 	_xfsdefrag_dequote "$img"
 	img=$REPLY
 	[[ -r $img ]] || return 0
+	[[ -n ${4:-} ]] && part=(--partition "$4")
 	_xfsdefrag_dequote "$3"
-	mapfile -d '' COMPREPLY < <("$1" complete "$img" "$REPLY" 2> /dev/null)
+	mapfile -d '' COMPREPLY < <("$1" complete "${part[@]}" "$img" "$REPLY" 2> /dev/null)
 	# readline quotes what it inserts; a directory waits for more
 	compopt -o filenames 2> /dev/null
 	if ((${#COMPREPLY[@]} == 1)) && [[ ${COMPREPLY[0]} == */ ]]; then
@@ -93,7 +97,7 @@ _xfsdefrag() {
 	local cword=$COMP_CWORD cur=${COMP_WORDS[COMP_CWORD]} prog cmd
 	local -a _xd_flags _xd_pos
 	local -A _xd_args
-	local i w expect= kind= image= np=0 iflag=
+	local i w expect= kind= image= np=0 iflag= part=
 	local -a pos=()
 
 	COMPREPLY=()
@@ -123,6 +127,7 @@ _xfsdefrag() {
 			continue
 		fi
 		if [[ -n $expect ]]; then
+			[[ $expect == --partition ]] && part=$w
 			expect=
 			continue
 		fi
@@ -160,7 +165,7 @@ _xfsdefrag() {
 	IMAGE | FILE) _xfsdefrag_files "$cur" ;;
 	PATH)
 		[[ -n $iflag ]] && return 0	# bmap -i: inode numbers
-		[[ -n $image ]] && _xfsdefrag_inside "$prog" "$image" "$cur"
+		[[ -n $image ]] && _xfsdefrag_inside "$prog" "$image" "$cur" "$part"
 		;;
 	esac
 	return 0

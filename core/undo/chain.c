@@ -51,11 +51,11 @@ static void say(undo_chain_say_fn fn, void *priv, bool error,
 }
 
 /* Undo one file of the chain; 0, or the negative errno. */
-static int undo_one(const char *name, const char *image,
+static int undo_one(const char *name, const char *image, unsigned fsflags,
 		    struct undo_info *info, struct err *e)
 {
 	struct fs *fs = NULL;
-	int ret = undo_open_fs(name, image, FS_RDWR, &fs, e);
+	int ret = undo_open_fs(name, image, fsflags | FS_RDWR, &fs, e);
 
 	if (ret < 0)
 		return ret;
@@ -70,8 +70,8 @@ static int undo_one(const char *name, const char *image,
 	return ret < 0 ? ret : 0;
 }
 
-int undo_chain(const char *file, const char *image, unsigned n,
-	       undo_chain_say_fn fn, void *priv)
+int undo_chain(const char *file, const char *image, unsigned fsflags,
+	       unsigned n, undo_chain_say_fn fn, void *priv)
 {
 	char name[1100];
 	struct undo_info info;
@@ -84,7 +84,7 @@ int undo_chain(const char *file, const char *image, unsigned n,
 		undo_chain_name(file, i, name, sizeof(name));
 		memset(&info, 0, sizeof(info));
 		err_clear(&e);
-		ret = undo_one(name, image, &info, &e);
+		ret = undo_one(name, image, fsflags, &info, &e);
 		/*
 		 * Nothing undone yet and this one does not match: an undo of
 		 * the chain that stopped may have undone it already; the one

@@ -21,8 +21,11 @@ unsigned undo_chain_len(const char *file);
  * error, else standard output); the front end prints it.
  */
 typedef void (*undo_chain_say_fn)(void *priv, bool error, const char *line);
-/* Undo the n files of the chain, last first: 0 or a negative errno. */
-int undo_chain(const char *file, const char *image, unsigned n,
-	       undo_chain_say_fn say, void *priv);
+/*
+ * Undo the n files of the chain, last first (fsflags: FS_PART(N) or 0,
+ * as undo_open_fs takes them): 0 or a negative errno.
+ */
+int undo_chain(const char *file, const char *image, unsigned fsflags,
+	       unsigned n, undo_chain_say_fn say, void *priv);
 
 #endif
