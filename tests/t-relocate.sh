@@ -238,12 +238,15 @@ f = open(sys.argv[1], "rb"); fcntl.flock(f, fcntl.LOCK_EX); time.sleep(120)' "$i
 	expect_refusal "NEEDSREPAIR already set" "NEEDSREPAIR"
 	cp --sparse=always "$T_TMP/keep.img" "$img"
 	xfs_db -x -c "sb 0" -c "write -d features_incompat $((inc | 0x4000))" "$img" > /dev/null 2>&1
-	expect_refusal "unknown incompat feature" "incompat feature"
+	expect_refusal "unknown incompat feature" "not supported by the relocation code: incompat 0x4000$"
 	cp --sparse=always "$T_TMP/keep.img" "$img"
 	local ro
 	ro=$(xfs_db -r -c "sb 0" -c "print features_ro_compat" "$img" | sed 's/.*= //')
 	xfs_db -x -c "sb 0" -c "write -d features_ro_compat $((ro | 0x1000))" "$img" > /dev/null 2>&1
-	expect_refusal "unknown ro_compat feature" "ro_compat feature"
+	expect_refusal "unknown ro_compat feature" "not supported by the relocation code: ro_compat 0x1000$"
+	# every feature named at once, not the first only
+	xfs_db -x -c "sb 0" -c "write -d features_incompat $((inc | 0x4000 | 0x8000))" "$img" > /dev/null 2>&1
+	expect_refusal "three unknown features, named together" "code: incompat 0x4000, incompat 0x8000, ro_compat 0x1000$"
 	cp --sparse=always "$T_TMP/keep.img" "$img"
 	xfs_db -x -c "sb 0" -c "write -d features_log_incompat 1" "$img" > /dev/null 2>&1
 	expect_refusal "log_incompat feature" "log_incompat"

@@ -11,10 +11,11 @@
 
 /*
  * 0 when nothing forbids writing, else -EPERM with the reason in e:
- * mounted, log dirty or external, unlinked inodes pending, a feature bit
- * the relocation code does not implement (incompat, ro_compat,
- * log_incompat, v4 version bits), NEEDSREPAIR set, a realtime section, a
- * superblock marked mkfs-in-progress.  Reads the AGIs (unlinked lists).
+ * mounted, log dirty or external, unlinked inodes pending, NEEDSREPAIR
+ * set, a superblock marked mkfs-in-progress, and, all named in one
+ * message, a realtime section and every feature bit the relocation code
+ * does not implement (incompat, ro_compat, log_incompat, v4 version
+ * bits).  Reads the AGIs (unlinked lists).
  */
 int refuse_write(struct fs *fs, struct err *e);
 
