@@ -30,6 +30,16 @@ struct od_time od_inode_time(const struct od_inode *ip, int which)
 			   (ip->flags2 & OD_DIFLAG2_BIGTIME) != 0);
 }
 
+const char *od_metafile_name(unsigned type)
+{
+	static const char *const n[OD_META_MAX] = {
+		"unknown", "dir", "usrquota", "grpquota", "prjquota",
+		"rtbitmap", "rtsummary", "rtrmap", "rtrefcount",
+	};
+
+	return type < OD_META_MAX ? n[type] : NULL;
+}
+
 bool od_inode_has_magic(const uint8_t *buf, size_t len)
 {
 	return len >= 2 && od_get_be16(buf) == OD_DINODE_MAGIC;

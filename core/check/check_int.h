@@ -186,6 +186,7 @@ struct check_dent {
 	uint8_t ftype;
 	uint8_t dots;		/* 1: the name is ".", 2: ".." */
 	uint8_t nl;		/* bytes of name: as many as a message shows */
+	uint8_t dirmeta;	/* dir is a metadata directory (metadir) */
 	char name[64];
 };
 

@@ -322,6 +322,8 @@ static void scan_inode(struct agscan *s, uint64_t ino, const uint8_t *raw,
 		mi->flags |= MI_REFLINK;
 	if (di.flags & OD_DIFLAG_REALTIME)
 		mi->flags |= MI_REALTIME;
+	if (od_inode_is_meta(&di))
+		mi->flags |= MI_METADATA;
 	if ((di.flags & (OD_DIFLAG_PREALLOC | OD_DIFLAG_APPEND)) ||
 	    ((di.flags & OD_DIFLAG_EXTSIZE) && di.extsize))
 		mi->flags |= MI_SIZEHINT;
