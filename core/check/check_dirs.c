@@ -19,6 +19,7 @@ struct dctx {
 	struct check_ag *ca;
 	struct check_log *log;	/* the entries' problems go here */
 	uint64_t dir;
+	uint32_t dirgen;	/* its generation (parent pointers) */
 	bool dirmeta;		/* dir is a metadata directory */
 	/* the inode the last entry named: entries often come in order */
 	const struct m_ag *hag;
@@ -131,6 +132,9 @@ static int entry(void *priv, const uint8_t *name, size_t namelen,
 	uint32_t agno = od_ino_agno(c->g, ino);
 
 	(void)e;
+	if (!dots)
+		check_pptr_dirent(c, d->ca, d->dir, d->dirgen, name, namelen,
+				  ino);
 	if (od_ino_valid(c->g, ino) &&
 	    (c->defer || !check_pipe_ready(c, agno))) {
 		struct check_dent de;
@@ -170,7 +174,7 @@ static void resolve_one(void *priv, size_t i, struct check_log *out)
 
 void check_dirs_resolve(struct check_ctx *c, struct check_ag *ca)
 {
-	struct resolve r = { { c, ca, NULL, 0, false, NULL, 0 }, ca->dent };
+	struct resolve r = { { c, ca, NULL, 0, 0, false, NULL, 0 }, ca->dent };
 	uint64_t *at;
 	size_t i;
 
@@ -282,7 +286,7 @@ static int check_long(struct check_ctx *c, struct check_ag *ca,
 void check_dir(struct check_ctx *c, struct check_ag *ca,
 	       const struct inode *ip, struct err *e)
 {
-	struct dctx dc = { c, ca, &ca->log, ip->di.ino,
+	struct dctx dc = { c, ca, &ca->log, ip->di.ino, ip->di.gen,
 			   od_inode_is_meta(&ip->di), NULL, 0 };
 	struct dir d;
 	int ret;

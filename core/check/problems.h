@@ -137,6 +137,10 @@
 	P(ATTR_NODE,		0x0909, "attr-node", "attr")		\
 	P(ATTR_SF,		0x090a, "attr-shortform", "attr")	\
 	P(ATTR_READ,		0x090b, "attr-unreadable", "attr")	\
+	P(PPTR,			0x090c, "parent-pointer", "attr")	\
+	P(PPTR_MISSING,		0x090d, "parent-pointer-missing", "attr") \
+	P(PPTR_DANGLING,	0x090e, "parent-pointer-dangling", "attr") \
+	P(PPTR_GEN,		0x090f, "parent-pointer-generation", "attr") \
 	/* symlinks */							\
 	P(SYMLINK_DAMAGED,	0x0a01, "symlink-damaged", "symlink")	\
 	/* block ownership */						\
@@ -297,6 +301,10 @@ const struct check_problem_info *check_problem_table(unsigned *n);
 #define PRF_ATTR_NODE	"inode %llu attr fork block %llu (node): %s"
 #define PRF_ATTR_SF	"inode %llu attr fork (shortform): %s"
 #define PRF_ATTR_READ	"%s"
+#define PRF_PPTR	"inode %llu: parent pointer \"%.*s\": %s"
+#define PRF_PPTR_MISSING "inode %llu: no parent pointer for its entry \"%.*s\" in directory %llu"
+#define PRF_PPTR_DANGLING "inode %llu: parent pointer \"%.*s\" names directory %llu (generation %u), which has no such entry"
+#define PRF_PPTR_GEN	"inode %llu: parent pointer \"%.*s\" to directory %llu: generation %u, the directory's is %u"
 
 #define PRF_SYMLINK_DAMAGED "%s"
 
