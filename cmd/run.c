@@ -150,6 +150,13 @@ static void print_single(const struct run_opts *o, const struct run_result *r)
 		       (unsigned long long)st->w_inodes[1],
 		       (unsigned long long)st->w_refs[0],
 		       (unsigned long long)st->w_refs[1]);
+	if (st->pptr_rewritten)
+		printf("rewrote %llu parent pointers naming a renumbered "
+		       "directory, on %llu inodes (%llu attribute forks "
+		       "dealt out again in hash order)\n\n",
+		       (unsigned long long)st->pptr_rewritten,
+		       (unsigned long long)st->pptr_inodes,
+		       (unsigned long long)st->pptr_forks_dealt);
 	if (r->have_after)
 		run_print_figures(&r->before, &r->after, &r->rb_before,
 				  &r->rb_after, o->po.order);

@@ -68,6 +68,12 @@ enum od_err od_da_node_decode(const uint8_t *buf, size_t len,
 	return OD_OK;
 }
 
+void od_da_node_set_hash(uint8_t *buf, const struct od_da_node *node,
+			 uint32_t i, uint32_t hash)
+{
+	od_put_be32(buf + node->hdr_len + 8 * (size_t)i, hash);
+}
+
 void od_da_node_entry(const uint8_t *buf, const struct od_da_node *node,
 		      uint32_t i, uint32_t *hash, uint32_t *before)
 {

@@ -8,6 +8,9 @@ target, extended attributes (names and sha256 of values), and the
 logical extent map (data / unwritten / hole runs, with the shared flag)
 from FIEMAP.  Then the reflink relation: which ranges of which files
 share physical blocks with which others, expressed in file offsets only.
+With the parent feature, each path's parent pointers as the kernel reads
+them (XFS_IOC_GETPARENTS): the directory (by path) and name of each, and
+a mark where a pointer's generation is not its directory's.
 Two manifests of the same filesystem before and after a relocation must
 be identical.  Inode numbers are left out (a renumbering run changes
 them; the hard-link groups, named by their first path, must not).
@@ -17,6 +20,7 @@ Usage: manifest.py [--no-dir-size] MOUNTPOINT
 shrinks when its inode numbers go from 8 to 4 bytes).
 """
 import array
+import ctypes
 import fcntl
 import hashlib
 import os
@@ -29,6 +33,9 @@ FIEMAP_FLAG_SYNC = 0x1
 FIEMAP_EXTENT_LAST = 0x1
 FIEMAP_EXTENT_UNWRITTEN = 0x800
 FIEMAP_EXTENT_SHARED = 0x2000
+XFS_IOC_GETPARENTS = 0xC028583E  # _IOWR('X', 62, struct xfs_getparents)
+XFS_GETPARENTS_OFLAG_DONE = 0x2
+FS_IOC_GETVERSION = 0x80087601
 
 
 def fiemap(fd, size):
@@ -81,6 +88,48 @@ def xattrs(path):
     return ";".join(out)
 
 
+def getparents(fd):
+    """The kernel's parent pointers of fd: [(parent ino, gen, name)], or
+    None where there are none (no parent feature)."""
+    out = []
+    bufsize = 65536
+    buf = bytearray(bufsize)
+    addr = (ctypes.c_char * bufsize).from_buffer(buf)
+    req = bytearray(40)
+    struct.pack_into("=QQ", req, 24, 0, ctypes.addressof(addr))
+    struct.pack_into("=L", req, 20, bufsize)
+    while True:
+        try:
+            fcntl.ioctl(fd, XFS_IOC_GETPARENTS, req)
+        except OSError:
+            return None
+        oflags, = struct.unpack_from("=H", req, 18)
+        at = 0
+        while at < bufsize:
+            fid_len, _, gen, ino, reclen = struct.unpack_from(
+                "=HHLQL", buf, at + 8)
+            if reclen == 0:
+                break
+            name = bytes(buf[at + 32:at + reclen]).split(b"\0")[0]
+            out.append((ino, gen, name))
+            at += reclen
+        if oflags & XFS_GETPARENTS_OFLAG_DONE:
+            break
+        buf[:] = bytes(bufsize)
+    del addr
+    return out
+
+
+def generation(path):
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        v = bytearray(8)
+        fcntl.ioctl(fd, FS_IOC_GETVERSION, v)
+        return struct.unpack("=L", v[:4])[0]
+    finally:
+        os.close(fd)
+
+
 def inodes(root):
     """Each path with its inode number: for counting renumbered inodes."""
     out = []
@@ -111,6 +160,11 @@ def main():
     groups = {}
     shared = []     # (physical, length, path, logical)
     lines = []
+    dirs = {}       # inode number -> (path, generation)
+    for p in entries:
+        st = os.lstat(p)
+        if stat.S_ISDIR(st.st_mode):
+            dirs[st.st_ino] = (os.path.relpath(p, root), generation(p))
     for p in entries:
         rel = os.path.relpath(p, root)
         st = os.lstat(p)
@@ -142,6 +196,22 @@ def main():
         elif stat.S_ISLNK(st.st_mode):
             f.append("-> " + repr(os.readlink(p))[2:-1])
         f.append("x=" + xattrs(p))
+        if not stat.S_ISLNK(st.st_mode):
+            fd = os.open(p, os.O_RDONLY)
+            try:
+                pp = getparents(fd)
+            finally:
+                os.close(fd)
+        else:
+            pp = None   # GETPARENTS needs an open file
+        if pp is not None and p != root:
+            ps = []
+            for ino, gen, name in pp:
+                d = dirs.get(ino)
+                mark = "" if d and d[1] == gen else "!GEN"
+                ps.append(repr(os.path.join(d[0] if d else b"?%d" % ino,
+                                            name))[2:-1] + mark)
+            f.append("p=" + ";".join(sorted(ps)))
         lines.append(" ".join(f))
     for l in lines:
         print(l)

@@ -6,11 +6,14 @@
 /* What the relocation code implements (xfs_format.h feature words). */
 /*
  * Exchange leaves nothing on disk beyond its bit once the log is clean
- * (its intents live in the log).
+ * (its intents live in the log).  Parent pointers are rewritten when
+ * their directory is renumbered (exec_pptr.c); the metadata directory's
+ * inodes keep their numbers (plan_inodes.c), its blocks move as any.
  */
 #define OK_INCOMPAT	(OD_INCOMPAT_FTYPE | OD_INCOMPAT_SPINODES | \
 			 OD_INCOMPAT_META_UUID | OD_INCOMPAT_BIGTIME | \
-			 OD_INCOMPAT_NREXT64 | OD_INCOMPAT_EXCHRANGE)
+			 OD_INCOMPAT_NREXT64 | OD_INCOMPAT_EXCHRANGE | \
+			 OD_INCOMPAT_PARENT | OD_INCOMPAT_METADIR)
 #define OK_RO_COMPAT	(OD_RO_FINOBT | OD_RO_RMAPBT | OD_RO_REFLINK | \
 			 OD_RO_INOBTCNT)
 #define OK_VERSION	(OD_SB_VERSION_NUMBITS | OD_SB_VERSION_ATTR | \
@@ -128,20 +131,8 @@ int refuse_write(struct fs *fs, struct err *e)
 
 int refuse_renumber(struct fs *fs, struct err *e)
 {
-	const struct od_sb *sb = &fs->sb;
 	int ret;
 
-	/* these first: each names the structure we would leave stale */
-	if (od_sb_is_v5(sb) && (sb->features_incompat & OD_INCOMPAT_PARENT))
-		return err_set(e, -EPERM, "refusing to renumber inodes: "
-			       "parent pointers are on (every child's parent "
-			       "xattr names its directory's inode number and "
-			       "hashes it; they are not rewritten)");
-	if (od_sb_is_v5(sb) && (sb->features_incompat & OD_INCOMPAT_METADIR))
-		return err_set(e, -EPERM, "refusing to renumber inodes: the "
-			       "metadata directory tree is on (its entries "
-			       "and the superblock name inodes that are not "
-			       "rewritten)");
 	if (fs->geo.inopblock > 64)
 		return err_set(e, -EPERM, "refusing to renumber inodes: more "
 			       "than 64 inodes per block");

@@ -23,10 +23,9 @@ int refuse_write(struct fs *fs, struct err *e);
  * 0 when inodes of fs may be renumbered, else -EPERM with the reason:
  * what refuse_write refuses, and every structure that names inodes and
  * that the executor does not rewrite: pending unlinked inodes (AGI
- * buckets and di_next_unlinked chains), parent pointers (xattrs of the
- * children naming the parent and hashing its number), the metadata
- * directory tree (inodes named from the superblock and metadir entries),
- * realtime groups, inodes larger than the chunk layout handles.
+ * buckets and di_next_unlinked chains), inodes larger than the chunk
+ * layout handles.  (Parent pointers are rewritten; the metadata
+ * directory's inodes keep their numbers.)
  */
 int refuse_renumber(struct fs *fs, struct err *e);
 
