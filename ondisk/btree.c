@@ -18,7 +18,16 @@ static const struct od_bt_ops bt_ops[] = {
 	[OD_BT_RMAP] = { "rmapbt", 0, OD_RMAP3_MAGIC, false, 24, 40, 4 },
 	[OD_BT_REFC] = { "refcountbt", 0, OD_REFC3_MAGIC, false, 12, 4, 4 },
 	[OD_BT_BMAP] = { "bmbt", OD_BMAP_MAGIC, OD_BMAP3_MAGIC, true, 16, 8, 8 },
+	[OD_BT_RTRMAP] = { "rtrmapbt", 0, OD_RTRMAP_MAGIC, true, 24, 40, 8 },
+	[OD_BT_RTREFC] = { "rtrefcountbt", 0, OD_RTREFC_MAGIC, true, 12, 4, 8 },
 };
+
+/* The realtime trees compare their records as the AG trees do. */
+static enum od_bt_type rec_type(enum od_bt_type t)
+{
+	return t == OD_BT_RTRMAP ? OD_BT_RMAP :
+	       t == OD_BT_RTREFC ? OD_BT_REFC : t;
+}
 
 const struct od_bt_ops *od_bt_ops(enum od_bt_type t)
 {
@@ -166,7 +175,7 @@ void od_bt_key_from_rec(enum od_bt_type t, const uint8_t *rec, uint8_t *key)
 	struct od_rmap_key rk;
 	struct od_irec ir;
 
-	switch (t) {
+	switch (rec_type(t)) {
 	case OD_BT_BNO:
 	case OD_BT_CNT:
 		memcpy(key, rec, 8);
@@ -185,6 +194,9 @@ void od_bt_key_from_rec(enum od_bt_type t, const uint8_t *rec, uint8_t *key)
 		od_rmap_rec_low_key(&rr, &rk);
 		od_rmap_key_encode(&rk, key);
 		break;
+	case OD_BT_RTRMAP:
+	case OD_BT_RTREFC:
+		break;	/* rec_type made them RMAP and REFC */
 	}
 }
 
@@ -196,7 +208,7 @@ void od_bt_rec_key(enum od_bt_type t, const uint8_t *rec, struct od_btkey *k)
 	struct od_irec ir;
 
 	k->a = k->b = k->c = 0;
-	switch (t) {
+	switch (rec_type(t)) {
 	case OD_BT_BNO:
 		od_alloc_rec_decode(rec, &ar);
 		k->a = ar.startblock;
@@ -224,6 +236,9 @@ void od_bt_rec_key(enum od_bt_type t, const uint8_t *rec, struct od_btkey *k)
 		od_bmbt_rec_unpack(rec, &ir);
 		k->a = ir.startoff;
 		break;
+	case OD_BT_RTRMAP:
+	case OD_BT_RTREFC:
+		break;	/* rec_type made them RMAP and REFC */
 	}
 }
 
@@ -232,7 +247,7 @@ void od_bt_node_key(enum od_bt_type t, const uint8_t *key, struct od_btkey *k)
 	struct od_rmap_key rk;
 
 	k->a = k->b = k->c = 0;
-	switch (t) {
+	switch (rec_type(t)) {
 	case OD_BT_BNO:
 	case OD_BT_INO:
 	case OD_BT_FINO:
@@ -252,6 +267,9 @@ void od_bt_node_key(enum od_bt_type t, const uint8_t *key, struct od_btkey *k)
 	case OD_BT_BMAP:
 		k->a = od_get_be64(key);
 		break;
+	case OD_BT_RTRMAP:
+	case OD_BT_RTREFC:
+		break;	/* rec_type made them RMAP and REFC */
 	}
 }
 

@@ -26,6 +26,8 @@
 #define OD_REFC3_MAGIC	0x52334643u	/* "R3FC" */
 #define OD_BMAP_MAGIC	0x424d4150u	/* "BMAP" */
 #define OD_BMAP3_MAGIC	0x424d4133u	/* "BMA3" */
+#define OD_RTRMAP_MAGIC	0x4d415052u	/* "MAPR" realtime rmapbt */
+#define OD_RTREFC_MAGIC	0x52434e54u	/* "RCNT" realtime refcountbt */
 
 #define OD_SBLOCK_LEN		16
 #define OD_SBLOCK_CRC_LEN	56
@@ -39,6 +41,9 @@
 enum od_bt_type {
 	OD_BT_BNO, OD_BT_CNT, OD_BT_INO, OD_BT_FINO, OD_BT_RMAP, OD_BT_REFC,
 	OD_BT_BMAP,
+	/* realtime groups' btrees, rooted in an inode's metadata btree fork
+	 * (long pointers, owner the inode); records as the AG trees' */
+	OD_BT_RTRMAP, OD_BT_RTREFC,
 };
 
 struct od_bt_ops {

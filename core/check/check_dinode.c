@@ -130,6 +130,20 @@ static void check_fork(struct dctx *d, bool attr)
 			check_problem(&d->ca->log, INODE_NEXTENTS, d->ino, msg);
 		}
 		break;
+	case OD_FMT_META_BTREE:
+		/* xfs_dinode_verify_fork: a realtime group's rmap btree
+		 * (with rmapbt) or refcount btree (with reflink) */
+		if (attr || !d->c->g->metadir || !od_inode_is_meta(di) ||
+		    !(od_inode_metatype(di) == OD_META_RTRMAP ?
+		      d->c->g->rmapbt :
+		      od_inode_metatype(di) == OD_META_RTREFCOUNT &&
+		      d->c->g->reflink)) {
+			snprintf(msg, sizeof(msg), "%s fork in the metadata "
+				 "btree format, not a realtime rmap or "
+				 "refcount btree file", name);
+			bad(d, msg);
+		}
+		break;
 	default:
 		snprintf(msg, sizeof(msg), "%s fork format %u", name, fmt);
 		bad(d, msg);

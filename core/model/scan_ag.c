@@ -82,7 +82,9 @@ static int scan_fork(struct agscan *s, const struct od_inode *di,
 			prev = r;
 			(*n)++;
 		}
-	} else if (fmt == OD_FMT_BTREE) {
+	} else if (fmt == OD_FMT_BTREE || fmt == OD_FMT_META_BTREE) {
+		/* a metadata btree (metadir) maps realtime space: only its
+		 * blocks, noted as the inode's btree blocks, come of it */
 		struct meta_ctx mc = { s, MM_BMBT, di->ino };
 
 		memcpy(s->tmp.raw, raw, s->g->inodesize);
