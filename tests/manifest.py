@@ -88,35 +88,37 @@ def xattrs(path):
     return ";".join(out)
 
 
+PP_BUFSIZE = 65536
+PP_BUF = ctypes.create_string_buffer(PP_BUFSIZE)
+
+
 def getparents(fd):
     """The kernel's parent pointers of fd: [(parent ino, gen, name)], or
     None where there are none (no parent feature)."""
     out = []
-    bufsize = 65536
-    buf = bytearray(bufsize)
-    addr = (ctypes.c_char * bufsize).from_buffer(buf)
     req = bytearray(40)
-    struct.pack_into("=QQ", req, 24, 0, ctypes.addressof(addr))
-    struct.pack_into("=L", req, 20, bufsize)
+    struct.pack_into("=QQ", req, 24, 0, ctypes.addressof(PP_BUF))
+    struct.pack_into("=L", req, 20, PP_BUFSIZE)
     while True:
+        struct.pack_into("=L", req, 20, PP_BUFSIZE)
         try:
             fcntl.ioctl(fd, XFS_IOC_GETPARENTS, req)
         except OSError:
             return None
-        oflags, = struct.unpack_from("=H", req, 18)
+        # the kernel leaves in gp_bufsize the bytes its records take
+        oflags, used = struct.unpack_from("=HL", req, 18)
+        buf = ctypes.string_at(PP_BUF, used)
         at = 0
-        while at < bufsize:
-            fid_len, _, gen, ino, reclen = struct.unpack_from(
-                "=HHLQL", buf, at + 8)
+        while at + 32 <= used:
+            _, _, gen, ino, reclen = struct.unpack_from("=HHLQL", buf,
+                                                        at + 8)
             if reclen == 0:
                 break
-            name = bytes(buf[at + 32:at + reclen]).split(b"\0")[0]
+            name = buf[at + 32:at + reclen].split(b"\0")[0]
             out.append((ino, gen, name))
             at += reclen
         if oflags & XFS_GETPARENTS_OFLAG_DONE:
             break
-        buf[:] = bytes(bufsize)
-    del addr
     return out
 
 

@@ -8,10 +8,9 @@
 #     is consistent;
 #   - run --renumber all on every one, then undo: our checker accepts
 #     both; on parent-pointer filesystems the run says how many pointers
-#     it rewrote (and a renumbered directory leaves none behind: every
-#     pointer the kernel returns names its directory's path and
-#     generation, and the manifest through a mount equals the
-#     original's); undo gives every block in use back (debug-compare);
+#     it rewrote, and every pointer the kernel returns (through a mount)
+#     names its directory's path and generation, the manifest equal to
+#     the original's; undo gives every block in use back (debug-compare);
 #     where xfsprogs 6.15 is built (tests/fixtures/build-xfsprogs.sh),
 #     xfs_repair 6.15 -n accepts the filesystem after run and after
 #     undo.
@@ -92,7 +91,11 @@ damage() {
 run_undo() {
 	local name=$1 fx=$here/fixtures/$1 img=$T_TMP/orig w=$T_TMP/w man= np
 	cp --sparse=always "$img" "$w"
-	if t_can_mount; then
+	# the manifest (with the kernel's parent pointers) where there are
+	# parent pointers; t-relocate takes manifests of the others' runs
+	if ! grep -q '^naming .*parent=1' "$fx/info.out"; then
+		:
+	elif t_can_mount; then
 		manifest "$img" "$T_TMP/man.orig" && man=1 ||
 			t_fail "$name: cannot mount the original"
 	elif [ -n "${XFSDEFRAG_REQUIRE_MOUNT:-}" ]; then
