@@ -39,6 +39,16 @@ int cmd_run(int argc, char **argv);
 
 extern const char *progname;
 
+/*
+ * Which xfsprogs the outputs that copy its tools' look like (info as
+ * xfs_info, report's xfs_db freesp): 6.15 changed them (xfs_info's lines
+ * for exchange, metadir, parent, realtime groups and zoned, printed
+ * whatever the features; freesp's column widths and cumulative shares).
+ * A filesystem with one of the features 6.1 did not know gets 6.15's
+ * look, any other 6.1's.
+ */
+bool cmd_layout_615(const struct od_sb *sb);
+
 /* Print "xfsdefrag: msg" to stderr, control characters escaped. */
 void cmd_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Print the error held in e and return the exit code for its errno. */

@@ -25,6 +25,12 @@ void cmd_error(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+bool cmd_layout_615(const struct od_sb *sb)
+{
+	return od_sb_has_exchange(sb) || od_sb_has_parent(sb) ||
+	       od_sb_has_metadir(sb) || od_sb_has_zoned(sb);
+}
+
 int cmd_exit_code(int err)
 {
 	if (err == -EFSCORRUPTED || err == -EFSBADCRC)

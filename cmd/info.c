@@ -2,7 +2,7 @@
 /*
  * xfsdefrag info IMAGE: the geometry block exactly as xfs_info prints it
  * for an unmounted filesystem (libfrog's report format, as xfsprogs 6.1
- * or 6.15 print it: layout_615), then what xfs_info leaves out: UUID,
+ * or 6.15 print it: cmd_layout_615), then what xfs_info leaves out: UUID,
  * label, named feature bits, log state.
  */
 #include "cmd/cmd.h"
@@ -12,25 +12,12 @@
 #include <string.h>
 #include <uuid/uuid.h>
 
-/*
- * Which xfs_info to look like: 6.15 added a line for exchange and
- * metadir, parent= on the naming line and the realtime group and zoned
- * lines, and prints them whatever the features; 6.1 knew none of them.
- * A filesystem with one of those features gets the 6.15 layout, any
- * other the 6.1 one (the lines 6.15 adds would all say 0).
- */
-static bool layout_615(const struct od_sb *sb)
-{
-	return od_sb_has_exchange(sb) || od_sb_has_parent(sb) ||
-	       od_sb_has_metadir(sb) || od_sb_has_zoned(sb);
-}
-
 static void print_geometry(const struct fs *fs, const char *name)
 {
 	const struct od_sb *sb = &fs->sb;
 	int attr = od_sb_has_attr2(sb) ? 2 : (od_sb_has_attr(sb) ? 1 : 0);
 	unsigned logsectsize = od_sb_has_sector(sb) ? sb->logsectsize : 512;
-	bool now = layout_615(sb), zoned = od_sb_has_zoned(sb);
+	bool now = cmd_layout_615(sb), zoned = od_sb_has_zoned(sb);
 
 	printf("meta-data=%-22s isize=%-6d agcount=%u, agsize=%u blks\n",
 	       name, sb->inodesize, sb->agcount, sb->agblocks);

@@ -2,6 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # What mkfs.xfs 6.15 makes (the fixtures recorded with xfsprogs 6.15:
 # exchange, parent pointers, the metadata directory):
+#   - report and plan read each; run refuses one with a realtime section
+#     (realtime groups), naming it, and writes nothing;
 #   - damage seeded with xfs_db 6.15 -x (tests/fixtures/NAME/damage,
 #     recorded as byte patches by tests/fixtures/mkdamage.sh): check
 #     exits 3 naming the problem code of each case; the undamaged image
@@ -101,7 +103,7 @@ run_undo() {
 	elif [ -n "${XFSDEFRAG_REQUIRE_MOUNT:-}" ]; then
 		t_fail "$name: manifests need root and loop devices"
 	fi
-	rm -f "$T_TMP/w.undo"
+	rm -f "$T_TMP/w.undo" "$T_TMP/w.undo.map"
 	if ! "$bin" run --renumber all --undo "$T_TMP/w.undo" "$w" > "$T_TMP/run.out" 2>&1; then
 		t_fail "$name: run --renumber all: $(grep -v '^AG' "$T_TMP/run.out" | head -n 2 | tr '\n' ' ')"
 		return
@@ -151,6 +153,25 @@ for name in "${fixtures[@]}"; do
 		t_fail "$name: check does not find it consistent"
 	fi
 	damage "$name"
+	if "$bin" report --json "$T_TMP/orig" > "$T_TMP/rep.json" 2> "$T_TMP/err" &&
+	   "$bin" plan "$T_TMP/orig" > "$T_TMP/plan.out" 2>> "$T_TMP/err"; then
+		t_ok "$name: report and plan read it"
+	else
+		t_fail "$name: report or plan: $(head -n 2 "$T_TMP/err" | tr '\n' ' ')"
+	fi
+	if grep -q '^realtime =external' "$fx/info.out"; then
+		cp --sparse=always "$T_TMP/orig" "$T_TMP/w"
+		rm -f "$T_TMP/rt.undo" "$T_TMP/rt.undo.map"
+		"$bin" run --undo "$T_TMP/rt.undo" "$T_TMP/w" > "$T_TMP/run.out" 2>&1
+		rc=$?
+		if [ $rc -eq 4 ] && [ ! -e "$T_TMP/rt.undo" ] &&
+		   grep -q 'not supported by the relocation code: a realtime section$' "$T_TMP/run.out" &&
+		   cmp -s "$T_TMP/orig" "$T_TMP/w"; then
+			t_ok "$name: run refused, naming the realtime section, nothing written"
+		else
+			t_fail "$name: run: exit $rc, $(head -n 1 "$T_TMP/run.out")"
+		fi
+	fi
 	grep -q '^mountable: yes' "$fx/mkfs.opts" && run_undo "$name"
 done
 t_summary modern

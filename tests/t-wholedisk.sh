@@ -167,7 +167,7 @@ for label in gpt dos; do
 	"$bin" check --partition 2 "$disk" > "$T_TMP/check" 2>&1 &&
 		t_ok "$what: check: consistent" ||
 		t_fail "$what: check: $(tail -n 2 "$T_TMP/check")"
-	rm -f "$T_TMP/p.undo"
+	rm -f "$T_TMP/p.undo" "$T_TMP/p.undo.map"
 	if "$bin" run --partition 2 --undo "$T_TMP/p.undo" "$disk" > "$T_TMP/run" 2>&1 &&
 	   grep -q "verified: consistent" "$T_TMP/run"; then
 		t_ok "$what: run moved $(grep -o '^[0-9]* image writes' "$T_TMP/run")"
@@ -229,7 +229,7 @@ hold() {	# DEV: a process holding DEV open for writing
 	python3 -c 'import os, sys, time
 fd = os.open(sys.argv[1], os.O_RDWR); print("ok", flush=True); time.sleep(60)' "$1" > "$T_TMP/hold" &
 	holder=$!
-	for _ in $(seq 100); do [ -s "$T_TMP/hold" ] && break; sleep 0.05; done
+	for _ in $(seq 600); do [ -s "$T_TMP/hold" ] && break; sleep 0.05; done
 }
 unhold() { [ -n "$holder" ] && kill "$holder" 2> /dev/null; wait "$holder" 2> /dev/null; holder=; }
 lockrange() {	# LOCKFILE OFF LEN: a process holding the writer's lock of those bytes
@@ -239,7 +239,7 @@ F_OFD_SETLK = 37
 fcntl.fcntl(fd, F_OFD_SETLK, struct.pack("hhqqi4x", fcntl.F_WRLCK, 0, int(sys.argv[2]), int(sys.argv[3]), 0))
 print("ok", flush=True); time.sleep(60)' "$@" > "$T_TMP/hold" &
 	holder=$!
-	for _ in $(seq 100); do [ -s "$T_TMP/hold" ] && break; sleep 0.05; done
+	for _ in $(seq 600); do [ -s "$T_TMP/hold" ] && break; sleep 0.05; done
 }
 if t_can_mount && command -v losetup > /dev/null; then
 	loop=
@@ -278,7 +278,7 @@ if t_can_mount && command -v losetup > /dev/null; then
 	if [ -n "$loop" ] && [ -b "${loop}p2" ]; then
 		around=$(outside "$disk" "$off" "$fsbytes")
 		p2=${loop}p2
-		rm -f "$T_TMP/l.undo"
+		rm -f "$T_TMP/l.undo" "$T_TMP/l.undo.map"
 		hold "${loop}p1"
 		if "$bin" run --undo "$T_TMP/l.undo" "$p2" > "$T_TMP/run" 2>&1; then
 			t_ok "run on $p2 itself, partition 1 open for writing elsewhere: $(grep -o '^[0-9]* image writes' "$T_TMP/run")"
@@ -299,7 +299,7 @@ if t_can_mount && command -v losetup > /dev/null; then
 		sum=$(t_imgsum "$disk")
 		for w in "$loop:the whole disk" "$p2:partition 2"; do
 			hold "${w%%:*}"
-			rm -f "$T_TMP/r.undo"
+			rm -f "$T_TMP/r.undo" "$T_TMP/r.undo.map"
 			"$bin" run --undo "$T_TMP/r.undo" "$p2" > "$T_TMP/run" 2>&1
 			rc=$?
 			unhold
@@ -311,7 +311,7 @@ if t_can_mount && command -v losetup > /dev/null; then
 		lf=$(printf '/run/xfsdefrag/%x-%x.lock' "$(stat -c %d "$disk")" "$(stat -c %i "$disk")")
 		if [ -d /run/xfsdefrag ]; then
 			lockrange "$lf" $((2048 * 512)) $((65536 * 512))
-			rm -f "$T_TMP/r.undo"
+			rm -f "$T_TMP/r.undo" "$T_TMP/r.undo.map"
 			"$bin" run --undo "$T_TMP/r.undo" "$p2" > "$T_TMP/run" 2>&1
 			rc=$?
 			unhold
@@ -323,7 +323,7 @@ if t_can_mount && command -v losetup > /dev/null; then
 				t_fail "run on $p2 with partition 1's bytes locked: exit $rc, $(head -n 1 "$T_TMP/run")"
 			fi
 			lockrange "$lf" $((off + 4096)) 4096
-			rm -f "$T_TMP/r.undo"
+			rm -f "$T_TMP/r.undo" "$T_TMP/r.undo.map"
 			"$bin" run --undo "$T_TMP/r.undo" "$p2" > "$T_TMP/run" 2>&1
 			rc=$?
 			unhold
