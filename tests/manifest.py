@@ -8,9 +8,10 @@ target, extended attributes (names and sha256 of values), and the
 logical extent map (data / unwritten / hole runs, with the shared flag)
 from FIEMAP.  Then the reflink relation: which ranges of which files
 share physical blocks with which others, expressed in file offsets only.
-With the parent feature, each path's parent pointers as the kernel reads
-them (XFS_IOC_GETPARENTS): the directory (by path) and name of each, and
-a mark where a pointer's generation is not its directory's.
+With the parent feature, each file's parent pointers as the kernel reads
+them (XFS_IOC_GETPARENTS), with the first path of its hard-link group:
+the directory (by path) and name of each, and a mark where a pointer's
+generation is not its directory's.
 Two manifests of the same filesystem before and after a relocation must
 be identical.  Inode numbers are left out (a renumbering run changes
 them; the hard-link groups, named by their first path, must not).
@@ -198,14 +199,16 @@ def main():
         elif stat.S_ISLNK(st.st_mode):
             f.append("-> " + repr(os.readlink(p))[2:-1])
         f.append("x=" + xattrs(p))
-        if not stat.S_ISLNK(st.st_mode):
+        # a hard-link group's pointers once, with its first path (a
+        # file with thousands of links has as many pointers)
+        if stat.S_ISLNK(st.st_mode) or group != rel:
+            pp = None   # GETPARENTS needs an open file
+        else:
             fd = os.open(p, os.O_RDONLY)
             try:
                 pp = getparents(fd)
             finally:
                 os.close(fd)
-        else:
-            pp = None   # GETPARENTS needs an open file
         if pp is not None and p != root:
             ps = []
             for ino, gen, name in pp:

@@ -69,7 +69,8 @@ static void note(struct check_ctx *c, struct check_ag *ca, uint8_t kind,
 	p->namelen = (uint8_t)len;
 	p->kind = kind;
 	p->agno = ca->agno;
-	memcpy(ca->names + ca->names_len, name, len);
+	if (len)	/* an unknown mark has no name (NULL) */
+		memcpy(ca->names + ca->names_len, name, len);
 	ca->names_len += len;
 }
 
