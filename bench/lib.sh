@@ -14,6 +14,8 @@
 
 B_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 B_BIN=${XFSDEFRAG:-$B_DIR/../xfsdefrag}
+# the test binary (tests/aids: debug-inoruns), make test-bin
+B_TBIN=${XFSDEFRAG_TEST:-$B_DIR/../build/release/xfsdefrag-test}
 B_RUNS=7
 B_COLD=1 B_WARM=1
 B_IMG=
@@ -46,6 +48,7 @@ b_setup() {
 		"$B_DIR/mkbig.sh" "$B_IMG" 1000 1000 4g
 	fi
 	[ -x "$B_BIN" ] || { echo "$B_BIN: not built (make)" >&2; exit 1; }
+	[ -x "$B_TBIN" ] || { echo "$B_TBIN: not built (make test-bin)" >&2; exit 1; }
 	if [ "$B_COLD" = 1 ] && [ "$(id -u)" != 0 ]; then
 		echo "cold runs drop the page cache: run as root (or -w)" >&2
 		exit 1
@@ -119,13 +122,13 @@ b_time() {
 # to 64 KiB, as the scan's reader does), read by dd with direct I/O, one
 # dd per run (each run is one or a few 1 MiB requests of ours).
 b_runs() {
-	"$B_BIN" debug-inoruns --gap 65536 "$B_IMG" > "$B_OUT/runs" 2> "$B_OUT/runs.err" ||
+	"$B_TBIN" debug-inoruns --gap 65536 "$B_IMG" > "$B_OUT/runs" 2> "$B_OUT/runs.err" ||
 		{ echo "debug-inoruns failed: $(cat "$B_OUT/runs.err")" >&2; exit 1; }
 	B_NRUNS=$(wc -l < "$B_OUT/runs")
 	# %.0f: mawk prints integers past 2^31 as 4.29e+09 (and %d clamps)
 	B_RUNBYTES=$(awk '{s += $2} END {printf "%.0f", s}' "$B_OUT/runs")
 	# every directory's blocks, as check's read-ahead asks for them
-	"$B_BIN" debug-inoruns --dirs "$B_IMG" > "$B_OUT/dirruns" 2> "$B_OUT/runs.err" ||
+	"$B_TBIN" debug-inoruns --dirs "$B_IMG" > "$B_OUT/dirruns" 2> "$B_OUT/runs.err" ||
 		{ echo "debug-inoruns --dirs failed: $(cat "$B_OUT/runs.err")" >&2; exit 1; }
 	B_NDIRRUNS=$(wc -l < "$B_OUT/dirruns")
 	B_DIRBYTES=$(awk '{s += $2} END {printf "%.0f", s}' "$B_OUT/dirruns")

@@ -4,7 +4,7 @@
 # cold (page cache dropped before every command) and warm, alternating,
 # RUNS samples each; medians and spread, the ratio, inodes/s, peak RSS per
 # inode, and cold report against dd reading the same inode-chunk bytes
-# with direct I/O (the ranges come from xfsdefrag debug-inoruns).
+# with direct I/O (the ranges come from the test binary's debug-inoruns).
 # Usage: bench/report.sh [-n RUNS] [-c | -w] [IMAGE | DEVICE]
 #   IMAGE defaults to /tmp/xfsdefrag-bench-1m.img, made by bench/mkbig.sh
 #   if missing (needs a loop device).  Cold runs need root.  Extra options

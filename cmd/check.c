@@ -53,7 +53,7 @@ static void json_verdict(struct json *j, const struct cctx *c,
 	json_end(j);
 }
 
-int cmd_check(int argc, char **argv)
+int cmd_check(int argc, char **argv, const struct cmd_hooks *h)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'J' },
@@ -70,7 +70,6 @@ int cmd_check(int argc, char **argv)
 	const char *image;
 	struct cmd_scan sc = { 0 };
 	struct check_opts co = { 0 };
-	const char *env = getenv("XFSDEFRAG_CHECK");
 	long max;
 	char *end;
 	int opt;
@@ -102,24 +101,13 @@ int cmd_check(int argc, char **argv)
 	/*
 	 * The scan settles most inodes for the inodes phase, which reads
 	 * again only the chunks of the others (core/check/check_quick.c):
-	 * so the scan need not fill the page cache.  "reread": every chunk
-	 * read again, from the cache; "keep=BYTES": so many inode bytes
-	 * kept at most; "defer": every directory entry judged after the
-	 * inodes phase (the same verdicts; for tests).
+	 * so the scan need not fill the page cache, unless the test
+	 * binary's hook has every chunk read again.
 	 */
-	if (env && strcmp(env, "reread") == 0) {
-		co.reread = sc.again = true;
-	} else if (env && strcmp(env, "defer") == 0) {
-		co.defer = true;
-	} else if (env && strncmp(env, "keep=", 5) == 0 &&
-		   env[5] >= '0' && env[5] <= '9') {
-		co.keep = strtoull(env + 5, &end, 10);
-		if (*end || !co.keep)
-			co.keep = 0;
-	}
-	if (env && *env && !co.reread && !co.keep && !co.defer)
-		cmd_error("warning: XFSDEFRAG_CHECK=%s not understood "
-			  "(reread, keep=BYTES, defer); ignored", env);
+	if (h->check)
+		h->check(h->priv, &co);
+	sc.again = co.reread;
+	sc.hooks = h;
 	if (fs_open(image, 0, &fs, &e)) {
 		if (json) {
 			json_init(&j, stdout);
@@ -162,14 +150,12 @@ int cmd_check(int argc, char **argv)
 		return EXIT_ERROR;
 	}
 	fs_close(fs);
-	if (getenv("XFSDEFRAG_TIMING")) {
+	if (h->timing) {
 		enum check_step st;
 
-		/* as report's: each step's time on stderr (bench/) */
 		for (st = 0; st < CHECK_NSTEPS; st++)
-			fprintf(stderr, "timing: %-10s %8.1f ms\n",
-				check_step_name(st),
-				(double)res.step_ns[st] / 1e6);
+			h->timing(h->priv, check_step_name(st),
+				  (double)res.step_ns[st] / 1e6);
 	}
 	if (json) {
 		json_verdict(&j, &c, &res);

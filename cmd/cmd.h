@@ -17,25 +17,48 @@ enum {
 	EXIT_REFUSED = 4,	/* a writer refused to touch the filesystem */
 };
 
-struct cmd {
-	const char *name;
-	int (*fn)(int argc, char **argv);
-	const char *usage;
-	const char *summary;
+struct check_opts;
+struct run_fault;
+struct tui;
+
+/*
+ * What the test binary (tests/aids) changes in the commands it shares
+ * with the product; the product's front end passes hooks that are all
+ * NULL, so none of this is reachable from /usr/sbin/xfsdefrag.
+ */
+struct cmd_hooks {
+	void *priv;
+	/* a scanning command's filesystem is open: tune its reader */
+	void (*scan)(void *priv, struct fs *fs);
+	/* check's options, before it runs (the inodes phase's modes) */
+	void (*check)(void *priv, struct check_opts *co);
+	/* how long a step of report or check took */
+	void (*timing)(void *priv, const char *step, double ms);
+	/* run: the fault to inject into the image writes */
+	const struct run_fault *fault;
+	/* tui: called instead of the interactive browser, no terminal */
+	int (*tui)(void *priv, struct tui *t, const char *path);
 };
 
-int cmd_info(int argc, char **argv);
-int cmd_bmap(int argc, char **argv);
-int cmd_report(int argc, char **argv);
-int cmd_check(int argc, char **argv);
-int cmd_undo(int argc, char **argv);
-int cmd_debug_scribble(int argc, char **argv);	/* test aid, hidden */
-int cmd_complete(int argc, char **argv);	/* shell completion, hidden */
-int cmd_debug_compare(int argc, char **argv);	/* test aid, hidden */
-int cmd_debug_inoruns(int argc, char **argv);	/* bench aid, hidden */
-int cmd_tui(int argc, char **argv);
-int cmd_plan(int argc, char **argv);
-int cmd_run(int argc, char **argv);
+typedef int cmd_fn(int argc, char **argv, const struct cmd_hooks *h);
+
+struct cmd {
+	const char *name;
+	cmd_fn *fn;
+	const char *usage;
+	const char *summary;	/* NULL: not listed by --help */
+};
+
+cmd_fn cmd_info, cmd_bmap, cmd_report, cmd_check, cmd_undo, cmd_tui,
+       cmd_plan, cmd_run;
+cmd_fn cmd_complete;		/* shell completion, hidden */
+
+/*
+ * The front end: argv[1] names a command of the product's table or of
+ * extra (ending with a NULL name; NULL: none), run with hooks.
+ */
+int cmd_main(int argc, char **argv, const struct cmd *extra,
+	     const struct cmd_hooks *h);
 
 extern const char *progname;
 
@@ -66,6 +89,7 @@ struct cmd_scan {
 	/* the command reads the inodes more than once (check, run): a
 	 * cold scan fills the page cache for the next, unless --direct */
 	bool again;
+	const struct cmd_hooks *hooks;	/* its scan hook tunes the reader */
 };
 
 #define CMD_OPT_DIRECT	0x100
@@ -100,8 +124,7 @@ int cmd_plan_opt(struct cmd_plan *c, struct plan_opts *po, int opt,
 void cmd_plan_setup(const struct cmd_plan *c, struct plan_opts *po);
 /*
  * Direct I/O if asked for (a warning if the image does not take it),
- * and the reader tuning from XFSDEFRAG_READER (a benchmarking aid:
- * how[:depth[:request KiB[:gap KiB]]], xfsdefrag(8) ENVIRONMENT).
+ * then the hooks' reader tuning (the test binary's).
  */
 void cmd_scan_setup(const struct cmd_scan *o, struct fs *fs);
 

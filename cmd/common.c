@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "cmd/cmd.h"
-#include "core/base/reader.h"
 #include "core/relocate/exec.h"
 #include "core/relocate/plan.h"
 
@@ -121,52 +120,12 @@ void cmd_plan_setup(const struct cmd_plan *c, struct plan_opts *po)
 		po->renumber = PR_AUTO;
 }
 
-/* XFSDEFRAG_READER=how[:depth[:req_kib[:gap_kib]]]; false if malformed. */
-static bool parse_reader(const char *s, struct img_bulk *b)
-{
-	char name[16];
-	size_t n = strcspn(s, ":");
-	unsigned long v[3] = { 0, 0, 0 };
-	int how, k;
-
-	if (n >= sizeof(name))
-		return false;
-	memcpy(name, s, n);
-	name[n] = 0;
-	how = rdr_how_parse(name);
-	if (how < 0)
-		return false;
-	s += n;
-	for (k = 0; k < 3 && *s == ':'; k++) {
-		char *end;
-
-		v[k] = strtoul(s + 1, &end, 10);
-		if (end == s + 1 || v[k] > (k ? 1u << 20 : 256u))
-			return false;
-		s = end;
-	}
-	if (*s)
-		return false;
-	b->how = how;
-	b->depth = (unsigned)v[0];
-	b->max_req = (uint32_t)(v[1] << 10);
-	b->max_gap = (uint32_t)(v[2] << 10);
-	return true;
-}
-
 void cmd_scan_setup(const struct cmd_scan *o, struct fs *fs)
 {
-	const char *env = getenv("XFSDEFRAG_READER");
-	struct img_bulk b = { 0 };
 	int ret;
 
-	if (env && *env) {
-		if (parse_reader(env, &b))
-			img_set_bulk(fs->img, &b);
-		else
-			cmd_error("warning: XFSDEFRAG_READER=%s not understood "
-				  "(how[:depth[:KiB[:KiB]]]); ignored", env);
-	}
+	if (o->hooks && o->hooks->scan)
+		o->hooks->scan(o->hooks->priv, fs);
 	/*
 	 * Without --direct a scan that reads the inodes once still reads
 	 * from the device directly, but only once the page cache misses

@@ -204,7 +204,7 @@ static void print_json(const struct pctx *c)
 	json_end(&j);
 }
 
-int cmd_plan(int argc, char **argv)
+int cmd_plan(int argc, char **argv, const struct cmd_hooks *h)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'J' },
@@ -259,6 +259,7 @@ int cmd_plan(int argc, char **argv)
 	c.image = argv[optind];
 	if (cmd_open_ro(c.image, &c.fs, &e))
 		return cmd_fail(&e);
+	sc.hooks = h;
 	cmd_scan_setup(&sc, c.fs);
 	so.threads = sc.threads;
 	if (refuse_write(c.fs, &c.refuse_err))

@@ -54,17 +54,19 @@ static double ms_since(const struct timespec *t0)
 	       (double)(now.tv_nsec - t0->tv_nsec) / 1e6;
 }
 
-/* XFSDEFRAG_TIMING=1: phase times on stderr, for benchmarking. */
-static void phase(const char *name)
-{
-	static struct timespec last;
+/* The time since the last step, to the hooks (the test binary's). */
+struct phases {
+	const struct cmd_hooks *h;
+	struct timespec last;
+};
 
-	if (!getenv("XFSDEFRAG_TIMING"))
+static void phase(struct phases *ph, const char *name)
+{
+	if (!ph->h->timing)
 		return;
-	if (name && last.tv_sec)
-		fprintf(stderr, "timing: %-8s %8.1f ms\n", name,
-			ms_since(&last));
-	clock_gettime(CLOCK_MONOTONIC, &last);
+	if (name)
+		ph->h->timing(ph->h->priv, name, ms_since(&ph->last));
+	clock_gettime(CLOCK_MONOTONIC, &ph->last);
 }
 
 /*
@@ -467,7 +469,7 @@ static void print_json(struct rctx *c)
 	json_end(&j);
 }
 
-int cmd_report(int argc, char **argv)
+int cmd_report(int argc, char **argv, const struct cmd_hooks *h)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'J' },
@@ -485,6 +487,7 @@ int cmd_report(int argc, char **argv)
 	const char *html = NULL;
 	struct cmd_scan sc = { 0 };
 	long agsel = -1, top = 10;
+	struct phases ph = { .h = h };
 	char *end;
 	int opt, ret, status = EXIT_OK;
 
@@ -520,6 +523,7 @@ int cmd_report(int argc, char **argv)
 	c.image = argv[optind];
 	if (cmd_open_ro(c.image, &c.fs, &e))
 		return cmd_fail(&e);
+	sc.hooks = h;
 	cmd_scan_setup(&sc, c.fs);
 	if (agsel >= (long)c.fs->geo.agcount) {
 		cmd_error("AG %ld does not exist (agcount %u)", agsel,
@@ -534,9 +538,9 @@ int cmd_report(int argc, char **argv)
 		so.progress = progress;
 		so.priv = &c;
 	}
-	phase(NULL);
+	phase(&ph, NULL);
 	ret = scan_fs(c.fs, &so, &c.m, &e);
-	phase("scan");
+	phase(&ph, "scan");
 	if (c.tty)
 		fprintf(stderr, "\r\033[K");
 	if (ret && !c.m) {
@@ -567,12 +571,14 @@ int cmd_report(int argc, char **argv)
 			status = cmd_fail(&an.e[an.ret[0] ? 0 : 1]);
 			goto out;
 		}
-		if (getenv("XFSDEFRAG_TIMING"))
-			fprintf(stderr, "timing:   figures %8.1f ms, then paths "
-				"%.1f ms; readback %.1f ms, at once\n",
-				an.ms[0], an.ms[1], an.ms[2]);
+		/* at once: figures, then paths, beside the read-back */
+		if (h->timing) {
+			h->timing(h->priv, "figures", an.ms[0]);
+			h->timing(h->priv, "paths", an.ms[1]);
+			h->timing(h->priv, "readback", an.ms[2]);
+		}
 	}
-	phase("analyse");
+	phase(&ph, "analyse");
 	if (html) {
 		struct html_input hi = { .image = c.image, .fs = c.fs,
 					 .m = c.m, .r = &c.r, .rb = &c.rb,
@@ -582,7 +588,7 @@ int cmd_report(int argc, char **argv)
 			status = cmd_fail(&e);
 			goto out;
 		}
-		phase("html");
+		phase(&ph, "html");
 		if (strcmp(html, "-") == 0)
 			goto done;	/* the HTML took standard output */
 		cmd_error("HTML report written to %s", html);
@@ -594,7 +600,7 @@ int cmd_report(int argc, char **argv)
 done:
 	if (c.r.damaged_ags)
 		status = EXIT_CORRUPT;
-	phase("print");
+	phase(&ph, "print");
 out:
 	report_free(&c.r);
 	model_free(c.m);

@@ -221,27 +221,22 @@ static int exit_status(const struct run_result *r)
 	return EXIT_ERROR;
 }
 
-int cmd_run(int argc, char **argv)
+int cmd_run(int argc, char **argv, const struct cmd_hooks *h)
 {
 	static const struct option longopts[] = {
 		{ "undo", required_argument, NULL, 'u' },
 		{ "map", required_argument, NULL, 'M' },
-		{ "fault-after", required_argument, NULL, 'F' },
-		{ "fault-error", required_argument, NULL, 'E' },
-		{ "fault-dead", required_argument, NULL, 'D' },
 		{ "max-time", required_argument, NULL, 'T' },
 		{ "passes", no_argument, NULL, 'P' },
 		{ "json", no_argument, NULL, 'J' },
-		{ "fault-pass", required_argument, NULL, 'Q' },
 		CMD_PLAN_LONGOPTS,
 		CMD_LIMIT_LONGOPTS,
 		CMD_SCAN_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct run_cli cli = { .sc = { .again = true } };
+	struct run_cli cli = { .sc = { .again = true, .hooks = h } };
 	struct run_ev ev = { progress, problem, pass_done, say, view, &cli };
-	struct run_fault fault = { .after = -1, .pass = 1 };
 	struct run_opts o = { 0 };
 	struct run_result r;
 	struct cmd_limits lim = { 0 };
@@ -249,7 +244,6 @@ int cmd_run(int argc, char **argv)
 	struct fs *fs = NULL;
 	struct err e = { 0 };
 	char undo_default[96];
-	char *end;
 	int opt, ret, status;
 
 	o.t0 = run_now_ns();
@@ -263,22 +257,8 @@ int cmd_run(int argc, char **argv)
 			break;
 		case 'P': o.by_ag = true; break;
 		case 'J': cli.json = true; break;
-		case 'Q':
-			fault.pass = (unsigned)strtoul(optarg, &end, 10);
-			if (*end || !fault.pass)
-				return cmd_usage("run");
-			break;
 		case 'u': o.undo = optarg; break;
 		case 'M': o.map = optarg; break;
-		case 'F':
-		case 'E':
-		case 'D':
-			fault.after = strtol(optarg, &end, 10);
-			if (*end || fault.after < 0)
-				return cmd_usage("run");
-			fault.err = opt == 'F' ? 0 : -EIO;
-			fault.sticky = opt == 'D';
-			break;
 		case 'h':
 			cmd_usage("run");
 			return EXIT_OK;
@@ -325,7 +305,7 @@ int cmd_run(int argc, char **argv)
 	}
 	o.lim = lim.pl;
 	o.threads = cli.sc.threads;
-	o.fault = fault.after >= 0 ? &fault : NULL;
+	o.fault = h->fault;	/* the test binary's; NULL in the product */
 	o.stop = &stop_signal;
 	o.ev = &ev;
 	cli.tty = isatty(STDERR_FILENO) == 1;

@@ -75,12 +75,11 @@ static int prepare(struct tui_cmd *c, struct err *e)
 	return EXIT_OK;
 }
 
-int cmd_tui(int argc, char **argv)
+int cmd_tui(int argc, char **argv, const struct cmd_hooks *h)
 {
 	static const struct option longopts[] = {
 		{ "no-color", no_argument, NULL, 'C' },
 		{ "path", required_argument, NULL, 'P' },
-		{ "bench-map", required_argument, NULL, 'B' },
 		CMD_SCAN_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -90,8 +89,6 @@ int cmd_tui(int argc, char **argv)
 	struct err e = { 0 };
 	struct tui t;
 	const char *nc = getenv("NO_COLOR");
-	long bench = -1;
-	char *end;
 	int ch, status;
 
 	memset(&c, 0, sizeof(c));
@@ -101,11 +98,6 @@ int cmd_tui(int argc, char **argv)
 		switch (ch) {
 		case 'C': o.color = false; break;
 		case 'P': o.path = optarg; break;
-		case 'B':
-			bench = strtol(optarg, &end, 10);
-			if (*end || bench < 1 || bench > 1000000)
-				return cmd_usage("tui");
-			break;
 		case 'h':
 			cmd_usage("tui");
 			return EXIT_OK;
@@ -118,7 +110,7 @@ int cmd_tui(int argc, char **argv)
 		return cmd_usage("tui");
 	if (nc && *nc)
 		o.color = false;
-	if (bench < 0 && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
+	if (!h->tui && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
 		cmd_error("tui needs a terminal on standard input and output");
 		return EXIT_USAGE;
 	}
@@ -126,6 +118,7 @@ int cmd_tui(int argc, char **argv)
 	c.tty = isatty(STDERR_FILENO) == 1;
 	if (cmd_open_ro(c.image, &c.fs, &e))
 		return cmd_fail(&e);
+	c.scan.hooks = h;
 	cmd_scan_setup(&c.scan, c.fs);
 	status = prepare(&c, &e);
 	if (status)
@@ -134,8 +127,8 @@ int cmd_tui(int argc, char **argv)
 	t.tree = &c.tree;
 	if (c.damage[0])
 		o.notice = c.damage;
-	if (bench > 0) {
-		if (tui_bench(&t, o.path, (unsigned)bench))
+	if (h->tui) {
+		if (h->tui(h->priv, &t, o.path))
 			status = EXIT_ERROR;
 	} else if (tui_run(&t, &o, &e)) {
 		status = cmd_fail(&e);

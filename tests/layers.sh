@@ -4,7 +4,9 @@
 #   ondisk <- core/base <- core/fs <- core/model <- {core/check, core/relocate}
 #   core/fs <- core/undo <- core/relocate (the undo journal: no model)
 #   {core/check, core/relocate} <- core/run (the safe-write sequence)
-#   tui/ may use core/fs, core/model (and ondisk/); cmd/ may use anything.
+#   tui/ may use core/fs, core/model (and ondisk/); cmd/ may use anything
+#   but the test aids; tests/aids/ (the test binary) anything at all, and
+#   nothing of the product may include it.
 # check and relocate never include each other.  Includes are
 # folder-qualified from the top ("core/fs/fs.h"), never "../".
 # Usage: layers.sh [TOP]; prints each violation, exits 1 if any.
@@ -27,6 +29,7 @@ allowed() {
 	core/run)	ok="ondisk core/base core/fs core/model core/check core/undo core/relocate core/run" ;;
 	tui)		ok="ondisk core/fs core/model tui" ;;
 	cmd)		ok="ondisk core/base core/fs core/model core/check core/undo core/relocate core/run tui cmd" ;;
+	tests/aids)	ok="ondisk core/base core/fs core/model core/check core/undo core/relocate core/run tui cmd tests/aids" ;;
 	*)		ok="" ;;
 	esac
 }
@@ -39,7 +42,9 @@ dir_of() {
 }
 
 bad=0 n=0
-mapfile -t files < <(find ondisk core cmd tui -name '*.[ch]' | sort)
+dirs=(ondisk core cmd tui)
+[ -d tests/aids ] && dirs+=(tests/aids)
+mapfile -t files < <(find "${dirs[@]}" -name '*.[ch]' | sort)
 for f in "${files[@]}"; do
 	dir_of dir "$f"
 	allowed "$dir"

@@ -20,7 +20,9 @@ fi
 plant() {
 	rm -rf "$T_TMP/tree"
 	mkdir -p "$T_TMP/tree"
-	(cd "$top" && cp -r ondisk core cmd tui "$T_TMP/tree/")
+	mkdir -p "$T_TMP/tree/tests"
+	(cd "$top" && cp -r ondisk core cmd tui "$T_TMP/tree/" &&
+		cp -r tests/aids "$T_TMP/tree/tests/")
 	echo "$3" >> "$T_TMP/tree/$2"
 	if out=$("$here/layers.sh" "$T_TMP/tree" 2>&1); then
 		t_fail "$1: not caught"
@@ -39,4 +41,6 @@ plant "relocate includes check" core/relocate/plan.c '#include "core/check/check
 plant "ondisk includes core" ondisk/sb.c '#include "core/base/err.h"'
 plant "tui includes relocate" tui/tui.c '#include "core/relocate/plan.h"'
 plant "a relative include" core/model/scan.c '#include "../fs/fs.h"'
+plant "the product includes a test aid" cmd/run.c '#include "tests/aids/aids.h"'
+plant "the browser includes a test aid" tui/tui.c '#include "tests/aids/aids.h"'
 t_summary t-layers

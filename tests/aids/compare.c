@@ -1,16 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * xfsdefrag debug-compare ORIG OTHER: a test aid (hidden from the usage
- * text; xfsdefrag(8), "TEST AIDS").  Is every block that holds something
- * in ORIG byte-identical in OTHER?  What counts is found by our own
- * reader: the scanned model of ORIG and its block ownership map; left
+ * xfsdefrag-test debug-compare ORIG OTHER (tests/aids/README.md): is
+ * every block that holds something in ORIG byte-identical in OTHER?
+ * What counts is found by our own reader: the scanned model of ORIG and its block ownership map; left
  * out are free extents, AGFL slots and blocks only unwritten extents map
  * (they read as zeros whatever they hold).  So after an undo, equality
  * means every inode, directory, attribute, btree and file byte is back:
  * every file is identical.  Exit 0 if so, 1 (and the first differing
  * blocks) if not, 3 if ORIG cannot be read.
  */
-#include "cmd/cmd.h"
+#include "tests/aids/aids.h"
 #include "core/model/blkmap.h"
 #include "core/model/scan.h"
 
@@ -71,7 +70,7 @@ static int read_full(int fd, uint8_t *p, size_t len, uint64_t off)
 	return 0;
 }
 
-int cmd_debug_compare(int argc, char **argv)
+int aid_compare(int argc, char **argv, const struct cmd_hooks *h)
 {
 	struct scan_opts so = { 0 };
 	struct model *m = NULL;
@@ -84,8 +83,9 @@ int cmd_debug_compare(int argc, char **argv)
 	int fa = -1, fb = -1, status = EXIT_ERROR, nfirst = 0;
 	uint32_t a, bs, per;
 
+	(void)h;
 	if (argc != 3)
-		return cmd_usage("debug-compare");
+		return aid_usage("debug-compare");
 	if (fs_open(argv[1], FS_NOPROBE, &fs, &e) || scan_fs(fs, &so, &m, &e) ||
 	    blkmap_build(m, &bm, &e)) {
 		status = cmd_fail(&e);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * xfsdefrag debug-scribble: a test aid standing in for the relocation
- * executor (hidden from the usage text; see xfsdefrag(8), "TEST AIDS").
+ * xfsdefrag-test debug-scribble: a test aid standing in for the
+ * relocation executor (tests/aids/README.md).
  * It opens IMAGE read-write, begins an undo journal, marks every free
  * extent (bnobt) free-at-start, and overwrites live blocks through the
  * journaling layer: the superblock (NEEDSREPAIR set, as a writer does,
@@ -29,7 +29,7 @@
  * into B where the plan wrote into free space.  Reads only where either
  * file has data (SEEK_DATA), so sparse images compare at once.
  */
-#include "cmd/cmd.h"
+#include "tests/aids/aids.h"
 #include "core/fs/btwalk.h"
 #include "core/fs/fork.h"
 #include "core/fs/inode.h"
@@ -436,7 +436,7 @@ static int junk_free(const char *path)
 	return ret ? cmd_fail(&e) : EXIT_OK;
 }
 
-int cmd_debug_scribble(int argc, char **argv)
+int aid_scribble(int argc, char **argv, const struct cmd_hooks *h)
 {
 	static const struct option longopts[] = {
 		{ "fault", required_argument, NULL, 'f' },
@@ -457,6 +457,7 @@ int cmd_debug_scribble(int argc, char **argv)
 	size_t i;
 	char *end;
 
+	(void)h;
 	if (argc == 3 && strcmp(argv[1], "--junk-free") == 0)
 		return junk_free(argv[2]);
 	if (argc >= 4 && argc <= 5 && strcmp(argv[1], "--compare") == 0)
@@ -471,13 +472,13 @@ int cmd_debug_scribble(int argc, char **argv)
 		case 'p': planfile = optarg; end = ""; break;
 		case 'k': keep_sb = true; end = ""; break;
 		case 'n': finish = false; end = ""; break;
-		default: return cmd_usage("debug-scribble");
+		default: return aid_usage("debug-scribble");
 		}
 		if (*end)
-			return cmd_usage("debug-scribble");
+			return aid_usage("debug-scribble");
 	}
 	if (argc - optind < 2)
-		return cmd_usage("debug-scribble");
+		return aid_usage("debug-scribble");
 	ret = fs_open(argv[optind + 1], FS_RDWR, &s.fs, &e);
 	if (ret == 0 && s.fs->mounted)
 		ret = err_set(&e, -EBUSY, "%s is mounted", argv[optind + 1]);

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Command dispatch: the product's table, shared checks, the final stdout
+ * check.  main() is cmd/main.c's (the product) or the test binary's,
+ * which adds its own commands and hooks.
+ */
+#include "cmd/cmd.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+const char *progname = "xfsdefrag";
+
+static const struct cmd commands[] = {
+	{ "info", cmd_info, "info IMAGE",
+	  "show geometry and features (like xfs_info)" },
+	{ "bmap", cmd_bmap,
+	  "bmap [-a] [-l] [-p] [-v[v]] [-n N] IMAGE PATH... | -i INO...",
+	  "list a file's extents exactly as xfs_bmap does" },
+	{ "report", cmd_report,
+	  "report [--json] [--html FILE] [-a AGNO] [--top N] [-j THREADS] [--direct] [--order walk|name|inode] IMAGE",
+	  "fragmentation, free space, inode-to-data distance, locality" },
+	{ "check", cmd_check, "check [--json] [-j THREADS] [--direct] [-n MAXPRINT] IMAGE",
+	  "verify every structure and that every block is accounted for" },
+	{ "undo", cmd_undo, "undo [--check] [-v] FILE IMAGE",
+	  "roll a relocation run back from its undo file" },
+	/* shell completion helper: not listed (xfsdefrag(8), SHELL COMPLETION) */
+	{ "complete", cmd_complete, "complete IMAGE PREFIX", NULL },
+	{ "tui", cmd_tui, "tui [--no-color] [--path PATH] [-j THREADS] [--direct] IMAGE",
+	  "browse directories, extents and AG block maps (ncurses)" },
+	{ "plan", cmd_plan, "plan [--json] [--html FILE] [--top N] [-j THREADS] [--direct] [--order walk|name|inode] [--renumber auto|all|none] [--inode32] [--ag AGS] [--path PATH] [--min-extents N] [--max-rate MIBS] IMAGE",
+	  "what a relocation run would move, and the figures after it" },
+	{ "run", cmd_run, "run [--undo FILE] [--map FILE] [-j THREADS] [--direct] [--order walk|name|inode] [--renumber auto|all|none] [--inode32] [--passes] [--max-time SECONDS] [--json] [--ag AGS] [--path PATH] [--min-extents N] [--max-rate MIBS] IMAGE",
+	  "relocate in place: contiguous files packed front to back" },
+};
+
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void usage(FILE *f, const struct cmd *extra)
+{
+	size_t i;
+
+	fprintf(f, "usage: %s COMMAND [OPTIONS] IMAGE ...\n\n", progname);
+	fprintf(f, "Reads an unmounted XFS filesystem (image file or block "
+		"device).\n\ncommands:\n");
+	for (i = 0; i < NCOMMANDS; i++)
+		if (commands[i].summary)
+			fprintf(f, "  %-8s %s\n", commands[i].name,
+				commands[i].summary);
+	for (; extra && extra->name; extra++)
+		if (extra->summary)
+			fprintf(f, "  %-8s %s\n", extra->name, extra->summary);
+	fprintf(f, "\n'%s COMMAND --help' shows a command's options; "
+		"see xfsdefrag(8).\n", progname);
+}
+
+int cmd_usage(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NCOMMANDS; i++)
+		if (strcmp(commands[i].name, name) == 0)
+			fprintf(stderr, "usage: %s %s\n", progname,
+				commands[i].usage);
+	return EXIT_USAGE;
+}
+
+static const struct cmd *find(const char *name, const struct cmd *extra)
+{
+	size_t i;
+
+	for (i = 0; i < NCOMMANDS; i++)
+		if (strcmp(name, commands[i].name) == 0)
+			return &commands[i];
+	for (; extra && extra->name; extra++)
+		if (strcmp(name, extra->name) == 0)
+			return extra;
+	return NULL;
+}
+
+int cmd_main(int argc, char **argv, const struct cmd *extra,
+	     const struct cmd_hooks *h)
+{
+	const struct cmd *c;
+	int ret;
+
+	if (argc < 2) {
+		usage(stderr, extra);
+		return EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+	    strcmp(argv[1], "help") == 0) {
+		usage(stdout, extra);
+		return EXIT_OK;
+	}
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
+		printf("%s version %s\n", progname, XFSDEFRAG_VERSION);
+		return EXIT_OK;
+	}
+	c = find(argv[1], extra);
+	if (!c) {
+		cmd_error("unknown command '%s'", argv[1]);
+		usage(stderr, extra);
+		return EXIT_USAGE;
+	}
+	ret = c->fn(argc - 1, argv + 1, h);
+	/* output that could not be written is a failure */
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		if (errno != EPIPE)
+			cmd_error("error writing output: %s", strerror(errno));
+		if (ret == EXIT_OK)
+			ret = EXIT_ERROR;
+	}
+	return ret;
+}
