@@ -24,19 +24,6 @@ void cmd_error(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-int cmd_exit_code(int err)
-{
-	if (err == -EFSCORRUPTED || err == -EFSBADCRC)
-		return EXIT_CORRUPT;
-	return err ? EXIT_ERROR : EXIT_OK;
-}
-
-int cmd_fail(const struct err *e)
-{
-	cmd_error("%s", e->msg[0] ? e->msg : strerror(-e->code));
-	return cmd_exit_code(e->code);
-}
-
 int cmd_open_ro(const char *path, struct fs **fsp, struct err *e)
 {
 	struct fs *fs;
@@ -71,54 +58,19 @@ int cmd_open_ro(const char *path, struct fs **fsp, struct err *e)
 	return 0;
 }
 
-int cmd_scan_opt(struct cmd_scan *o, int opt, const char *arg)
-{
-	char *end;
-	long n;
+const struct opt_choice cmd_order_choices[] = {
+	{ "walk", WALK_READDIR },
+	{ "name", WALK_NAME },
+	{ "inode", WALK_INODE },
+	{ NULL, 0 },
+};
 
-	switch (opt) {
-	case 'j':
-		n = strtol(arg, &end, 10);
-		if (end == arg || *end || n < 0 || n > 1024)
-			return -1;
-		o->threads = (unsigned)n;
-		return 1;
-	case CMD_OPT_DIRECT:
-		o->direct = true;
-		return 1;
-	}
-	return 0;
-}
-
-int cmd_plan_opt(struct cmd_plan *c, struct plan_opts *po, int opt,
-		 const char *arg)
-{
-	switch (opt) {
-	case 'O':
-		return walk_order_parse(arg, &po->order) ? -1 : 1;
-	case CMD_OPT_RENUMBER:
-		if (!strcmp(arg, "auto"))
-			po->renumber = PR_AUTO;
-		else if (!strcmp(arg, "all"))
-			po->renumber = PR_ALL;
-		else if (!strcmp(arg, "none"))
-			po->renumber = PR_NONE;
-		else
-			return -1;
-		c->renumber_given = true;
-		return 1;
-	case CMD_OPT_INODE32:
-		po->inode32 = true;
-		return 1;
-	}
-	return 0;
-}
-
-void cmd_plan_setup(const struct cmd_plan *c, struct plan_opts *po)
-{
-	if (!c->renumber_given)
-		po->renumber = PR_AUTO;
-}
+const struct opt_choice cmd_renumber_choices[] = {
+	{ "auto", PR_AUTO },
+	{ "all", PR_ALL },
+	{ "none", PR_NONE },
+	{ NULL, 0 },
+};
 
 void cmd_scan_setup(const struct cmd_scan *o, struct fs *fs)
 {

@@ -16,7 +16,7 @@
 #include "core/model/report.h"
 #include "core/model/scan.h"
 
-#include <getopt.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -204,81 +204,53 @@ static void print_json(const struct pctx *c)
 	json_end(&j);
 }
 
-int cmd_plan(int argc, char **argv, const struct cmd_hooks *h)
+struct plan_args {
+	bool json;
+	const char *html;
+	uint32_t top;
+	struct plan_opts po;
+	struct cmd_limits lim;
+	struct cmd_scan sc;
+};
+
+static int plan(struct cmd_call *cc)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'J' },
-		{ "html", required_argument, NULL, 'H' },
-		{ "top", required_argument, NULL, 'T' },
-		CMD_PLAN_LONGOPTS,
-		CMD_LIMIT_LONGOPTS,
-		CMD_SCAN_LONGOPTS,
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct plan_args *a = cc->args;
 	struct scan_opts so = { 0 };
-	struct plan_opts po = { 0 };
-	struct cmd_scan sc = { 0 };
-	struct cmd_plan cp = { false };
+	struct plan_opts po = a->po;
 	struct pctx c;
 	struct err e = { 0 };
-	bool json = false;
-	const char *html = NULL;
-	long top = 10;
-	char *end;
-	int opt, ret, status = EXIT_OK;
+	const char *html = a->html;
+	int status = EXIT_OK;
 	size_t i;
 
 	memset(&c, 0, sizeof(c));
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+j:", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'J': json = true; break;
-		case 'H': html = optarg; break;
-		case 'T':
-			top = strtol(optarg, &end, 10);
-			if (*end || top < 0 || top > 100000)
-				return cmd_usage("plan");
-			break;
-		case 'h':
-			cmd_usage("plan");
-			return EXIT_OK;
-		default:
-			ret = cmd_plan_opt(&cp, &po, opt, optarg);
-			if (!ret)
-				ret = cmd_limits_opt(&c.lim, opt, optarg);
-			if (!ret)
-				ret = cmd_scan_opt(&sc, opt, optarg);
-			if (ret <= 0)
-				return cmd_usage("plan");
-		}
+	c.image = cc->ops[0];
+	c.lim = a->lim;		/* the limits are ours now (c.lim freed) */
+	memset(&a->lim, 0, sizeof(a->lim));
+	if (cmd_open_ro(c.image, &c.fs, &e)) {
+		status = cmd_fail(cc, &e);
+		goto out;
 	}
-	if (argc - optind != 1)
-		return cmd_usage("plan");
-	cmd_plan_setup(&cp, &po);
-	c.image = argv[optind];
-	if (cmd_open_ro(c.image, &c.fs, &e))
-		return cmd_fail(&e);
-	sc.hooks = h;
-	cmd_scan_setup(&sc, c.fs);
-	so.threads = sc.threads;
+	a->sc.hooks = cc->hooks;
+	cmd_scan_setup(&a->sc, c.fs);
+	so.threads = a->sc.threads;
 	if (refuse_write(c.fs, &c.refuse_err))
 		c.refusal = c.refuse_err.msg;
 	so.dirs = true;
-	if (cmd_limits_setup(&c.lim, c.fs, &e)) {
-		status = cmd_fail(&e);
+	status = cmd_limits_setup(&c.lim, c.fs, cc);
+	if (status)
 		goto out;
-	}
 	po.lim = &c.lim.pl;
 	if (scan_fs(c.fs, &so, &c.m, &e)) {
-		status = cmd_fail(&e);
+		status = cmd_fail(cc, &e);
 		goto out;
 	}
 	/* the HTML lists the most fragmented files: rank them too */
-	if (report_build(c.m, -1, html ? (unsigned)top : 0, &c.before, &e) ||
+	if (report_build(c.m, -1, html ? a->top : 0, &c.before, &e) ||
 	    (html && report_paths(c.m, &c.before, &e)) ||
 	    plan_build(c.m, &po, &c.p, &e)) {
-		status = cmd_fail(&e);
+		status = cmd_fail(cc, &e);
 		goto out;
 	}
 	if (c.p.nnote) {
@@ -301,17 +273,19 @@ int cmd_plan(int argc, char **argv, const struct cmd_hooks *h)
 					 .refusal = c.refusal };
 
 		if (html_write(html, &hi, &e)) {
-			status = cmd_fail(&e);
+			status = cmd_fail(cc, &e);
 			goto out;
 		}
 		if (strcmp(html, "-") == 0)
 			goto out;	/* the HTML took standard output */
 		cmd_error("HTML plan written to %s", html);
 	}
-	if (json)
+	if (a->json) {
 		print_json(&c);
-	else
+		cc->json_done = true;
+	} else {
 		print_text(&c);
+	}
 out:
 	for (i = 0; c.note_paths && i < c.p.nnote; i++)
 		free(c.note_paths[i]);
@@ -324,3 +298,38 @@ out:
 	fs_close(c.fs);
 	return status;
 }
+
+static void release(void *args)
+{
+	cmd_limits_free(&((struct plan_args *)args)->lim);
+}
+
+#define P struct plan_args
+static const struct opt opts[] = {
+	CMD_JSON_OPT(P, json, "print one JSON document instead of text"),
+	{ .name = "html", .kind = OPT_STR, .arg = "FILE", OPT_AT(P, html),
+	  .help = "also write the report and the plan as one HTML file "
+		  "('-': to standard output instead)" },
+	{ .name = "top", .kind = OPT_UINT, .arg = "N", .min = 0,
+	  .max = 100000, OPT_AT(P, top),
+	  .help = "how many of the most fragmented files the HTML names",
+	  .dflt = "10" },
+	CMD_SCAN_OPTS(P, sc),
+	CMD_PLAN_OPTS(P, po),
+	CMD_LIMIT_OPTS(P, lim),
+	OPT_END,
+};
+#undef P
+
+static const struct plan_args defaults = {
+	.top = 10, .po = { .order = WALK_READDIR, .renumber = PR_AUTO },
+};
+
+const struct cmd cmd_plan = {
+	.name = "plan", .fn = plan,
+	.summary = "what a relocation run would move, and the figures "
+		   "after it",
+	.operands = "IMAGE", .min_ops = 1, .max_ops = 1, .opts = opts,
+	.args_size = sizeof(struct plan_args), .defaults = &defaults,
+	.release = release,
+};

@@ -15,7 +15,7 @@
 #include "core/model/report.h"
 #include "core/model/scan.h"
 
-#include <getopt.h>
+#include <stddef.h>
 #include <time.h>
 #include <math.h>
 #include <stdlib.h>
@@ -469,70 +469,40 @@ static void print_json(struct rctx *c)
 	json_end(&j);
 }
 
-int cmd_report(int argc, char **argv, const struct cmd_hooks *h)
+struct report_args {
+	bool json;
+	const char *html;
+	uint32_t ag;		/* UINT32_MAX: every AG */
+	uint32_t top;
+	int order;		/* enum walk_order */
+	struct cmd_scan sc;
+};
+
+static int report(struct cmd_call *cc)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'J' },
-		{ "html", required_argument, NULL, 'H' },
-		{ "top", required_argument, NULL, 'T' },
-		{ "order", required_argument, NULL, 'O' },
-		CMD_SCAN_LONGOPTS,
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct report_args *a = cc->args;
+	const struct cmd_hooks *h = cc->hooks;
 	struct scan_opts so = { 0 };
 	struct rctx c = { 0 };
 	struct err e = { 0 };
-	bool json = false;
-	const char *html = NULL;
-	struct cmd_scan sc = { 0 };
-	long agsel = -1, top = 10;
 	struct phases ph = { .h = h };
-	char *end;
-	int opt, ret, status = EXIT_OK;
+	int ret, status = EXIT_OK;
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+a:j:", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'J': json = true; break;
-		case 'H': html = optarg; break;
-		case 'a':
-			agsel = strtol(optarg, &end, 10);
-			if (*end || agsel < 0)
-				return cmd_usage("report");
-			break;
-		case 'T':
-			top = strtol(optarg, &end, 10);
-			if (*end || top < 0 || top > 100000)
-				return cmd_usage("report");
-			break;
-		case 'O':
-			if (walk_order_parse(optarg, &c.order))
-				return cmd_usage("report");
-			break;
-		case 'h':
-			cmd_usage("report");
-			return EXIT_OK;
-		default:
-			if (cmd_scan_opt(&sc, opt, optarg) <= 0)
-				return cmd_usage("report");
-		}
-	}
-	if (argc - optind != 1)
-		return cmd_usage("report");
-	c.image = argv[optind];
+	c.image = cc->ops[0];
+	c.order = (enum walk_order)a->order;
 	if (cmd_open_ro(c.image, &c.fs, &e))
-		return cmd_fail(&e);
-	sc.hooks = h;
-	cmd_scan_setup(&sc, c.fs);
-	if (agsel >= (long)c.fs->geo.agcount) {
-		cmd_error("AG %ld does not exist (agcount %u)", agsel,
-			  c.fs->geo.agcount);
+		return cmd_fail(cc, &e);
+	a->sc.hooks = h;
+	cmd_scan_setup(&a->sc, c.fs);
+	if (a->ag != UINT32_MAX && a->ag >= c.fs->geo.agcount) {
+		status = cmd_usagef(cc, "-a: '%u' is not an AG of %s (it has "
+				    "AGs 0 to %u)", a->ag, c.image,
+				    c.fs->geo.agcount - 1);
 		fs_close(c.fs);
-		return EXIT_USAGE;
+		return status;
 	}
 	c.tty = isatty(STDERR_FILENO) == 1;
-	so.threads = sc.threads;
+	so.threads = a->sc.threads;
 	so.dirs = true;
 	if (c.tty) {
 		so.progress = progress;
@@ -544,7 +514,7 @@ int cmd_report(int argc, char **argv, const struct cmd_hooks *h)
 	if (c.tty)
 		fprintf(stderr, "\r\033[K");
 	if (ret && !c.m) {
-		status = cmd_fail(&e);
+		status = cmd_fail(cc, &e);
 		goto out;
 	}
 	if (ret) {
@@ -558,8 +528,8 @@ int cmd_report(int argc, char **argv, const struct cmd_hooks *h)
 
 		memset(&an, 0, sizeof(an));
 		an.c = &c;
-		an.agsel = (int)agsel;
-		an.top = (unsigned)top;
+		an.agsel = a->ag == UINT32_MAX ? -1 : (int)a->ag;
+		an.top = a->top;
 		an.share[0] = *c.m;
 		an.share[1] = *c.m;
 		an.share[0].threads = c.m->threads > 1 ? c.m->threads / 2 : 1;
@@ -568,7 +538,7 @@ int cmd_report(int argc, char **argv, const struct cmd_hooks *h)
 
 		par_for(2, c.m->threads > 1 ? 2 : 1, analyse_one, &an);
 		if (an.ret[0] || an.ret[1]) {
-			status = cmd_fail(&an.e[an.ret[0] ? 0 : 1]);
+			status = cmd_fail(cc, &an.e[an.ret[0] ? 0 : 1]);
 			goto out;
 		}
 		/* at once: figures, then paths, beside the read-back */
@@ -579,24 +549,26 @@ int cmd_report(int argc, char **argv, const struct cmd_hooks *h)
 		}
 	}
 	phase(&ph, "analyse");
-	if (html) {
+	if (a->html) {
 		struct html_input hi = { .image = c.image, .fs = c.fs,
 					 .m = c.m, .r = &c.r, .rb = &c.rb,
 					 .order = c.order };
 
-		if (html_write(html, &hi, &e)) {
-			status = cmd_fail(&e);
+		if (html_write(a->html, &hi, &e)) {
+			status = cmd_fail(cc, &e);
 			goto out;
 		}
 		phase(&ph, "html");
-		if (strcmp(html, "-") == 0)
+		if (strcmp(a->html, "-") == 0)
 			goto done;	/* the HTML took standard output */
-		cmd_error("HTML report written to %s", html);
+		cmd_error("HTML report written to %s", a->html);
 	}
-	if (json)
+	if (a->json) {
 		print_json(&c);
-	else
+		cc->json_done = true;
+	} else {
 		print_text(&c);
+	}
 done:
 	if (c.r.damaged_ags)
 		status = EXIT_CORRUPT;
@@ -607,3 +579,34 @@ out:
 	fs_close(c.fs);
 	return status;
 }
+
+#define R struct report_args
+static const struct opt opts[] = {
+	CMD_JSON_OPT(R, json, "print one JSON document instead of text"),
+	{ .name = "html", .kind = OPT_STR, .arg = "FILE", OPT_AT(R, html),
+	  .help = "also write the report as one HTML file ('-': to "
+		  "standard output instead)" },
+	{ .letter = 'a', .kind = OPT_UINT, .arg = "AGNO", .min = 0,
+	  .max = 4294967294.0, OPT_AT(R, ag),
+	  .help = "only the files whose inode is in this AG, and its free "
+		  "space", .dflt = "every AG" },
+	{ .name = "top", .kind = OPT_UINT, .arg = "N", .min = 0,
+	  .max = 100000, OPT_AT(R, top),
+	  .help = "name the N worst files or directories per list",
+	  .dflt = "10" },
+	CMD_SCAN_OPTS(R, sc),
+	CMD_ORDER_OPT(R, order, "the reader whose read-back cost is "
+		      "reported"),
+	OPT_END,
+};
+#undef R
+
+static const struct report_args defaults = { .ag = UINT32_MAX, .top = 10 };
+
+const struct cmd cmd_report = {
+	.name = "report", .fn = report,
+	.summary = "fragmentation, free space, inode-to-data distance, "
+		   "locality",
+	.operands = "IMAGE", .min_ops = 1, .max_ops = 1, .opts = opts,
+	.args_size = sizeof(struct report_args), .defaults = &defaults,
+};

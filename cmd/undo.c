@@ -10,7 +10,7 @@
 #include "core/undo/chain.h"
 #include "core/undo/undo.h"
 
-#include <getopt.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <string.h>
 #include <time.h>
@@ -92,9 +92,9 @@ static void print_check(const char *file, const char *image,
 /* The chain's lines (core/undo/chain.c). */
 static void say_line(void *priv, bool error, const char *line)
 {
-	(void)priv;
+	/* the first error line names the failure (its errno comes after) */
 	if (error)
-		cmd_error("%s", line);
+		cmd_failf(priv, 0, 0, "%s", line);
 	else
 		printf("%s\n", line);
 }
@@ -107,45 +107,30 @@ static int status_of(int err)
 	return cmd_exit_code(err);
 }
 
-int cmd_undo(int argc, char **argv, const struct cmd_hooks *h)
+struct undo_args {
+	bool check, verbose;
+};
+
+static int undo(struct cmd_call *c)
 {
-	static const struct option longopts[] = {
-		{ "check", no_argument, NULL, 'c' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	const struct undo_args *a = c->args;
 	struct undo_info info = { 0 };
 	struct err e = { 0 };
 	struct fs *fs = NULL;
-	const char *file, *image;
-	bool check = false, verbose = false;
-	int opt, ret, status = EXIT_OK;
+	const char *file = c->ops[0], *image = c->ops[1];
+	bool check = a->check, verbose = a->verbose;
+	int ret, status = EXIT_OK;
 	unsigned nchain;
 	char last[1100];
 
-	(void)h;	/* the test binary's hooks touch nothing here */
-
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+v", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'c': check = true; break;
-		case 'v': verbose = true; break;
-		case 'h':
-			cmd_usage("undo");
-			return EXIT_OK;
-		default:
-			return cmd_usage("undo");
-		}
-	}
-	if (argc - optind != 2)
-		return cmd_usage("undo");
-	file = argv[optind];
-	image = argv[optind + 1];
 	/* a run in passes: FILE, FILE.2, ... (core/undo/chain.c) */
 	nchain = undo_chain_len(file);
 	if (nchain > 1 && !check) {
-		ret = undo_chain(file, image, nchain, say_line, NULL);
+		ret = undo_chain(file, image, nchain, say_line, c);
+		if (ret && !c->fail.set)
+			cmd_failf(c, ret, 0, "undo of %s failed", file);
+		if (ret && !c->fail.err)
+			c->fail.err = ret;
 		return ret ? status_of(ret) : EXIT_OK;
 	}
 	if (nchain > 1) {
@@ -157,17 +142,16 @@ int cmd_undo(int argc, char **argv, const struct cmd_hooks *h)
 	}
 
 	ret = undo_open_fs(file, image, check ? 0 : FS_RDWR, &fs, &e);
-	if (ret < 0) {
-		cmd_error("%s", e.msg);
-		return status_of(ret);
-	}
+	if (ret < 0)
+		return cmd_failf(c, ret, status_of(ret), "%s", e.msg);
 	if (ret == 1)
 		cmd_error("warning: %s: the primary superblock is unreadable; "
 			  "using its original from %s", image, file);
 	if (fs->mounted && !check) {
-		cmd_error("%s is mounted%s%s; unmount it before undo", image,
-			  fs->mountpoint[0] ? " on " : "", fs->mountpoint);
-		status = EXIT_REFUSED;
+		status = cmd_failf(c, -EBUSY, EXIT_REFUSED, "%s is mounted%s%s; "
+				   "unmount it before undo", image,
+				   fs->mountpoint[0] ? " on " : "",
+				   fs->mountpoint);
 		goto out;
 	}
 	if (fs->mounted)
@@ -181,8 +165,7 @@ int cmd_undo(int argc, char **argv, const struct cmd_hooks *h)
 	if (check && (ret == 0 || ret == -ESTALE || ret == -EPROTO))
 		print_check(file, image, &info, ret);
 	if (ret) {
-		cmd_error("%s", e.msg);
-		status = status_of(ret);
+		status = cmd_failf(c, ret, status_of(ret), "%s", e.msg);
 		goto out;
 	}
 	if (check)
@@ -205,3 +188,22 @@ out:
 	fs_close(fs);
 	return status;
 }
+
+#define U struct undo_args
+static const struct opt opts[] = {
+	{ .name = "check", .kind = OPT_FLAG, OPT_AT(U, check),
+	  .help = "only verify the undo file and say what it holds; write "
+		  "nothing" },
+	{ .name = "verbose", .letter = 'v', .kind = OPT_FLAG,
+	  OPT_AT(U, verbose),
+	  .help = "with --check, also list every record" },
+	OPT_END,
+};
+#undef U
+
+const struct cmd cmd_undo = {
+	.name = "undo", .fn = undo,
+	.summary = "roll a relocation run back from its undo file",
+	.operands = "FILE IMAGE", .min_ops = 2, .max_ops = 2, .opts = opts,
+	.args_size = sizeof(struct undo_args),
+};

@@ -8,6 +8,7 @@
 
 #include "cmd/cmd.h"
 
+/* Commands that read their own argv (c->argc, c->argv). */
 cmd_fn aid_scribble;	/* debug-scribble: the undo journal's stand-in run */
 cmd_fn aid_compare;	/* debug-compare: every block in use identical? */
 cmd_fn aid_inoruns;	/* debug-inoruns: the bytes the scan reads */

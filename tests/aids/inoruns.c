@@ -32,8 +32,10 @@ static void dir_run(void *priv, uint64_t off, uint64_t len)
 	t->bytes += len;
 }
 
-int aid_inoruns(int argc, char **argv, const struct cmd_hooks *h)
+int aid_inoruns(struct cmd_call *c)
 {
+	int argc = c->argc;
+	char **argv = c->argv;
 	static const struct option longopts[] = {
 		{ "gap", required_argument, NULL, 'g' },
 		{ "dirs", no_argument, NULL, 'd' },
@@ -50,8 +52,7 @@ int aid_inoruns(int argc, char **argv, const struct cmd_hooks *h)
 	bool dirs = false;
 	int opt, status = EXIT_OK;
 
-	(void)h;
-	optind = 1;
+	optind = 0;
 	while ((opt = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'g':
@@ -72,9 +73,9 @@ int aid_inoruns(int argc, char **argv, const struct cmd_hooks *h)
 	if (argc - optind != 1)
 		return aid_usage("debug-inoruns");
 	if (cmd_open_ro(argv[optind], &fs, &e))
-		return cmd_fail(&e);
+		return cmd_fail(c, &e);
 	if (scan_fs(fs, &so, &m, &e)) {
-		status = cmd_fail(&e);
+		status = cmd_fail(c, &e);
 		goto out;
 	}
 	for (a = 0; dirs && a < m->agcount; a++) {

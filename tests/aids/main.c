@@ -18,18 +18,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct cmd aids[] = {
-	{ "debug-scribble", aid_scribble,
-	  "debug-scribble [--fault N] [--seed S] [--free-writes N] "
-	  "[--plan FILE] [--keep-sb] [--no-finish] JOURNAL IMAGE [PATH...] "
-	  "| --junk-free IMAGE | --compare A B [PLAN]",
-	  "the undo journal's stand-in for a run (destroys IMAGE)" },
-	{ "debug-compare", aid_compare, "debug-compare ORIG OTHER",
-	  "is every block in use in ORIG identical in OTHER?" },
-	{ "debug-inoruns", aid_inoruns,
-	  "debug-inoruns [--gap BYTES] [--dirs] IMAGE",
-	  "the byte ranges the scan (or check, --dirs) reads" },
-	{ NULL, NULL, NULL, NULL },
+/* their options are their own: opts NULL, argv passed whole */
+static const struct cmd scribble = {
+	.name = "debug-scribble", .fn = aid_scribble,
+	.summary = "the undo journal's stand-in for a run (destroys IMAGE)",
+	.operands = "[--fault N] [--seed S] [--free-writes N] [--plan FILE] "
+		    "[--keep-sb] [--no-finish] JOURNAL IMAGE [PATH...] | "
+		    "--junk-free IMAGE | --compare A B [PLAN]",
+};
+static const struct cmd compare = {
+	.name = "debug-compare", .fn = aid_compare,
+	.summary = "is every block in use in ORIG identical in OTHER?",
+	.operands = "ORIG OTHER",
+};
+static const struct cmd inoruns = {
+	.name = "debug-inoruns", .fn = aid_inoruns,
+	.summary = "the byte ranges the scan (or check, --dirs) reads",
+	.operands = "[--gap BYTES] [--dirs] IMAGE",
+};
+static const struct cmd *const aids[] = {
+	&scribble, &compare, &inoruns, NULL,
 };
 
 struct aid_opts {
@@ -42,11 +50,12 @@ struct aid_opts {
 
 int aid_usage(const char *name)
 {
-	const struct cmd *c;
+	const struct cmd *const *c;
 
-	for (c = aids; c->name; c++)
-		if (strcmp(c->name, name) == 0)
-			fprintf(stderr, "usage: xfsdefrag-test %s\n", c->usage);
+	for (c = aids; *c; c++)
+		if (strcmp((*c)->name, name) == 0)
+			fprintf(stderr, "usage: xfsdefrag-test %s %s\n",
+				(*c)->name, (*c)->operands);
 	return EXIT_USAGE;
 }
 

@@ -400,7 +400,7 @@ out:
 }
 
 /* Random bytes over every free extent of the filesystem at path. */
-static int junk_free(const char *path)
+static int junk_free(struct cmd_call *c, const char *path)
 {
 	struct scribble s = { 0 };
 	struct err e = { 0 };
@@ -433,11 +433,13 @@ static int junk_free(const char *path)
 	free(buf);
 	free(s.fr);
 	fs_close(s.fs);
-	return ret ? cmd_fail(&e) : EXIT_OK;
+	return ret ? cmd_fail(c, &e) : EXIT_OK;
 }
 
-int aid_scribble(int argc, char **argv, const struct cmd_hooks *h)
+int aid_scribble(struct cmd_call *c)
 {
+	int argc = c->argc;
+	char **argv = c->argv;
 	static const struct option longopts[] = {
 		{ "fault", required_argument, NULL, 'f' },
 		{ "seed", required_argument, NULL, 's' },
@@ -457,12 +459,11 @@ int aid_scribble(int argc, char **argv, const struct cmd_hooks *h)
 	size_t i;
 	char *end;
 
-	(void)h;
 	if (argc == 3 && strcmp(argv[1], "--junk-free") == 0)
-		return junk_free(argv[2]);
+		return junk_free(c, argv[2]);
 	if (argc >= 4 && argc <= 5 && strcmp(argv[1], "--compare") == 0)
 		return compare(argv[2], argv[3], argc == 5 ? argv[4] : NULL);
-	optind = 1;
+	optind = 0;
 	s.rng = 1;
 	while ((opt = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
 		switch (opt) {
@@ -507,5 +508,5 @@ int aid_scribble(int argc, char **argv, const struct cmd_hooks *h)
 	fs_close(s.fs);
 	free(s.st);
 	free(s.fr);
-	return ret ? cmd_fail(&e) : EXIT_OK;
+	return ret ? cmd_fail(c, &e) : EXIT_OK;
 }
