@@ -210,6 +210,8 @@ f = open(sys.argv[1]); fcntl.flock(f, fcntl.LOCK_EX); time.sleep(30)' "$IMG" &
 	# mounted through the loop device
 	if mount -o ro,nouuid "$LOOP" "$MNT" 2>/dev/null; then
 		expect_refusal "image mounted through a loop device" "$IMG" "is mounted on $MNT"
+		# the device itself: the refusal names where, and what to do
+		expect_refusal "loop device mounted" "$LOOP" "$LOOP is mounted on $MNT; unmount it first"
 		umount "$MNT"
 	fi
 	# a device-mapper device built on it
