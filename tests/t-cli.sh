@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The command line and the documentation: exit codes for usage errors,
-# --help for every command, every command in the man page, the page
-# lint-clean, and make install laying out the binary, the page and the
-# bash completion.
+# --help for every command, every command in the man page (its options:
+# t-manpage, their values: t-options), no test aid in the product, and
+# make install laying out the binary, the page and the bash completion.
 # Usage: t-cli.sh XFSDEFRAG
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -71,15 +71,6 @@ expect 2 "bmap with a bad option" bmap -Z x y
 expect 2 "report with a bad AG number" report -a x y
 expect 1 "info on a missing image" info "$T_TMP/nonexistent"
 
-if command -v mandoc > /dev/null; then
-	if mandoc -Tlint "$top/man/xfsdefrag.8" > "$T_TMP/lint" 2>&1; then
-		t_ok "man page is lint-clean"
-	else
-		t_fail "mandoc -Tlint: $(head -n 3 "$T_TMP/lint")"
-	fi
-else
-	t_skip "mandoc not installed: man page not linted"
-fi
 grep -q "^\.SH EXIT STATUS" "$top/man/xfsdefrag.8" && t_ok "man page has EXIT STATUS" ||
 	t_fail "man page lacks EXIT STATUS"
 
