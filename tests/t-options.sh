@@ -113,6 +113,10 @@ values() {	# KIND MIN MAX CHOICES
 
 while read -r cmd; do
 	"$bin" complete --options "$cmd" > "$T/opts" || t_fail "$cmd: no option table"
+	# each spelling once, none of them -h or --help (the front end's)
+	dup=$(cut -d' ' -f1 "$T/opts" | tr , '\n' | { cat; echo -h; echo --help; } | sort | uniq -d)
+	[ -z "$dup" ] && t_ok "$cmd: its table's spellings are its own" ||
+		t_fail "$cmd: spelled twice in its table: $dup"
 	while read -r names arg kind lo hi choices dflt; do
 		IFS=, read -r -a sp <<< "$names"
 		NOPT=$((NOPT + 1))
