@@ -3,6 +3,7 @@
 #include "core/model/readback.h"
 #include "core/base/bigmem.h"
 #include "core/base/par.h"
+#include "core/model/inoidx.h"
 #include "ondisk/inode.h"
 
 #include <math.h>
@@ -109,8 +110,10 @@ struct rbctx {
 	/* per AG, the first agino of each chunk (the model's or lay's) */
 	uint32_t *const *start;
 	const size_t *nstart;
-	/* the chunk the last inode was in: the walk reads a directory's
-	 * files, and they are mostly in one chunk, so it is tried first */
+	/* per AG, an index of start (when every AG's are sorted): the
+	 * chunk of an inode in one look-up, whatever the layout */
+	const struct chunkidx *cidx;
+	/* the chunk the last inode was in, when there is no index */
 	uint32_t hint_ag;
 	size_t hint_lo;		/* 0: none yet */
 	/* the inodes of the last cluster looked up, [seen_lo, seen_hi) in
@@ -208,8 +211,15 @@ static int read_inode(struct rbctx *c, const struct m_ino *mi)
 	if (agno == c->seen_ag && agino >= c->seen_lo && agino < c->seen_hi)
 		return 0;	/* its cluster, just seen */
 	/* lo: the chunks starting at or before it (the same answer as the
-	 * search below, which the hint only short-cuts) */
-	if (c->hint_lo && c->hint_ag == agno && c->hint_lo <= hi &&
+	 * search below, which the index and the hint only short-cut; the
+	 * index says nothing of lo when no chunk holds the inode) */
+	if (c->cidx) {
+		size_t k;
+
+		lo = 0;
+		if (hi && chunkidx_find(&c->cidx[agno], agino, &k))
+			lo = k + 1;
+	} else if (c->hint_lo && c->hint_ag == agno && c->hint_lo <= hi &&
 	    chunk_start(c, agno, c->hint_lo - 1) <= agino &&
 	    (c->hint_lo == hi || chunk_start(c, agno, c->hint_lo) > agino)) {
 		lo = c->hint_lo;
@@ -302,28 +312,70 @@ static int read_data(struct rbctx *c, const struct m_ag *ag,
 	return ret;
 }
 
+/*
+ * The walk reaches inodes in any order: on a tree whose directories'
+ * files are spread over the disk, each m_ino and its first extent record
+ * is a cache miss.  They are fetched RB_AHEAD inodes ahead, the records
+ * half as far (their index is in the m_ino).
+ */
+#define RB_AHEAD	16
+
+struct ahead {
+	const struct m_ag *ag;
+	const struct m_ino *mi;
+};
+
+/* The inode of dense index d, and its AG (kept in *ag, [*lo, *hi)). */
+static inline const struct m_ino *locate(const struct walk *w, uint32_t d,
+					 const struct m_ag **ag,
+					 uint64_t *lo, uint64_t *hi)
+{
+	if (d >= *lo && d < *hi)
+		return &(*ag)->ino[d - *lo];
+	/* mostly the AG of the inode before: no search for it */
+	{
+		const struct m_ino *mi = walk_inode(w, d, ag);
+
+		*lo = w->base[(*ag)->agno];
+		*hi = w->base[(*ag)->agno + 1];
+		return mi;
+	}
+}
+
 /* Cost (or record) the segment w->seq[c->lo, c->hi). */
 static void run_segment(struct rbctx *c)
 {
 	const struct walk *w = c->w;
-	const struct m_ag *ag = NULL;
+	const struct m_ag *pag = NULL;
 	struct rb_fig *f = c->acc.f;
-	uint64_t ag_lo = 1, ag_hi = 0;	/* ag's dense indices */
+	struct ahead ring[RB_AHEAD];
+	uint64_t plo = 1, phi = 0;	/* pag's dense indices */
 	size_t i;
 	int ret = 0;
 
+	for (i = c->lo; i < c->hi && i < c->lo + RB_AHEAD; i++) {
+		ring[i % RB_AHEAD].mi = locate(w, w->seq[i], &pag, &plo, &phi);
+		ring[i % RB_AHEAD].ag = pag;
+		__builtin_prefetch(ring[i % RB_AHEAD].mi);
+	}
 	for (i = c->lo; i < c->hi && !ret; i++) {
-		uint32_t d = w->seq[i];
-		const struct m_ino *mi;
+		const struct m_ino *mi = ring[i % RB_AHEAD].mi;
+		const struct m_ag *ag = ring[i % RB_AHEAD].ag;
 		bool dir;
 
-		/* mostly the AG of the inode before: no search for it */
-		if (d >= ag_lo && d < ag_hi) {
-			mi = &ag->ino[d - ag_lo];
-		} else {
-			mi = walk_inode(w, d, &ag);
-			ag_lo = w->base[ag->agno];
-			ag_hi = w->base[ag->agno + 1];
+		if (i + RB_AHEAD < c->hi) {
+			struct ahead *n = &ring[i % RB_AHEAD];
+
+			n->mi = locate(w, w->seq[i + RB_AHEAD], &pag, &plo, &phi);
+			n->ag = pag;
+			__builtin_prefetch(n->mi);
+			__builtin_prefetch((const char *)(n->mi + 1) - 1);
+		}
+		if (i + RB_AHEAD / 2 < c->hi) {
+			const struct ahead *h = &ring[(i + RB_AHEAD / 2) % RB_AHEAD];
+
+			if (h->mi->nde)
+				__builtin_prefetch(&h->ag->ext[h->mi->ext]);
 		}
 		dir = od_mode_isdir(mi->mode);
 		if (!dir && !od_mode_isreg(mi->mode))
@@ -409,6 +461,7 @@ int readback_model_segs(const struct walk *w, rb_fork_fn fork, void *priv,
 {
 	const struct model *m = w->m;
 	struct rbctx *c;
+	struct chunkidx *cidx = NULL;
 	uint64_t nbits = 0, *cbase;
 	uint32_t a, chunk_blocks, cpc, **start = NULL;
 	size_t *nstart = NULL;
@@ -461,6 +514,17 @@ int readback_model_segs(const struct walk *w, rb_fork_fn fork, void *priv,
 		for (k = 1; k < nstart[a] && sorted; k++)
 			sorted = start[a][k - 1] <= start[a][k];
 	}
+	if (sorted) {
+		cidx = calloc(m->agcount + 1, sizeof(*cidx));
+		for (a = 0; cidx && a < m->agcount; a++) {
+			if (chunkidx_build(&cidx[a], start[a], nstart[a]))
+				break;
+		}
+		if (!cidx || a < m->agcount) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
 	for (s = 0; s < nseg; s++) {
 		struct rbctx *cs = &c[s];
 
@@ -470,6 +534,7 @@ int readback_model_segs(const struct walk *w, rb_fork_fn fork, void *priv,
 		cs->priv = priv;
 		cs->lay = lay;
 		cs->cbase = cbase;
+		cs->cidx = cidx;
 		cs->start = start;
 		cs->nstart = nstart;
 		cs->cpc = cpc;
@@ -515,6 +580,9 @@ out:
 		free(c[s].ag_first);
 		bigmem_free(c[s].ev, c[s].cap_ev, sizeof(*c[s].ev));
 	}
+	for (a = 0; cidx && a < m->agcount; a++)
+		chunkidx_free(&cidx[a]);
+	free(cidx);
 	for (a = 0; !lay && start && a < m->agcount; a++)
 		free(start[a]);
 	free(start);
