@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "core/check/check.h"
+#include "core/model/inoidx.h"
 #include "core/model/model.h"
 #include "core/model/scan.h"
 #include "ondisk/btree.h"
@@ -196,6 +197,7 @@ struct check_ag {
 	struct check_log log;
 	bool ready;		/* atomic: set up, its model whole */
 	size_t nslots;		/* entries of nlink, refs and skip_nlink */
+	struct inoidx_ag idx;	/* its inode numbers -> ag->ino */
 	struct check_dent *dent;	size_t ndent, cap_dent;
 
 	/* trees phase */

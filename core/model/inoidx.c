@@ -27,7 +27,8 @@ static inline uint32_t slot_hash(uint32_t key, uint32_t bits)
 /* ---- inode number -> model inode ---- */
 
 /* Index one AG; leaves it unindexed (tab NULL) where it cannot. */
-static int index_ag(const struct model *m, uint32_t agno, struct inoidx_ag *xa)
+int inoidx_ag_build(const struct model *m, uint32_t agno,
+		    struct inoidx_ag *xa)
 {
 	const struct od_geo *g = &m->fs->geo;
 	const struct m_ag *ag = &m->ag[agno];
@@ -82,7 +83,7 @@ int inoidx_build(const struct model *m, struct inoidx *x, struct err *e)
 	if (!x->ag)
 		return err_set(e, -ENOMEM, "out of memory");
 	for (a = 0; a < m->agcount; a++) {
-		if (index_ag(m, a, &x->ag[a])) {
+		if (inoidx_ag_build(m, a, &x->ag[a])) {
 			inoidx_free(x);
 			return err_set(e, -ENOMEM, "out of memory");
 		}
@@ -95,7 +96,7 @@ void inoidx_free(struct inoidx *x)
 	uint32_t a;
 
 	for (a = 0; x->ag && a < x->m->agcount; a++)
-		free(x->ag[a].tab);
+		inoidx_ag_free(&x->ag[a]);
 	free(x->ag);
 	x->ag = NULL;
 }
@@ -117,32 +118,56 @@ static const struct inoidx_slot *slot_of(const struct inoidx_ag *xa,
 	return xa->tab[h].mask & *bit ? &xa->tab[h] : NULL;
 }
 
-bool inoidx_locate(const struct inoidx *x, uint64_t ino, uint32_t *agno,
-		   uint32_t *k, bool *dir)
+void inoidx_ag_free(struct inoidx_ag *xa)
 {
-	const struct od_geo *g = &x->m->fs->geo;
+	free(xa->tab);
+	xa->tab = NULL;
+}
+
+/* Inode ino of AG agno: true and its index there, and if it is a dir. */
+static bool ag_locate(const struct model *m, uint32_t agno,
+		      const struct inoidx_ag *xa, uint64_t ino, uint32_t *k,
+		      bool *dir)
+{
 	const struct inoidx_slot *s;
 	const struct m_ino *mi;
-	const struct m_ag *ag;
 	uint64_t bit;
 
-	*agno = od_ino_agno(g, ino);
-	if (*agno >= x->m->agcount)
-		return false;
-	if (!x->ag[*agno].tab) {
-		mi = model_find(x->m, ino, &ag);
+	if (!xa->tab) {
+		mi = model_find(m, ino, NULL);
 		if (!mi)
 			return false;
-		*k = (uint32_t)(mi - ag->ino);
+		*k = (uint32_t)(mi - m->ag[agno].ino);
 		*dir = od_mode_isdir(mi->mode);
 		return true;
 	}
-	s = slot_of(&x->ag[*agno], od_ino_agino(g, ino), &bit);
+	s = slot_of(xa, od_ino_agino(&m->fs->geo, ino), &bit);
 	if (!s)
 		return false;
 	*k = s->first + (uint32_t)__builtin_popcountll(s->mask & (bit - 1));
 	*dir = (s->dirs & bit) != 0;
 	return true;
+}
+
+bool inoidx_locate(const struct inoidx *x, uint64_t ino, uint32_t *agno,
+		   uint32_t *k, bool *dir)
+{
+	*agno = od_ino_agno(&x->m->fs->geo, ino);
+	if (*agno >= x->m->agcount)
+		return false;
+	return ag_locate(x->m, *agno, &x->ag[*agno], ino, k, dir);
+}
+
+const struct m_ino *inoidx_ag_find(const struct model *m, uint32_t agno,
+				   const struct inoidx_ag *xa, uint64_t ino)
+{
+	uint32_t k;
+	bool dir;
+
+	if (od_ino_agno(&m->fs->geo, ino) != agno ||
+	    !ag_locate(m, agno, xa, ino, &k, &dir))
+		return NULL;
+	return &m->ag[agno].ino[k];
 }
 
 const struct m_ino *inoidx_find(const struct inoidx *x, uint64_t ino,

@@ -60,6 +60,17 @@ const struct m_ino *inoidx_find(const struct inoidx *x, uint64_t ino,
 bool inoidx_locate(const struct inoidx *x, uint64_t ino, uint32_t *agno,
 		   uint32_t *k, bool *dir);
 
+/*
+ * One AG's index alone, for AG agno of m once its model is whole (the
+ * checker's AGs are ready one by one): 0 or -ENOMEM, and the look-up of
+ * an inode number of that AG, as model_find.
+ */
+int inoidx_ag_build(const struct model *m, uint32_t agno,
+		    struct inoidx_ag *xa);
+void inoidx_ag_free(struct inoidx_ag *xa);
+const struct m_ino *inoidx_ag_find(const struct model *m, uint32_t agno,
+				   const struct inoidx_ag *xa, uint64_t ino);
+
 /* ---- agino -> chunk, for one AG's sorted chunk starts ---- */
 
 struct chunkidx_slot {
