@@ -32,22 +32,24 @@ int inoidx_ag_build(const struct model *m, uint32_t agno,
 {
 	const struct od_geo *g = &m->fs->geo;
 	const struct m_ag *ag = &m->ag[agno];
-	uint32_t mask, prev = 0;
+	struct inoidx_slot *cur = NULL;
+	uint64_t prev = 0;
+	uint32_t mask;
 	size_t k, nslots = 0;
 
 	xa->tab = NULL;
-	if (!ag->nino || ag->nino > UINT32_MAX)
-		return 0;
+	if (!ag->nino || ag->nino > UINT32_MAX ||
+	    od_ino_agno(g, ag->ino[0].ino) != agno ||
+	    od_ino_agno(g, ag->ino[ag->nino - 1].ino) != agno)
+		return 0;	/* search there, as model_find */
+	/* an AG holds whole slots: ino / 64 names one */
 	for (k = 0; k < ag->nino; k++) {
 		uint64_t ino = ag->ino[k].ino;
-		uint32_t slot = od_ino_agino(g, ino) >> SLOT_SHIFT;
 
-		if (od_ino_agno(g, ino) != agno ||
-		    (k && ino <= ag->ino[k - 1].ino))
-			return 0;	/* search there, as model_find */
-		if (!k || slot != prev)
-			nslots++;
-		prev = slot;
+		if (k && ino <= ag->ino[k - 1].ino)
+			return 0;	/* (then all are this AG's) */
+		nslots += !k || ino >> SLOT_SHIFT != prev;
+		prev = ino >> SLOT_SHIFT;
 	}
 	xa->bits = tab_bits(nslots);
 	xa->tab = calloc((size_t)1 << xa->bits, sizeof(*xa->tab));
@@ -55,21 +57,24 @@ int inoidx_ag_build(const struct model *m, uint32_t agno,
 		return -ENOMEM;
 	mask = ((uint32_t)1 << xa->bits) - 1;
 	for (k = 0; k < ag->nino; k++) {
-		uint32_t agino = od_ino_agino(g, ag->ino[k].ino);
-		uint32_t key = (agino >> SLOT_SHIFT) + 1;
-		uint32_t h = slot_hash(key, xa->bits);
+		uint64_t ino = ag->ino[k].ino, bit = 1ull << (ino & 63);
 
-		/* increasing: a slot's inodes come together, so its entry
-		 * is the one made last or a new one */
-		while (xa->tab[h].key && xa->tab[h].key != key)
-			h = (h + 1) & mask;
-		if (!xa->tab[h].key) {
-			xa->tab[h].key = key;
-			xa->tab[h].first = (uint32_t)k;
+		/* increasing: a slot's inodes come together, each slot's
+		 * entry is new when its first inode comes */
+		if (!cur || ino >> SLOT_SHIFT != prev) {
+			uint32_t key = (od_ino_agino(g, ino) >> SLOT_SHIFT) + 1;
+			uint32_t h = slot_hash(key, xa->bits);
+
+			while (xa->tab[h].key)
+				h = (h + 1) & mask;
+			cur = &xa->tab[h];
+			cur->key = key;
+			cur->first = (uint32_t)k;
+			prev = ino >> SLOT_SHIFT;
 		}
-		xa->tab[h].mask |= 1ull << (agino & 63);
+		cur->mask |= bit;
 		if (od_mode_isdir(ag->ino[k].mode))
-			xa->tab[h].dirs |= 1ull << (agino & 63);
+			cur->dirs |= bit;
 	}
 	return 0;
 }
@@ -126,11 +131,12 @@ void inoidx_ag_free(struct inoidx_ag *xa)
 
 /* Inode ino of AG agno: true and its index there, and if it is a dir. */
 static bool ag_locate(const struct model *m, uint32_t agno,
-		      const struct inoidx_ag *xa, uint64_t ino, uint32_t *k,
-		      bool *dir)
+		      const struct inoidx_ag *xa, struct inoidx_cur *cur,
+		      uint64_t ino, uint32_t *k, bool *dir)
 {
 	const struct inoidx_slot *s;
 	const struct m_ino *mi;
+	uint32_t agino;
 	uint64_t bit;
 
 	if (!xa->tab) {
@@ -141,21 +147,27 @@ static bool ag_locate(const struct model *m, uint32_t agno,
 		*dir = od_mode_isdir(mi->mode);
 		return true;
 	}
-	s = slot_of(xa, od_ino_agino(&m->fs->geo, ino), &bit);
+	agino = od_ino_agino(&m->fs->geo, ino);
+	s = slot_of(xa, agino, &bit);
 	if (!s)
 		return false;
+	if (cur) {
+		cur->s = s;
+		cur->agno = agno;
+		cur->ino6 = ino >> SLOT_SHIFT;
+	}
 	*k = s->first + (uint32_t)__builtin_popcountll(s->mask & (bit - 1));
 	*dir = (s->dirs & bit) != 0;
 	return true;
 }
 
-bool inoidx_locate(const struct inoidx *x, uint64_t ino, uint32_t *agno,
-		   uint32_t *k, bool *dir)
+bool inoidx_locate_slow(const struct inoidx *x, struct inoidx_cur *cur,
+			uint64_t ino, uint32_t *agno, uint32_t *k, bool *dir)
 {
 	*agno = od_ino_agno(&x->m->fs->geo, ino);
 	if (*agno >= x->m->agcount)
 		return false;
-	return ag_locate(x->m, *agno, &x->ag[*agno], ino, k, dir);
+	return ag_locate(x->m, *agno, &x->ag[*agno], cur, ino, k, dir);
 }
 
 const struct m_ino *inoidx_ag_find(const struct model *m, uint32_t agno,
@@ -165,7 +177,7 @@ const struct m_ino *inoidx_ag_find(const struct model *m, uint32_t agno,
 	bool dir;
 
 	if (od_ino_agno(&m->fs->geo, ino) != agno ||
-	    !ag_locate(m, agno, xa, ino, &k, &dir))
+	    !ag_locate(m, agno, xa, NULL, ino, &k, &dir))
 		return NULL;
 	return &m->ag[agno].ino[k];
 }
@@ -176,7 +188,7 @@ const struct m_ino *inoidx_find(const struct inoidx *x, uint64_t ino,
 	uint32_t agno, k;
 	bool dir;
 
-	if (!inoidx_locate(x, ino, &agno, &k, &dir))
+	if (!inoidx_locate(x, NULL, ino, &agno, &k, &dir))
 		return NULL;
 	if (agp)
 		*agp = &x->m->ag[agno];

@@ -53,12 +53,41 @@ void inoidx_free(struct inoidx *x);
 const struct m_ino *inoidx_find(const struct inoidx *x, uint64_t ino,
 				const struct m_ag **agp);
 /*
+ * The slot a look-up found last (zeroed: none): where a directory's
+ * files lie in order, the next one is mostly in it, and no hash needed.
+ */
+struct inoidx_cur {
+	const struct inoidx_slot *s;
+	uint64_t ino6;		/* its inode numbers / 64 (AG and slot) */
+	uint32_t agno;
+};
+
+/*
  * The same without reading the inode: true and its AG, its index in
  * the AG's m_ag.ino and whether it is a directory, or false.  A walk
- * reaches inodes in any order, and each one read is a cache miss.
+ * reaches inodes in any order, and each one read is a cache miss.  cur
+ * (may be NULL) is tried first and left at the slot found.
  */
-bool inoidx_locate(const struct inoidx *x, uint64_t ino, uint32_t *agno,
-		   uint32_t *k, bool *dir);
+bool inoidx_locate_slow(const struct inoidx *x, struct inoidx_cur *cur,
+			uint64_t ino, uint32_t *agno, uint32_t *k, bool *dir);
+static inline bool inoidx_locate(const struct inoidx *x,
+				 struct inoidx_cur *cur, uint64_t ino,
+				 uint32_t *agno, uint32_t *k, bool *dir)
+{
+	/* an AG holds a whole number of slots: ino / 64 names the slot */
+	if (cur && cur->s && ino >> 6 == cur->ino6) {
+		uint64_t bit = 1ull << (ino & 63);
+
+		if (!(cur->s->mask & bit))
+			return false;
+		*agno = cur->agno;
+		*k = cur->s->first +
+		     (uint32_t)__builtin_popcountll(cur->s->mask & (bit - 1));
+		*dir = (cur->s->dirs & bit) != 0;
+		return true;
+	}
+	return inoidx_locate_slow(x, cur, ino, agno, k, dir);
+}
 
 /*
  * One AG's index alone, for AG agno of m once its model is whole (the

@@ -39,6 +39,7 @@ struct walker {
 	struct walk *w;
 	struct err *e;
 	const struct inoidx *idx;	/* inode number -> model inode */
+	struct inoidx_cur cur;		/* its last slot */
 	struct drun **runs;	/* per AG, sorted by parent */
 	size_t *nruns, *capruns;	/* capruns: bigmem's, for the free */
 	uint64_t *seen;		/* bit per dense index */
@@ -139,7 +140,7 @@ static inline int dense_of(struct walker *wk, uint64_t ino, struct kid *kd)
 	uint32_t agno, k;
 	bool dir;
 
-	if (!inoidx_locate(wk->idx, ino, &agno, &k, &dir))
+	if (!inoidx_locate(wk->idx, &wk->cur, ino, &agno, &k, &dir))
 		return -ENOENT;
 	kd->d = (uint32_t)(wk->w->base[agno] + k);
 	kd->dir = dir;

@@ -69,6 +69,7 @@ static void compare(struct t_state *ts, struct tm *t, const char *what)
 	const struct od_geo *g = t->mf.g;
 	struct inoidx x;
 	struct inoidx_ag xa[NAG];
+	struct inoidx_cur cur = { 0 };
 	struct err e;
 	uint64_t ino, bad = 0;
 	uint32_t a, agino;
@@ -86,7 +87,8 @@ static void compare(struct t_state *ts, struct tm *t, const char *what)
 			ino = od_agino_ino(g, a, agino);
 			want = model_find(&t->m, ino, &ga);
 			got = inoidx_find(&x, ino, &gb);
-			found = inoidx_locate(&x, ino, &agno, &k, &dir);
+			found = inoidx_locate(&x, agino & 1 ? &cur : NULL, ino,
+					      &agno, &k, &dir);
 			/* one AG's index alone, as the checker's */
 			if (a < NAG &&
 			    (inoidx_ag_find(&t->m, a, &xa[a], ino) != want ||
