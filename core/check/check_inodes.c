@@ -17,7 +17,7 @@
 #include "core/model/inorun.h"
 #include "core/fs/fork.h"
 #include "core/fs/symlink.h"
-#include "ondisk/be.h"
+#include "ondisk/inode_lite.h"
 #include "ondisk/da.h"
 #include "ondisk/inode.h"
 #include "ondisk/selfhdr.h"
@@ -357,8 +357,8 @@ static void one_inode(struct ipass *p, const struct od_inobt_rec *r,
 
 		if (check_dinode_quick(p->c, raw, ino)) {
 			/* v3 (the quick look's first rule) */
-			ca->nlink[p->cur] = od_get_be32(raw + 16);
-			check_nblocks(p, mi, od_get_be64(raw + 64), 0);
+			ca->nlink[p->cur] = od_dinode_nlink(raw);
+			check_nblocks(p, mi, od_dinode_nblocks(raw), 0);
 			return;
 		}
 		od_inode_core(raw, p->g, ino, &di);
