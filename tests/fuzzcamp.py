@@ -13,7 +13,9 @@ whole image proves it).
         keep the images `xfs_repair -n` rejects; `xfsdefrag run` must
         refuse each with the image byte-identical afterwards.  Misses are
         written as recipes (--misses FILE), figures per fixture and per
-        structure type are printed at the end.
+        structure type are printed at the end; "over" counts the images
+        xfs_repair -n accepts where `xfsdefrag check` finds something
+        (--over FILE lists them), which run would refuse too.
     fuzzcamp.py read --bin ASAN_XFSDEFRAG [options] FIXTURE...
         every damaged image through the read commands (info, bmap -v on
         every path, report, check, plan): no crash (no sanitizer report,
@@ -666,8 +668,16 @@ def precheck_case(opts, w, case):
         return (stype, field, verb, 'noop', '', '', '')
     rej, rrc, why = repair_rejects(w.w, opts.timeout)
     if not rej:
+        # does check find something xfs_repair -n does not (run would
+        # refuse an image it accepts)?  Informative: a kernel rule, or
+        # lost blocks, can be the reason
+        crc, out, err = sh([opts.bin, 'check', w.w], opts.timeout)
         w.restore(reg)
-        return (stype, field, verb, 'accepted', '', '', '')
+        if crc == 0:
+            return (stype, field, verb, 'accepted', '', '', '')
+        msg = next((l for l in err.splitlines() if l.strip()), '')
+        return (stype, field, verb, 'over', '', clean(msg),
+                fmt_patches(patches) + '\t' + ' ; '.join(nav))
     if rrc == 124:
         w.restore(reg)
         return (stype, field, verb, 'repair-hang', '', '', '')
@@ -747,7 +757,7 @@ def campaign(opts, mode):
 def report_precheck(opts, allres):
     tot = {}
     bytype = {}
-    misses = []
+    misses, over = [], []
     for fx, res in allres.items():
         for stype, field, verb, verdict, why, msg, rec in res:
             cls = field_class(stype, field)
@@ -756,18 +766,20 @@ def report_precheck(opts, allres):
                 c[verdict] = c.get(verdict, 0) + 1
             if verdict == 'MISSED':
                 misses.append('\t'.join([fx, cls, field, verb, rec, why, msg]))
+            elif verdict == 'over':
+                over.append('\t'.join([fx, cls, field, verb, rec, msg]))
 
     def line(name, c):
         rej = c.get('refused', 0) + c.get('refused-undo', 0) + \
             c.get('MISSED', 0)
         ref = c.get('refused', 0) + c.get('refused-undo', 0)
-        return '%-22s %6d %6d %6d %8s %6d %6d' % (
+        return '%-22s %6d %6d %6d %8s %6d %6d %6d' % (
             name, sum(c.values()), rej, ref,
             '%.2f%%' % (100.0 * ref / rej) if rej else '-',
-            c.get('MISSED', 0), c.get('refused-undo', 0))
+            c.get('MISSED', 0), c.get('refused-undo', 0), c.get('over', 0))
 
-    hdr = '%-22s %6s %6s %6s %8s %6s %6s' % ('', 'cases', 'rejctd', 'refusd',
-                                           'rate', 'missed', 'undo')
+    hdr = '%-22s %6s %6s %6s %8s %6s %6s %6s' % (
+        '', 'cases', 'rejctd', 'refusd', 'rate', 'missed', 'undo', 'over')
     print(hdr)
     allc = {}
     for fx in sorted(tot):
@@ -782,6 +794,10 @@ def report_precheck(opts, allres):
     if opts.misses:
         with open(opts.misses, 'w') as f:
             for m in misses:
+                f.write(m + '\n')
+    if opts.over:
+        with open(opts.over, 'w') as f:
+            for m in over:
                 f.write(m + '\n')
     for m in misses[:opts.show]:
         print('MISS ' + m.split('\t', 5)[0:4].__str__() + ' ' +
@@ -882,6 +898,8 @@ def main():
                     'structure with an LSN, 0 none' % ', '.join(LSN_VERBS))
     ap.add_argument('--timeout', type=int, default=120)
     ap.add_argument('--misses')
+    ap.add_argument('--over', help='precheck: write the images xfs_repair '
+                    '-n accepts but check does not (column "over") here')
     ap.add_argument('--recipes')
     ap.add_argument('--paths', type=int, default=0,
                     help='read: bmap at most this many paths (0: all)')
