@@ -106,33 +106,32 @@ static inline uint32_t od_dir2_data_entsize(bool ftype, uint32_t namelen)
 
 /*
  * The entry at byte pos of a data block whose entries end at end, read
- * inline for the scans that list every entry of every directory: true,
- * with *de and the entry's size, when it is in use and
- * od_dir2_data_entry would accept it as it stands; false for free space
- * and anything doubtful, which od_dir2_data_entry then decodes.
+ * inline for the scans that list every entry of every directory: its
+ * size, with *de, when it is in use and od_dir2_data_entry would accept
+ * it as it stands; 0 for free space and anything doubtful, which
+ * od_dir2_data_entry then decodes.
  */
-static inline bool od_dir2_data_entry_quick(const uint8_t *buf, uint32_t pos,
-					    uint32_t end, bool ftype,
-					    struct od_dirent *de,
-					    uint32_t *size)
+static inline uint32_t od_dir2_data_entry_quick(const uint8_t *buf,
+						uint32_t pos, uint32_t end,
+						bool ftype,
+						struct od_dirent *de)
 {
 	const uint8_t *b = buf + pos;
-	uint32_t nl, sz;
+	uint32_t nl, size;
 
 	if (pos + 11 > end || pos % OD_DIR2_DATA_ALIGN ||
 	    od_get_be16(b) == OD_DIR2_DATA_FREE_TAG)
-		return false;
+		return 0;
 	nl = b[8];
-	sz = od_dir2_data_entsize(ftype, nl);
-	if (!nl || sz > end - pos || od_get_be16(b + sz - 2) != pos)
-		return false;
+	size = od_dir2_data_entsize(ftype, nl);
+	if (!nl || size > end - pos || od_get_be16(b + size - 2) != pos)
+		return 0;
 	de->ino = od_get_be64(b);
 	de->name = b + 9;
 	de->namelen = (uint8_t)nl;
 	de->ftype = ftype ? b[9 + nl] : OD_FT_UNKNOWN;
 	de->offset = pos;
-	*size = sz;
-	return true;
+	return size;
 }
 
 /* ---- leaf blocks (hash index) ---- */

@@ -92,8 +92,9 @@ static int iter_block(struct dir *d, uint64_t dablk, dir_iter_fn fn,
 		/* an entry in use read inline (the scan lists every entry of
 		 * every directory); free space and anything doubtful are
 		 * left to od_dir2_data_entry */
-		if (od_dir2_data_entry_quick(d->buf, pos, hdr.end, g->ftype,
-					     &q, &size)) {
+		size = od_dir2_data_entry_quick(d->buf, pos, hdr.end, g->ftype,
+						&q);
+		if (size) {
 			ret = fn(priv, q.name, q.namelen, q.ino, q.ftype, e);
 			if (ret)
 				return ret;
