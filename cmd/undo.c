@@ -307,7 +307,12 @@ int cmd_undo(int argc, char **argv)
 		print_chain(file, image, &r, ret);
 	if (ret) {
 		cmd_error("%s", e.msg);
-		if (r.can_to)
+		if (r.can_to && r.can_to + 1 == r.top)
+			cmd_error("pass %u can still be undone, leaving %s as "
+				  "pass %u left it: xfsdefrag undo --to-pass %u "
+				  "%s %s", r.top, image, r.can_to, r.can_to,
+				  file, image);
+		else if (r.can_to)
 			cmd_error("passes %u to %u can still be undone, leaving "
 				  "%s as pass %u left it: xfsdefrag undo "
 				  "--to-pass %u %s %s", r.can_to + 1, r.top,

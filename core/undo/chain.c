@@ -270,13 +270,15 @@ static int state(struct uchain *c, unsigned k)
 			  &m->why);
 	m->verified = true;
 	if (ret == -ESTALE && k < c->top) {
-		char why[sizeof(m->why.msg)];
+		char why[sizeof(m->why.msg)], passes[40];
 
+		snprintf(passes, sizeof(passes), k + 1 == c->top ? "pass %u" :
+			 "passes %u to %u", k + 1, c->top);
 		snprintf(why, sizeof(why), "%s", m->why.msg);
 		err_clear(&m->why);
 		return err_set(&m->why, ret, "pass %u's undo file does not find "
-			       "the filesystem as undoing passes %u to %u would "
-			       "leave it: %s", k, k + 1, c->top, why);
+			       "the filesystem as undoing %s would leave it: %s",
+			       k, passes, why);
 	}
 	if (ret)
 		return ret;

@@ -32,7 +32,8 @@ Modes:
 
 Usage: chaincamp.py --bin XFSDEFRAG --shim PCTRACE.so --tmp DIR
                     [--fixtures a,b] [--modes damage,kill,powercut]
-                    [--per N] [--seed S] [--repair-every M] [--keep DIR]
+                    [--per N] [--damage-per N] [--seed S]
+                    [--repair-every M] [--keep DIR]
 Prints a line per fixture and mode, the counts by kind, and the totals;
 exit 1 on any failure.
 """
@@ -263,8 +264,8 @@ class Camp:
     def damage(self, fx, f0, ch, f1, other):
         cases = self.damages(ch, other)
         self.rng.shuffle(cases)
-        if self.a.per:
-            cases = cases[:self.a.per]
+        if self.a.damage_per:
+            cases = cases[:self.a.damage_per]
         d0 = self.path("dmg")
         before = imgsum.digest(f1)
         good = 0
@@ -562,8 +563,10 @@ def main():
     ap.add_argument("--tmp", required=True)
     ap.add_argument("--fixtures", default="aged")
     ap.add_argument("--modes", default="damage,kill,powercut")
-    ap.add_argument("--per", type=int, default=0,
-                    help="cases per fixture and mode (damage: 0 = all)")
+    ap.add_argument("--per", type=int, default=8,
+                    help="killed and power-cut undos per fixture")
+    ap.add_argument("--damage-per", type=int, default=0,
+                    help="damaged chains per fixture (0: every case)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--repair-every", type=int, default=1)
     ap.add_argument("--keep")
