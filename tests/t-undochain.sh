@@ -15,6 +15,8 @@
 #             the chain: NEEDSREPAIR set, and the next undo finishes it:
 #             every block in use identical (debug-compare), xfs_repair -n
 #             clean; undo again after that writes nothing
+#   interrupted  the last pass crashed: undo --to-pass undoes it alone
+#             and removes its file; undo then restores the rest
 #   check     undo --check names every pass and what undo would do
 #   campaign  a sample of tests/powercut/chaincamp.py (make check-long
 #             runs hundreds: tests/long-undochain.sh): each file damaged
@@ -159,6 +161,32 @@ if t_case killed; then
 		t_ok "killed: undo again: nothing to undo, nothing written"
 	else
 		t_fail "killed: undo again: $(tr '\n' ' ' < "$d/out")"
+	fi
+fi
+
+if t_case interrupted; then
+	# the last pass crashed: --to-pass undoes just it, then the rest
+	d=$T/i
+	rm -rf "$d"
+	mkdir -p "$d"
+	cp --sparse=always "$T/f0" "$d/img"
+	"$bin" run --passes --fault-pass "$n" --fault-after 30 --undo "$d/u" \
+		"$d/img" > "$d/run.out" 2>&1
+	rc=$?
+	if [ $rc -eq 75 ] && [ -f "$d/u.$n" ] && needsrepair "$d/img" &&
+	   "$bin" undo --to-pass $((n - 1)) "$d/u" "$d/img" > "$d/out" 2>&1 &&
+	   [ ! -e "$d/u.$n" ] && ! needsrepair "$d/img" &&
+	   xfs_repair -n "$d/img" > /dev/null 2>&1; then
+		t_ok "interrupted: pass $n crashed; undo --to-pass $((n - 1)) undoes it alone, removes its file, the filesystem whole"
+	else
+		t_fail "interrupted: run exit $rc; $(tr '\n' ' ' < "$d/out" 2>/dev/null)"
+	fi
+	if "$bin" undo "$d/u" "$d/img" > "$d/out" 2>&1 &&
+	   [ "$(grep -c '^pass [0-9]*: restored' "$d/out")" = $((n - 1)) ] &&
+	   restored "$d" "interrupted: the rest"; then
+		t_ok "interrupted: then undo restores passes $((n - 1)) to 1: every block in use identical"
+	else
+		t_fail "interrupted: then undo: $(tr '\n' ' ' < "$d/out")"
 	fi
 fi
 

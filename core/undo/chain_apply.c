@@ -54,7 +54,9 @@ static int drop_after(struct uchain *c, unsigned last)
 		    errno != ENOENT)
 			return err_set(c->e, -errno, "undo file %s: %s",
 				       c->m[k].path, strerror(errno));
-	ret = undo_link_drop(c->m[last].path, 0, c->e);
+	/* (an interrupted pass's file, the last one, names none) */
+	ret = c->m[last].s.has_next ?
+	      undo_link_drop(c->m[last].path, 0, c->e) : 0;
 	if (ret == 0)
 		ret = undo_sync_dir(c->m[last].path);
 	if (ret && !c->e->code)
