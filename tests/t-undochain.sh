@@ -140,8 +140,9 @@ if t_case killed; then
 		"$bin" undo "$d/u" "$d/img" > /dev/null 2>&1
 	nw=$(python3 -c "import sys; sys.path.insert(0, '$here/powercut'); import crashimg; print(sum(e.kind == 'W' for e in crashimg.parse('$T/trace')))")
 	fresh "$d"
-	LD_PRELOAD=$shim PCTRACE_WATCH=$d/img PCTRACE_KILL=$((nw / 2)) \
-		"$bin" undo "$d/u" "$d/img" > /dev/null 2>&1
+	# (in a subshell that outlives the kill: no "Killed" from this shell)
+	(LD_PRELOAD=$shim PCTRACE_WATCH=$d/img PCTRACE_KILL=$((nw / 2)) \
+		"$bin" undo "$d/u" "$d/img"; exit $?) > /dev/null 2>&1
 	rc=$?
 	if [ $rc -eq 137 ] && needsrepair "$d/img"; then
 		t_ok "killed: undo killed after $((nw / 2)) of its $nw image writes: NEEDSREPAIR set"
