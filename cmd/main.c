@@ -20,7 +20,7 @@ static const struct cmd commands[] = {
 	  "fragmentation, free space, inode-to-data distance, locality" },
 	{ "check", cmd_check, "check [--json] [-j THREADS] [--direct] [-n MAXPRINT] IMAGE",
 	  "verify every structure and that every block is accounted for" },
-	{ "undo", cmd_undo, "undo [--check] [-v] FILE IMAGE",
+	{ "undo", cmd_undo, "undo [--check] [-v] [--to-pass N] FILE IMAGE",
 	  "roll a relocation run back from its undo file" },
 	/* test aid: no summary, so not listed (xfsdefrag(8), TEST AIDS) */
 	{ "debug-scribble", cmd_debug_scribble,
