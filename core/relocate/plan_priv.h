@@ -114,6 +114,20 @@ struct inoplan {
 int plan_ino_choose(struct planner *pl, enum plan_renumber mode,
 		    bool inode32, const uint8_t *nomove);
 void plan_ino_free(struct inoplan *ip);
+/*
+ * The AG each inode ends up in (plan_inoag.c): ag_of[d] per dense index
+ * (those not in member stay in their own), and each AG's room left, in
+ * 64ths of a block.  par: the directory the walk reaches each inode
+ * through; chunk_ok: per AG and model chunk, the model has all its
+ * in-use inodes; agok: per AG, inodes may go there; per64: an inode's
+ * share of a new chunk, in 64ths of a block.
+ */
+int plan_ino_ags(struct planner *pl, const uint32_t *par,
+		 const uint8_t *member, const uint8_t *nomove,
+		 uint8_t *const *chunk_ok, const uint8_t *agok, bool inode32,
+		 int64_t per64, uint32_t *ag_of, int64_t *room);
+/* The AG block before which a chunk keeps all its numbers below 2^32. */
+uint32_t plan_ino_limit32(const struct od_geo *g, uint32_t agno);
 /* Does model chunk k of AG agno go away (its inodes all move)? */
 bool plan_ino_vacated(const struct planner *pl, uint32_t agno, size_t k);
 /* The AG inode ino_idx (dense) ends up in. */
