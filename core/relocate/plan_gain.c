@@ -309,6 +309,15 @@ static bool hybrid_fork(void *priv, const struct m_ino *mi,
 	return true;
 }
 
+/* Unmark the inodes of AG ap's mappings. */
+static void unmark(const struct agplan *ap, uint8_t *keep)
+{
+	size_t i;
+
+	for (i = 0; i < ap->nmap; i++)
+		keep[ap->map[i].ino_idx] = 0;
+}
+
 int plan_gain_ags(struct planner *pl, const struct agplan *aps, bool *drop,
 		  size_t *ndrop)
 {
@@ -317,25 +326,31 @@ int plan_gain_ags(struct planner *pl, const struct agplan *aps, bool *drop,
 	struct hybrid h = { pl, NULL, NULL };
 	bool *cross = calloc(m->agcount, sizeof(*cross));
 	uint8_t *keep = calloc(pl->nref ? pl->nref : 1, 1);
+	int64_t *joined = calloc(pl->nref ? pl->nref : 1, sizeof(*joined));
 	size_t i, c = 0;
-	uint32_t a, k;
+	uint32_t a;
 	int ret = 0;
 
 	*ndrop = 0;
 	h.dfork = calloc(pl->nref ? pl->nref : 1, sizeof(*h.dfork));
 	h.keep = keep;
-	if (!cross || !keep || !h.dfork) {
+	if (!cross || !keep || !joined || !h.dfork) {
 		ret = -ENOMEM;
 		goto out;
 	}
+	/* each inode's new data fork, and the records its forks join */
 	for (i = 0; i < pl->nref; i++) {
-		uint64_t ino = pl->ref[i].mi->ino;
+		const struct m_ino *mi = pl->ref[i].mi;
 
-		while (c < p->npf && p->pf[c].ino < ino)
+		while (c < p->npf && p->pf[c].ino < mi->ino)
 			c++;
-		if (c < p->npf && p->pf[c].ino == ino &&
-		    p->pf[c].whichfork == FORK_DATA)
-			h.dfork[i] = &p->pf[c];
+		for (; c < p->npf && p->pf[c].ino == mi->ino; c++) {
+			if (p->pf[c].whichfork == FORK_DATA)
+				h.dfork[i] = &p->pf[c];
+			joined[i] += (int64_t)(p->pf[c].whichfork == FORK_DATA ?
+					       mi->nde : mi->nae) -
+				     (int64_t)p->pf[c].nrecs;
+		}
 	}
 	for (a = 0; a < m->agcount; a++)
 		for (i = 0; i < aps[a].nunit; i++)
@@ -346,35 +361,33 @@ int plan_gain_ags(struct planner *pl, const struct agplan *aps, bool *drop,
 	for (a = 0; a < m->agcount && !ret; a++) {
 		const struct agplan *ap = &aps[a];
 		struct rb_fig f;
-		int64_t joined = 0;
+		int64_t join = 0;
 
 		if (cross[a] || !p->ag[a].moved_blocks ||
 		    !plan_lim_ag(pl, a))
 			continue;
-		memset(keep, 0, pl->nref ? pl->nref : 1);
-		for (i = 0; i < ap->nmap; i++)
-			keep[ap->map[i].ino_idx] = 1;
-		for (c = 0, i = 0; i < pl->nref; i++) {
-			const struct m_ino *mi = pl->ref[i].mi;
+		for (i = 0; i < ap->nmap; i++) {
+			uint32_t d = ap->map[i].ino_idx;
 
-			while (c < p->npf && p->pf[c].ino < mi->ino)
-				c++;
-			for (k = 0; c + k < p->npf &&
-			     p->pf[c + k].ino == mi->ino; k++)
-				if (keep[i])
-					joined += (int64_t)(p->pf[c + k].whichfork ==
-						FORK_DATA ? mi->nde : mi->nae) -
-						(int64_t)p->pf[c + k].nrecs;
+			if (!keep[d])
+				join += joined[d];
+			keep[d] = 1;
+		}
+		/* it joins extents: worth it, no need to measure */
+		if (join > 0) {
+			unmark(ap, keep);
+			continue;
 		}
 		ret = readback_model(&pl->walk, hybrid_fork, &h, &f, pl->e) ?
 		      -ENOMEM : 0;
+		unmark(ap, keep);
 		if (ret)
 			break;
 		if (plan_gain_worth(pl->g, f.hdd_seconds -
 				    p->rb_after.hdd_seconds,
 				    (int64_t)f.requests -
 				    (int64_t)p->rb_after.requests,
-				    p->ag[a].moved_blocks, joined))
+				    p->ag[a].moved_blocks, join))
 			continue;
 		drop[a] = true;
 		(*ndrop)++;
@@ -382,6 +395,7 @@ int plan_gain_ags(struct planner *pl, const struct agplan *aps, bool *drop,
 out:
 	free(cross);
 	free(keep);
+	free(joined);
 	free(h.dfork);
 	return ret;
 }
