@@ -734,8 +734,8 @@ out:
  */
 static int build_ags(const struct model *m, enum walk_order order,
 		     enum plan_renumber mode, bool inode32,
-		     const struct plan_limits *lim, bool **left, struct plan *p,
-		     struct err *e)
+		     const struct plan_limits *lim, struct plan_gain_val *val,
+		     bool **left, struct plan *p, struct err *e)
 {
 	struct bctx bc = { NULL, NULL, !inode32, NULL, 0 };
 	struct plan_limits l2;
@@ -748,6 +748,12 @@ static int build_ags(const struct model *m, enum walk_order order,
 	bc.drop = drop = calloc(m->agcount ? m->agcount : 1, sizeof(*drop));
 	if (!drop)
 		return err_set(e, -ENOMEM, "out of memory");
+	/* what each inode gains: of the last build, which overwrites it */
+	bc.val = val;
+	if (val && plan_gain_new(m->ninodes, &bc.gain)) {
+		free(drop);
+		return err_set(e, -ENOMEM, "out of memory");
+	}
 	ret = build_once(m, order, mode, inode32, lim, &bc, p, e);
 	if (ret || !bc.ndrop)
 		goto out;
@@ -771,6 +777,7 @@ static int build_ags(const struct model *m, enum walk_order order,
 	}
 out:
 	free(ags);
+	plan_gain_free(bc.gain);
 	if (!ret && left && bc.ndrop) {
 		*left = drop;	/* the AGs the judge left alone */
 		return 0;
@@ -783,21 +790,15 @@ static int build(const struct model *m, enum walk_order order,
 		 enum plan_renumber mode, bool inode32,
 		 const struct plan_limits *lim, struct plan *p, struct err *e)
 {
-	return build_ags(m, order, mode, inode32, lim, NULL, p, e);
+	return build_ags(m, order, mode, inode32, lim, NULL, NULL, p, e);
 }
 
 int plan_build_kept(const struct model *m, const struct plan_opts *o,
 		    struct plan_gain_val *val, struct plan *p, struct err *e)
 {
-	struct bctx bc = { NULL, val, true, NULL, 0 };
-	int ret;
-
-	if (val && plan_gain_new(m->ninodes, &bc.gain))
-		return err_set(e, -ENOMEM, "out of memory");
-	ret = build_once(m, o->order, PR_NONE, false,
-			 plan_limits_any(o->lim) ? o->lim : NULL, &bc, p, e);
-	plan_gain_free(bc.gain);
-	return ret;
+	return build_ags(m, o->order, PR_NONE, false,
+			 plan_limits_any(o->lim) ? o->lim : NULL, val, NULL, p,
+			 e);
 }
 
 /*
@@ -824,8 +825,8 @@ static int pass_build(const struct model *m, enum walk_order order,
 	whole.home = NULL;
 	whole.nhome = 0;
 	ret = build_ags(m, order, PR_NONE, false,
-			plan_limits_any(&whole) ? &whole : NULL, &left, &full,
-			e);
+			plan_limits_any(&whole) ? &whole : NULL, NULL, &left,
+			&full, e);
 	if (ret)
 		return ret;
 	if (!full.nmv && !full.npf) {

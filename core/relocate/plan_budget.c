@@ -174,13 +174,13 @@ int plan_budget(const struct model *m, const struct plan_opts *o,
 	int ret, k;
 
 	memset(p, 0, sizeof(*p));
+	/* a budget is for one plan: each pass would spend it again */
+	if (o->lim && o->lim->focus)
+		return err_set(e, -EINVAL, "a write budget is for one plan: "
+			       "not with passes");
 	po.max_write = 0;
 	if (o->lim)
 		lim = *o->lim;
-	/* a budget is for one plan, not for passes */
-	lim.focus = NULL;
-	lim.home = NULL;
-	lim.nhome = 0;
 	po.lim = &lim;
 	val = calloc(m->ninodes ? m->ninodes : 1, sizeof(*val));
 	only = malloc(m->ninodes ? m->ninodes : 1);
@@ -249,6 +249,12 @@ int plan_budget(const struct model *m, const struct plan_opts *o,
 		if (have)
 			plan_free(p);
 		goto out;
+	}
+	if (!plan_limits_any(o->lim)) {
+		/* the choice is the budget's, not the user's limits */
+		p->limited = false;
+		p->files_selected = 0;
+		p->nag_added = 0;
 	}
 	p->cut = true;
 	p->whole_copied = whole.copied_blocks;

@@ -282,8 +282,9 @@ int plan_gain_ags(struct planner *pl, const struct agplan *aps, bool *drop,
 
 /*
  * One plan keeping inode numbers under the limits o->lim (o->renumber,
- * o->inode32 and o->max_write are not looked at), judged whole, and if
- * val, what each inode gains.
+ * o->inode32 and o->max_write are not looked at), judged AG by AG and
+ * whole as plan_build judges such plans, and if val, what each inode
+ * gains.
  */
 int plan_build_kept(const struct model *m, const struct plan_opts *o,
 		    struct plan_gain_val *val, struct plan *p, struct err *e);
