@@ -10,10 +10,13 @@
 #include "cmd/html.h"
 #include "cmd/json.h"
 #include "cmd/rbfmt.h"
+#include "cmd/verdict.h"
 #include "core/base/par.h"
 #include "core/model/frag.h"
 #include "core/model/report.h"
 #include "core/model/scan.h"
+#include "core/relocate/plan.h"
+#include "core/relocate/refuse.h"
 
 #include <getopt.h>
 #include <time.h>
@@ -30,6 +33,8 @@ struct rctx {
 	struct rb_fig rb;
 	enum walk_order order;
 	bool tty;
+	bool judged;		/* v holds the verdict */
+	struct verdict v;
 };
 
 static void progress(void *priv, const struct scan_progress *p)
@@ -294,6 +299,10 @@ static void print_text(struct rctx *c)
 		       (unsigned long long)g->median_dist,
 		       pctof(g->order_rising, g->order_pairs));
 	}
+	if (c->judged) {
+		printf("\n");
+		cmd_verdict_text(&c->v);
+	}
 	if (r->damaged_ags) {
 		printf("\n== Damage\n");
 		for (a = 0; a < r->nag; a++) {
@@ -463,8 +472,35 @@ static void print_json(struct rctx *c)
 	}
 	json_arr_end(&j);
 	json_u64(&j, "damaged_ags", r->damaged_ags);
+	if (c->judged)
+		cmd_verdict_json(&j, &c->v);
+	else
+		json_null(&j, "verdict");
 	json_obj_end(&j);
 	json_end(&j);
+}
+
+/*
+ * The verdict: is a run worth it?  The plan run would make (its default
+ * options, in the walk order asked for), judged (cmd/verdict.h).
+ */
+static int judge_fs(struct rctx *c, bool probe, struct err *e)
+{
+	struct plan_opts po = { 0 };
+	struct plan p;
+	struct err re = { 0 };
+	int ret;
+
+	po.order = c->order;
+	po.renumber = PR_AUTO;
+	ret = plan_build(c->m, &po, &p, e);
+	if (ret)
+		return ret;
+	ret = cmd_verdict(c->fs, &p, probe, 0,
+			  refuse_write(c->fs, &re) ? re.msg : NULL, &c->v, e);
+	plan_free(&p);
+	c->judged = !ret;
+	return ret;
 }
 
 int cmd_report(int argc, char **argv)
@@ -474,6 +510,8 @@ int cmd_report(int argc, char **argv)
 		{ "html", required_argument, NULL, 'H' },
 		{ "top", required_argument, NULL, 'T' },
 		{ "order", required_argument, NULL, 'O' },
+		{ "no-verdict", no_argument, NULL, 'V' },
+		{ "no-probe", no_argument, NULL, 'N' },
 		CMD_SCAN_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -481,7 +519,7 @@ int cmd_report(int argc, char **argv)
 	struct scan_opts so = { 0 };
 	struct rctx c = { 0 };
 	struct err e = { 0 };
-	bool json = false;
+	bool json = false, judge = true, probe = true;
 	const char *html = NULL;
 	struct cmd_scan sc = { 0 };
 	long agsel = -1, top = 10;
@@ -507,6 +545,8 @@ int cmd_report(int argc, char **argv)
 			if (walk_order_parse(optarg, &c.order))
 				return cmd_usage("report");
 			break;
+		case 'V': judge = false; break;
+		case 'N': probe = false; break;
 		case 'h':
 			cmd_usage("report");
 			return EXIT_OK;
@@ -573,6 +613,14 @@ int cmd_report(int argc, char **argv)
 				an.ms[0], an.ms[1], an.ms[2]);
 	}
 	phase("analyse");
+	if (judge && !c.r.damaged_ags && status == EXIT_OK) {
+		ret = judge_fs(&c, probe, &e);
+		phase("verdict");
+		if (ret) {
+			status = cmd_fail(&e);
+			goto out;
+		}
+	}
 	if (html) {
 		struct html_input hi = { .image = c.image, .fs = c.fs,
 					 .m = c.m, .r = &c.r, .rb = &c.rb,

@@ -131,8 +131,22 @@ struct rbctx {
 	size_t nev, cap_ev;
 	uint64_t *ag_first;	/* per AG: first data access (UINT64_MAX: none) */
 	struct rb_fig fig;
+	const struct rb_trace *trace;	/* one segment only (NULL: none) */
+	uint32_t cur;		/* the walk's dense number being read */
 	int err;
 };
+
+/* One access costed now, and passed to the trace if there is one. */
+static void cost(struct rbctx *c, uint64_t off, uint64_t len, bool cluster)
+{
+	double h = c->acc.f->hdd_seconds;
+	uint64_t r = c->acc.f->requests;
+
+	rb_acc_read(&c->acc, off, len);
+	if (c->trace && len)
+		c->trace->fn(c->trace->priv, c->cur, cluster,
+			     c->acc.f->hdd_seconds - h, c->acc.f->requests - r);
+}
 
 static size_t nchunks(const struct rbctx *c, uint32_t agno)
 {
@@ -153,14 +167,15 @@ static inline int record(struct rbctx *c, uint64_t v)
 }
 
 /* An access of len bytes at off: costed now (the first segment) or recorded. */
-static inline int access(struct rbctx *c, uint64_t off, uint64_t len)
+static inline int access(struct rbctx *c, uint64_t off, uint64_t len,
+			 bool cluster)
 {
 	unsigned bl = c->g->blocklog;
 	uint64_t blk = off >> bl, n = len >> bl;
 	int ret;
 
 	if (!c->rec) {
-		rb_acc_read(&c->acc, off, len);
+		cost(c, off, len, cluster);
 		return 0;
 	}
 	if (!len)
@@ -239,7 +254,7 @@ static int read_inode(struct rbctx *c, const struct m_ino *mi)
 		/* in no chunk the scan saw: count its block, every time */
 		c->acc.f->clusters++;
 		return access(c, od_agb_lin(g, agno, agbno) << g->blocklog,
-			      g->blocksize);
+			      g->blocksize, true);
 	}
 	cb = od_agino_agbno(g, chunk_start(c, agno, lo - 1));
 	ci = (agbno - cb) / bpc;
@@ -266,7 +281,7 @@ static int read_inode(struct rbctx *c, const struct m_ino *mi)
 		return record(c, RB_EV_CLUSTER | bit);
 	off = od_agb_lin(g, agno, cb + ci * bpc) << g->blocklog;
 	c->acc.f->clusters++;
-	rb_acc_read(&c->acc, off, (uint64_t)bpc << g->blocklog);
+	cost(c, off, (uint64_t)bpc << g->blocklog, true);
 	return 0;
 }
 
@@ -289,7 +304,7 @@ static inline int read_rec(struct rbctx *c, const struct m_ino *mi,
 		c->ag_end[agno] = off + len;
 	}
 	c->acc.f->data_bytes += len;
-	return access(c, off, len);
+	return access(c, off, len, false);
 }
 
 static int read_data(struct rbctx *c, const struct m_ag *ag,
@@ -384,6 +399,7 @@ static void run_segment(struct rbctx *c)
 			f->dirs++;
 		else
 			f->files++;
+		c->cur = d;
 		ret = read_inode(c, mi);
 		if (!ret && (dir || !(mi->flags & MI_REALTIME)))
 			ret = read_data(c, ag, mi);
@@ -455,9 +471,27 @@ int readback_model_layout(const struct walk *w, rb_fork_fn fork, void *priv,
 	return readback_model_segs(w, fork, priv, lay, nseg, f, e);
 }
 
+static int model_segs(const struct walk *w, rb_fork_fn fork, void *priv,
+		      const struct rb_layout *lay, const struct rb_trace *t,
+		      unsigned nseg, struct rb_fig *f, struct err *e);
+
 int readback_model_segs(const struct walk *w, rb_fork_fn fork, void *priv,
 			const struct rb_layout *lay, unsigned nseg,
 			struct rb_fig *f, struct err *e)
+{
+	return model_segs(w, fork, priv, lay, NULL, nseg, f, e);
+}
+
+int readback_model_trace(const struct walk *w, rb_fork_fn fork, void *priv,
+			 const struct rb_layout *lay, const struct rb_trace *t,
+			 struct rb_fig *f, struct err *e)
+{
+	return model_segs(w, fork, priv, lay, t, 1, f, e);
+}
+
+static int model_segs(const struct walk *w, rb_fork_fn fork, void *priv,
+		      const struct rb_layout *lay, const struct rb_trace *t,
+		      unsigned nseg, struct rb_fig *f, struct err *e)
 {
 	const struct model *m = w->m;
 	struct rbctx *c;
@@ -542,6 +576,7 @@ int readback_model_segs(const struct walk *w, rb_fork_fn fork, void *priv,
 		cs->lo = w->nreached * s / nseg;
 		cs->hi = w->nreached * (s + 1) / nseg;
 		cs->rec = s > 0;
+		cs->trace = t;
 		rb_acc_init(&cs->acc, s ? &cs->fig : f);
 		cs->cseen = calloc(nbits / 64 + 1, sizeof(*cs->cseen));
 		cs->ag_end = calloc(m->agcount + 1, sizeof(*cs->ag_end));
