@@ -399,7 +399,7 @@ static void run_segment(struct rbctx *c)
 			f->dirs++;
 		else
 			f->files++;
-		c->cur = d;
+		c->cur = w->seq[i];
 		ret = read_inode(c, mi);
 		if (!ret && (dir || !(mi->flags & MI_REALTIME)))
 			ret = read_data(c, ag, mi);
