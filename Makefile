@@ -183,11 +183,13 @@ tsan: $(TS)/xfsdefrag
 # Long campaigns go in scripts of their own, each a line here (hours;
 # tests/long-*.sh say what they measure): power cuts, the pre-check's
 # catch rate over fuzzed fixtures, and every read command of the
-# sanitizer build over damaged images.  Figures land in build/long.
+# sanitizer build over damaged images, the undo of runs in passes
+# damaged, killed and cut by power.  Figures land in build/long.
 check-long: tsan
 	$(Q)$(CHECK_MAKE) $(CHECK_BUILD)
 	$(RUN_TESTS) --long $(T)
 	tests/powercut-long.sh ./xfsdefrag
+	tests/long-undochain.sh ./xfsdefrag
 	tests/long-precheck.sh ./xfsdefrag
 	tests/long-corrupt.sh $(A)/xfsdefrag
 

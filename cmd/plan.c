@@ -9,6 +9,7 @@
 #include "cmd/json.h"
 #include "cmd/planlim.h"
 #include "cmd/rbfmt.h"
+#include "cmd/verdict.h"
 #include "core/model/model_paths.h"
 #include "core/relocate/plan.h"
 #include "core/relocate/refuse.h"
@@ -32,11 +33,55 @@ struct pctx {
 	struct err refuse_err;
 	struct cmd_limits lim;
 	char **inway_paths;
+	struct verdict v;
 };
 
 static double pct(uint64_t a, uint64_t b)
 {
 	return b ? (double)a * 100.0 / (double)b : 0.0;
+}
+
+/* What a write budget chose, and what the rest of the plan would gain. */
+static void budget_text(const struct plan *p, uint64_t bs)
+{
+	if (!p->cut) {
+		printf("within --max-write %.1f MiB: the whole plan fits\n",
+		       (double)p->max_write / 1048576.0);
+		return;
+	}
+	printf("within --max-write %.1f MiB: the moves that gain most per "
+	       "byte copied, %.1f of the whole plan's %.1f MiB; the rest "
+	       "would take the read-back from %.2f s to %.2f s on an HDD and "
+	       "from %llu to %llu SSD requests\n",
+	       (double)p->max_write / 1048576.0,
+	       (double)(p->copied_blocks * bs) / 1048576.0,
+	       (double)(p->whole_copied * bs) / 1048576.0,
+	       p->rb_after.hdd_seconds, p->rb_whole.hdd_seconds,
+	       (unsigned long long)p->rb_after.requests,
+	       (unsigned long long)p->rb_whole.requests);
+}
+
+static void budget_json(struct json *j, const struct plan *p, uint64_t bs)
+{
+	if (!p->max_write) {
+		json_null(j, "budget");
+		return;
+	}
+	json_obj_begin(j, "budget");
+	json_u64(j, "max_write_bytes", p->max_write);
+	json_bool(j, "cut", p->cut);
+	json_u64(j, "copied_bytes", p->copied_blocks * bs);
+	json_u64(j, "whole_copied_bytes", p->whole_copied * bs);
+	json_obj_begin(j, "rest");
+	json_u64(j, "copied_bytes", (p->whole_copied - p->copied_blocks) * bs);
+	json_f2(j, "hdd_ms_after", p->rb_whole.hdd_seconds * 1e3);
+	json_u64(j, "ssd_requests_after", p->rb_whole.requests);
+	json_f2(j, "hdd_ms_gain", (p->rb_after.hdd_seconds -
+				   p->rb_whole.hdd_seconds) * 1e3);
+	json_i64(j, "ssd_requests_gain", (int64_t)p->rb_after.requests -
+		 (int64_t)p->rb_whole.requests);
+	json_obj_end(j);
+	json_obj_end(j);
 }
 
 static void print_text(const struct pctx *c)
@@ -58,6 +103,8 @@ static void print_text(const struct pctx *c)
 	printf("would rewrite %zu forks; the undo file would hold about "
 	       "%.1f MiB of original data plus metadata\n", p->npf,
 	       (double)p->undo_estimate / 1048576.0);
+	if (p->max_write)
+		budget_text(p, bs);
 	if (p->nino || p->nich) {
 		size_t na = 0;
 
@@ -121,6 +168,8 @@ static void print_text(const struct pctx *c)
 		cmd_put_escaped(stdout, c->refusal);
 		printf("\n");
 	}
+	printf("\n");
+	cmd_verdict_text(&c->v);
 }
 
 static void print_json(const struct pctx *c)
@@ -199,6 +248,8 @@ static void print_json(const struct pctx *c)
 	}
 	json_arr_end(&j);
 	planlim_json(&j, p, &c->lim, c->inway_paths, c->fs->geo.blocksize);
+	budget_json(&j, p, c->fs->geo.blocksize);
+	cmd_verdict_json(&j, &c->v);
 	json_str(&j, "refusal", c->refusal);
 	json_obj_end(&j);
 	json_end(&j);
@@ -206,6 +257,7 @@ static void print_json(const struct pctx *c)
 
 struct plan_args {
 	bool json;
+	bool no_probe;
 	const char *html;
 	uint32_t top;
 	struct plan_opts po;
@@ -266,6 +318,11 @@ static int plan(struct cmd_call *cc)
 		free(inos);
 	}
 	c.inway_paths = planlim_paths(&c.p);
+	if (cmd_verdict(c.fs, &c.p, !a->no_probe, c.lim.max_rate, c.refusal,
+			&c.v, &e)) {
+		status = cmd_fail(cc, &e);
+		goto out;
+	}
 	if (html) {
 		struct html_input hi = { .image = c.image, .fs = c.fs,
 					 .m = c.m, .r = &c.before, .p = &c.p,
@@ -317,6 +374,11 @@ static const struct opt opts[] = {
 	CMD_SCAN_OPTS(P, sc),
 	CMD_PLAN_OPTS(P, po),
 	CMD_LIMIT_OPTS(P, lim),
+	{ .name = "max-write", .kind = OPT_CALL, .arg = "SIZE",
+	  .call = cmd_size_opt, OPT_AT(P, po.max_write),
+	  .help = "copy at most SIZE bytes (K, M, G, T suffixes): the moves "
+		  "that gain most per byte first", .dflt = "no limit" },
+	CMD_NO_PROBE_OPT(P, no_probe),
 	OPT_END,
 };
 #undef P

@@ -10,10 +10,13 @@
 #include "cmd/html.h"
 #include "cmd/json.h"
 #include "cmd/rbfmt.h"
+#include "cmd/verdict.h"
 #include "core/base/par.h"
 #include "core/model/frag.h"
 #include "core/model/report.h"
 #include "core/model/scan.h"
+#include "core/relocate/plan.h"
+#include "core/relocate/refuse.h"
 
 #include <stddef.h>
 #include <time.h>
@@ -30,6 +33,8 @@ struct rctx {
 	struct rb_fig rb;
 	enum walk_order order;
 	bool tty;
+	bool judged;		/* v holds the verdict */
+	struct verdict v;
 };
 
 static void progress(void *priv, const struct scan_progress *p)
@@ -296,6 +301,10 @@ static void print_text(struct rctx *c)
 		       (unsigned long long)g->median_dist,
 		       pctof(g->order_rising, g->order_pairs));
 	}
+	if (c->judged) {
+		printf("\n");
+		cmd_verdict_text(&c->v);
+	}
 	if (r->damaged_ags) {
 		printf("\n== Damage\n");
 		for (a = 0; a < r->nag; a++) {
@@ -465,8 +474,35 @@ static void print_json(struct rctx *c)
 	}
 	json_arr_end(&j);
 	json_u64(&j, "damaged_ags", r->damaged_ags);
+	if (c->judged)
+		cmd_verdict_json(&j, &c->v);
+	else
+		json_null(&j, "verdict");
 	json_obj_end(&j);
 	json_end(&j);
+}
+
+/*
+ * The verdict: is a run worth it?  The plan run would make (its default
+ * options, in the walk order asked for), judged (cmd/verdict.h).
+ */
+static int judge_fs(struct rctx *c, bool probe, struct err *e)
+{
+	struct plan_opts po = { 0 };
+	struct plan p;
+	struct err re = { 0 };
+	int ret;
+
+	po.order = c->order;
+	po.renumber = PR_AUTO;
+	ret = plan_build(c->m, &po, &p, e);
+	if (ret)
+		return ret;
+	ret = cmd_verdict(c->fs, &p, probe, 0,
+			  refuse_write(c->fs, &re) ? re.msg : NULL, &c->v, e);
+	plan_free(&p);
+	c->judged = !ret;
+	return ret;
 }
 
 struct report_args {
@@ -475,6 +511,7 @@ struct report_args {
 	uint32_t ag;		/* UINT32_MAX: every AG */
 	uint32_t top;
 	int order;		/* enum walk_order */
+	bool no_verdict, no_probe;
 	struct cmd_scan sc;
 };
 
@@ -549,6 +586,14 @@ static int report(struct cmd_call *cc)
 		}
 	}
 	phase(&ph, "analyse");
+	if (!a->no_verdict && !c.r.damaged_ags && status == EXIT_OK) {
+		ret = judge_fs(&c, !a->no_probe, &e);
+		phase(&ph, "verdict");
+		if (ret) {
+			status = cmd_fail(cc, &e);
+			goto out;
+		}
+	}
 	if (a->html) {
 		struct html_input hi = { .image = c.image, .fs = c.fs,
 					 .m = c.m, .r = &c.r, .rb = &c.rb,
@@ -597,6 +642,9 @@ static const struct opt opts[] = {
 	CMD_SCAN_OPTS(R, sc),
 	CMD_ORDER_OPT(R, order, "the reader whose read-back cost is "
 		      "reported"),
+	{ .name = "no-verdict", .kind = OPT_FLAG, OPT_AT(R, no_verdict),
+	  .help = "do not plan a run to say whether it is worth it" },
+	CMD_NO_PROBE_OPT(R, no_probe),
 	OPT_END,
 };
 #undef R

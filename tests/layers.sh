@@ -77,4 +77,65 @@ done < <([ ${#files[@]} -eq 0 ] || awk '
 		s = $0; sub(/^[^"]*"/, "", s); sub(/".*/, "", s)
 		print FILENAME "\t" s }' "${files[@]}")
 [ "$n" -gt 0 ] || { echo "layers.sh: no includes found under $top"; exit 2; }
+
+# ondisk/ owns every field offset: outside it, no byte-order access
+# (od_get_be32, be32toh, bswap_32, ntohl, ...) and no literal offset of 2
+# or more into a byte buffer (raw[82], buf + 108, rec + 16 * i): name the
+# field with an ondisk accessor or constant.  Byte buffers are the names
+# declared uint8_t or unsigned char, pointer or array, in the function
+# (a line starting with "}" ends one); comments and strings are left out.
+# [0], [1] and + 1 stay allowed (the first bytes of a name).
+if [ ${#files[@]} -gt 0 ]; then
+	mapfile -t outside < <(printf '%s\n' "${files[@]}" | grep -v '^ondisk/')
+	[ ${#outside[@]} -eq 0 ] || awk '
+	FNR == 1 { split("", bytes); incomment = 0 }
+	{
+		line = $0; s = ""
+		while (line != "") {
+			if (incomment) {
+				i = index(line, "*/")
+				if (!i)
+					break
+				line = substr(line, i + 2); incomment = 0
+				continue
+			}
+			i = index(line, "/*")
+			if (!i) {
+				s = s line
+				break
+			}
+			s = s substr(line, 1, i - 1) " "
+			line = substr(line, i + 2); incomment = 1
+		}
+		sub(/\/\/.*/, "", s)
+		gsub(/"([^"\\]|\\.)*"/, "\"\"", s)
+		gsub(/\047([^\047\\]|\\.)*\047/, "0", s)
+		if (s ~ /^}/)
+			split("", bytes)
+		# byte buffers declared here (not arrays of pointers)
+		t = s
+		while (match(t, /(uint8_t|unsigned char)[ \t]+(const[ \t]+)?\*?[ \t]*(const[ \t]+)?[A-Za-z_][A-Za-z_0-9]*[ \t]*\[?/)) {
+			d = substr(t, RSTART, RLENGTH); t = substr(t, RSTART + RLENGTH)
+			if (d ~ /\*.*\[$/)
+				continue
+			sub(/[ \t]*\[?$/, "", d); sub(/.*[* \t]/, "", d)
+			bytes[d] = 1
+		}
+		if (s ~ /(^|[^A-Za-z_0-9])(od_(get|put)_(be|le)(16|32|64)|(be|le)(16|32|64)toh|hto(be|le)(16|32|64)|bswap_(16|32|64)|__builtin_bswap(16|32|64)|ntoh[sl]|hton[sl])[ \t]*\(/) {
+			print FILENAME ":" FNR ": a byte-order access outside ondisk/: " $0
+			bad = 1
+			next
+		}
+		# array declarations are no accesses
+		gsub(/(uint8_t|unsigned char|\*)[ \t]*[A-Za-z_][A-Za-z_0-9]*[ \t]*\[[^]]*\][ \t]*[;,=)]/, "", s)
+		for (b in bytes)
+			if (s ~ ("(^|[^A-Za-z_0-9.>])" b "[ \t]*\\[[ \t]*([2-9]|[1-9][0-9])") ||
+			    s ~ ("(^|[^A-Za-z_0-9.>])" b "[ \t]*\\+[ \t]*([2-9]|[1-9][0-9])")) {
+				print FILENAME ":" FNR ": a literal offset into " b " outside ondisk/: " $0
+				bad = 1
+				break
+			}
+	}
+	END { exit bad }' "${outside[@]}" || bad=1
+fi
 exit $bad

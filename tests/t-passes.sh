@@ -153,6 +153,14 @@ maxtime() {
 	else
 		t_fail "maxtime: a plan afterwards still moves blocks"
 	fi
+	local h
+	h=$(t_imgsum "$w")
+	"$bin" run --max-time 0.001 --undo "$T_TMP/mt.last.undo" "$w" > "$T_TMP/mt.last" 2>&1
+	if [ "$h" = "$(t_imgsum "$w")" ] && grep -q '^nothing to move' "$T_TMP/mt.last"; then
+		t_ok "maxtime: a further run writes nothing"
+	else
+		t_fail "maxtime: a further run changed the image: $(head -n 1 "$T_TMP/mt.last")"
+	fi
 }
 
 passes() {

@@ -283,8 +283,16 @@ static int fill(struct scribble *s, struct undo *u, const struct step *st,
 		return err_set(e, ret, "superblock: read failed: %s",
 			       strerror(-ret));
 	undo_sb_mark(u, buf, ss, true);
-	if (!od_sb_is_v5(&s->fs->sb))
-		memcpy(buf + 108, "scribbled\0\0\0", 12);
+	if (!od_sb_is_v5(&s->fs->sb)) {
+		struct od_sb sb;
+
+		/* v4 has no NEEDSREPAIR to set: a new label changes it */
+		if (od_sb_decode(buf, ss, &sb) == OD_OK) {
+			memset(sb.fname, 0, sizeof(sb.fname));
+			memcpy(sb.fname, "scribbled", 9);
+			od_sb_encode(&sb, buf, ss);
+		}
+	}
 	return 0;
 }
 
