@@ -117,7 +117,7 @@ int cmd_size_opt(void *dst, const char *val, char *why, size_t len)
 {
 	if (cmd_parse_size(val, dst) == 0)
 		return 0;
-	snprintf(why, len, "--max-write: '%s' is not a size (bytes, or a "
-		 "number with K, M, G or T)", val);
+	snprintf(why, len, "--max-write: '%s' is not a size (bytes from 1, "
+		 "or a whole number with K, M, G or T)", val);
 	return -1;
 }

@@ -89,7 +89,7 @@ bad_json() {
 # check: the first four of each; check-long: all)
 SAMPLE=1000
 [ -n "${XFSDEFRAG_ASAN:-}" ] && [ -z "${XFSDEFRAG_TEST_LONG:-}" ] && SAMPLE=4
-values() {	# KIND MIN MAX CHOICES
+values() {	# KIND MIN MAX CHOICES ARG
 	case $1 in
 	uint)
 		printf '%s\n' "" "-1" "x" "1x" " 1" "+1" "0x10" "1.5" "1e3" \
@@ -106,7 +106,13 @@ values() {	# KIND MIN MAX CHOICES
 		;;
 	string) printf '%s\n' "" ;;
 	value)
-		printf '%s\n' "" "-1" "x" "1," ",1" "1,,2" "4294967295" "99999999999"
+		if [ "$5" = SIZE ]; then	# bytes, or with K, M, G or T
+			printf '%s\n' "" "-1" "x" "0" "0K" "1X" "1.5G" "1KB2" \
+				"99999999999T" "99999999999999999999"
+		else
+			printf '%s\n' "" "-1" "x" "1," ",1" "1,,2" "4294967295" \
+				"99999999999"
+		fi
 		;;
 	esac
 }
@@ -145,7 +151,7 @@ while read -r cmd; do
 			if grep -q '^--json ' "$T/opts"; then
 				bad_json "$cmd ${sp[-1]} '$v'" "$cmd" "${sp[-1]}" "$v"
 			fi
-		done < <(values "$kind" "$lo" "$hi" "$choices" | head -n "$SAMPLE")
+		done < <(values "$kind" "$lo" "$hi" "$choices" "$arg" | head -n "$SAMPLE")
 		# a value missing at the end
 		NOOPS=1 WANT="${sp[-1]} needs a value" bad "$cmd ${sp[-1]} without its value" "$cmd" "${sp[-1]}"
 	done < "$T/opts"
