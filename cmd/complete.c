@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * xfsdefrag complete IMAGE PREFIX: the shell completion helper (hidden).
+ * xfsdefrag complete [--partition N] IMAGE PREFIX: the shell completion
+ * helper (hidden).
+ * complete --commands, --options COMMAND and --operands COMMAND print
+ * the command list and a command's option table (opt_dump) and operands
+ * for the completion script and the tests.
  * Lists the entries of the directory PREFIX names up to its last '/'
  * whose names begin with the rest, each as PREFIX's directory part plus
  * the name, a '/' after directories, and a NUL after each: names may
@@ -56,58 +60,109 @@ static int entry(void *priv, const uint8_t *name, size_t namelen,
 	return 0;
 }
 
-int cmd_complete(int argc, char **argv)
+/* complete --commands | --options CMD | --operands CMD */
+static int tables(struct cmd_call *c)
 {
-	struct cctx c = { 0 };
+	const char *mode = c->ops[0];
+	const struct cmd *cmd;
+
+	if (strcmp(mode, "--commands") == 0 && c->nops == 1) {
+		const struct cmd *const *p;
+
+		for (p = cmd_product(); *p; p++)
+			if ((*p)->summary)
+				printf("%s\n", (*p)->name);
+		for (p = c->extra; p && *p; p++)
+			if ((*p)->summary)
+				printf("%s\n", (*p)->name);
+		return EXIT_OK;
+	}
+	if (c->nops != 2 || (strcmp(mode, "--options") &&
+			     strcmp(mode, "--operands")))
+		return cmd_usagef(c, "complete: usage: complete [--partition "
+				  "N] IMAGE PREFIX | --commands | --options "
+				  "COMMAND | --operands COMMAND");
+	cmd = cmd_find(c->ops[1], c->extra);
+	if (!cmd)
+		return cmd_usagef(c, "complete: unknown command '%s'",
+				  c->ops[1]);
+	if (strcmp(mode, "--operands") == 0)
+		printf("%s\n", cmd->operands);
+	else if (cmd->opts)
+		opt_dump(stdout, cmd->opts);
+	return EXIT_OK;
+}
+
+struct complete_args {
+	unsigned partition;
+};
+
+/* Its one option, parsed here: the table modes are operands. */
+static const struct opt opts[] = {
+	CMD_PART_OPT(struct complete_args, partition),
+	OPT_END,
+};
+
+static int complete(struct cmd_call *c)
+{
+	struct complete_args a = { 0 };
+	struct cctx cc = { 0 };
 	struct err e = { 0 };
 	struct dir d;
 	const char *prefix, *slash;
 	char *dirpath = NULL;
+	char **ops = c->ops, why[256];
 	uint64_t ino;
-	unsigned fsflags = 0;
-	int ret, status = EXIT_OK;
+	int ret, first, nops = c->nops, status = EXIT_OK;
 
-	if (argc == 2 && strcmp(argv[1], "--help") == 0) {
-		cmd_usage("complete");
-		return EXIT_OK;
+	if (nops >= 1 && strncmp(ops[0], "--partition", 11) == 0) {
+		if (opt_parse(opts, c->argc, c->argv, &a, &first, why,
+			      sizeof(why)))
+			return cmd_usagef(c, "%s", why);
+		ops = c->argv + first;
+		nops = c->argc - first;
+	} else if (nops >= 1 && ops[0][0] == '-') {
+		return tables(c);
 	}
-	/* complete --partition N IMAGE PREFIX */
-	if (argc == 5 && cmd_part_opt(&fsflags, strcmp(argv[1], "--partition") ?
-				      0 : CMD_OPT_PARTITION, argv[2]) == 1) {
-		argc -= 2;
-		argv += 2;
-	}
-	if (argc != 3)
-		return cmd_usage("complete");
-	prefix = argv[2];
+	if (nops != 2)
+		return cmd_usagef(c, "complete: usage: complete [--partition "
+				  "N] IMAGE PREFIX | --commands | --options "
+				  "COMMAND | --operands COMMAND");
+	prefix = ops[1];
 	slash = strrchr(prefix, '/');
-	c.dir = prefix;
-	c.dirlen = slash ? (size_t)(slash - prefix) + 1 : 0;
-	c.base = prefix + c.dirlen;
-	c.baselen = strlen(c.base);
-	dirpath = strndup(prefix, c.dirlen);
+	cc.dir = prefix;
+	cc.dirlen = slash ? (size_t)(slash - prefix) + 1 : 0;
+	cc.base = prefix + cc.dirlen;
+	cc.baselen = strlen(cc.base);
+	dirpath = strndup(prefix, cc.dirlen);
 	if (!dirpath)
 		return EXIT_ERROR;
 	/* quietly: no mount or log warnings under the prompt */
-	if (fs_open(argv[1], fsflags, &c.fs, &e)) {
-		status = cmd_fail(&e);
+	if (fs_open(ops[0], FS_PART(a.partition), &cc.fs, &e)) {
+		status = cmd_fail(c, &e);
 		goto out;
 	}
-	ret = path_resolve(c.fs, c.dirlen ? dirpath : "/", true, &ino, NULL,
+	ret = path_resolve(cc.fs, cc.dirlen ? dirpath : "/", true, &ino, NULL,
 			   &e);
 	if (!ret)
-		ret = dir_open(c.fs, ino, &d, &e);
+		ret = dir_open(cc.fs, ino, &d, &e);
 	if (ret) {
 		/* a directory that is not there completes to nothing */
 		status = ret == -ENOENT || ret == -ENOTDIR ? EXIT_OK :
-							     cmd_fail(&e);
+							     cmd_fail(c, &e);
 		goto out;
 	}
-	if (dir_iterate(&d, entry, &c, &e))
-		status = cmd_fail(&e);
+	if (dir_iterate(&d, entry, &cc, &e))
+		status = cmd_fail(c, &e);
 	dir_close(&d);
 out:
-	fs_close(c.fs);
+	fs_close(cc.fs);
 	free(dirpath);
 	return status;
 }
+
+/* Hidden: the shell completion's helper (xfsdefrag(8), SHELL COMPLETION). */
+const struct cmd cmd_complete = {
+	.name = "complete", .fn = complete,
+	.operands = "IMAGE PREFIX", .min_ops = 1, .max_ops = 2,
+};

@@ -7,7 +7,6 @@
  */
 #include "cmd/cmd.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <uuid/uuid.h>
@@ -90,37 +89,23 @@ static const char *version_name(uint32_t bit)
 	return od_sb_version_name((uint16_t)bit);
 }
 
-int cmd_info(int argc, char **argv)
+struct info_args {
+	unsigned partition;
+};
+
+static int info(struct cmd_call *c)
 {
+	const struct info_args *a = c->args;
 	const char *state[] = { "clean", "dirty", "external (not checked)",
 				"unknown" };
-	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		CMD_PART_LONGOPT,
-		{ NULL, 0, NULL, 0 },
-	};
+	const char *image = c->ops[0];
 	struct err e = { 0 };
 	struct fs *fs = NULL;
-	unsigned fsflags = 0;
 	char uuid[37];
-	int ret, opt;
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
-		if (opt == 'h') {
-			cmd_usage("info");
-			return EXIT_OK;
-		}
-		if (cmd_part_opt(&fsflags, opt, optarg) <= 0)
-			return cmd_usage("info");
-	}
-	if (argc - optind != 1)
-		return cmd_usage("info");
-	ret = cmd_open_ro(argv[optind], fsflags, &fs, &e);
-	if (ret)
-		return cmd_fail(&e);
-
-	print_geometry(fs, argv[optind]);
+	if (cmd_open_ro(image, FS_PART(a->partition), &fs, &e))
+		return cmd_fail(c, &e);
+	print_geometry(fs, image);
 	uuid_unparse(fs->sb.uuid, uuid);
 	printf("uuid     =%s\n", uuid);
 	printf("label    =\"");
@@ -149,3 +134,15 @@ int cmd_info(int argc, char **argv)
 	fs_close(fs);
 	return EXIT_OK;
 }
+
+static const struct opt opts[] = {
+	CMD_PART_OPT(struct info_args, partition),
+	OPT_END,
+};
+
+const struct cmd cmd_info = {
+	.name = "info", .fn = info,
+	.summary = "show geometry and features (like xfs_info)",
+	.operands = "IMAGE", .min_ops = 1, .max_ops = 1, .opts = opts,
+	.args_size = sizeof(struct info_args),
+};

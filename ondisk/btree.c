@@ -34,6 +34,31 @@ const struct od_bt_ops *od_bt_ops(enum od_bt_type t)
 	return &bt_ops[t];
 }
 
+enum od_err od_broot_decode(enum od_bt_type t, const uint8_t *fork,
+			    size_t len, struct od_broot *root)
+{
+	const struct od_bt_ops *ops = od_bt_ops(t);
+
+	memset(root, 0, sizeof(*root));
+	if (len < OD_BROOT_HDR_LEN)
+		return OD_ESHORT;
+	root->level = od_get_be16(fork);
+	root->numrecs = od_get_be16(fork + 2);
+	root->key_len = ops->key_len;
+	root->maxrecs = (uint32_t)((len - OD_BROOT_HDR_LEN) /
+				   (root->level ? ops->key_len + ops->ptr_len :
+				    ops->rec_len));
+	return OD_OK;
+}
+
+uint64_t od_broot_ptr(const uint8_t *fork, const struct od_broot *root,
+		      uint32_t i)
+{
+	return od_get_be64(fork + OD_BROOT_HDR_LEN +
+			   (size_t)root->maxrecs * root->key_len +
+			   (size_t)i * 8);
+}
+
 uint32_t od_bt_maxrecs(const struct od_bt_ops *ops, uint32_t hdr_len,
 		       size_t len, bool leaf)
 {

@@ -6,6 +6,11 @@
 
 #include <string.h>
 
+uint16_t od_da_magic(const uint8_t *buf)
+{
+	return od_get_be16(buf + 8);	/* xfs_da_blkinfo.magic */
+}
+
 enum od_err od_da_blkinfo(const uint8_t *buf, size_t len,
 			  const struct od_geo *g, struct od_da_blkinfo *bi,
 			  const char **field)

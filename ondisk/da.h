@@ -68,4 +68,10 @@ void od_da_node_set_hash(uint8_t *buf, const struct od_da_node *node,
 /* Is this the node magic for the fs version? */
 bool od_da_is_node(const struct od_geo *g, uint16_t magic);
 
+/*
+ * The magic of the dabtree block at buf (at least OD_DA_BLKINFO_LEN
+ * bytes), unverified: which decoder to try on a block already read.
+ */
+uint16_t od_da_magic(const uint8_t *buf);
+
 #endif

@@ -21,6 +21,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 bin=$(t_bin "${1:-}")
+tbin=$(t_testbin "$bin")	# the test aids (tests/aids)
 [ $# -gt 0 ] && shift
 t_tmpdir
 MNT=$T_TMP/mnt
@@ -133,7 +134,7 @@ run_undo() {
 		fi
 	fi
 	if "$bin" undo "$T_TMP/w.undo" "$w" > "$T_TMP/undo.out" 2>&1 &&
-	   "$bin" debug-compare "$img" "$w" > "$T_TMP/cmp.out" 2>&1; then
+	   "$tbin" debug-compare "$img" "$w" > "$T_TMP/cmp.out" 2>&1; then
 		t_ok "$name: undo: $(cat "$T_TMP/cmp.out")"
 	else
 		t_fail "$name: undo: $(cat "$T_TMP/undo.out" "$T_TMP/cmp.out" | head -n 2 | tr '\n' ' ')"

@@ -21,6 +21,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+tbin=$(t_testbin "$bin")	# the test aids (tests/aids)
 fx=$here/fixtures/aged
 t_tmpdir
 
@@ -105,7 +106,7 @@ for case in "gpt 1" "dos 2"; do
 	expect_named "$disk" "$label" "$xp" check "$disk"
 	expect_named "$disk" "$label" "$xp" plan "$disk"
 	expect_named "$disk" "$label" "$xp" run --undo "$T_TMP/u.undo" "$disk"
-	[ ! -e "$T_TMP/u.undo" ] && "$bin" debug-scribble --compare \
+	[ ! -e "$T_TMP/u.undo" ] && "$tbin" debug-scribble --compare \
 		"$disk.orig" "$disk" > /dev/null 2>&1 &&
 		t_ok "$label: run on the whole disk wrote nothing" ||
 		t_fail "$label: run on the whole disk wrote something"
@@ -195,7 +196,7 @@ for label in gpt dos; do
 	fi
 	if "$bin" undo --partition 2 "$T_TMP/p.undo" "$disk" > "$T_TMP/undo" 2>&1; then
 		extract "$disk" "$off" "$fsbytes" "$T_TMP/part.img"
-		"$bin" debug-compare "$fsimg" "$T_TMP/part.img" > "$T_TMP/cmp" 2>&1 &&
+		"$tbin" debug-compare "$fsimg" "$T_TMP/part.img" > "$T_TMP/cmp" 2>&1 &&
 			t_ok "$what: undo --partition 2 gives every block in use back" ||
 			t_fail "$what: after undo: $(head -n 2 "$T_TMP/cmp")"
 	else
@@ -337,7 +338,7 @@ if t_can_mount && command -v losetup > /dev/null; then
 			t_ok "runs through $p2 left the other partitions byte for byte (sha256)" ||
 			t_fail "runs through $p2 wrote outside partition 2"
 		extract "$disk" "$off" "$fsbytes" "$T_TMP/part.img"
-		"$bin" debug-compare "$fsimg" "$T_TMP/part.img" > "$T_TMP/cmp" 2>&1 &&
+		"$tbin" debug-compare "$fsimg" "$T_TMP/part.img" > "$T_TMP/cmp" 2>&1 &&
 			t_ok "after run and undo on $p2: every block in use as before" ||
 			t_fail "after run and undo on $p2: $(head -n 2 "$T_TMP/cmp")"
 	elif [ -n "$loop" ]; then

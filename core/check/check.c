@@ -75,6 +75,7 @@ static void teardown(struct check_ctx *c)
 			bigmem_free(ca->dent, ca->cap_dent,
 				    sizeof(*ca->dent));
 			check_pptr_free(ca);
+			inoidx_ag_free(&ca->idx);
 		}
 		free(c->cag);
 	}

@@ -151,6 +151,7 @@ static int fork_meta_btree(struct fork_ctx *c, const uint8_t *fork,
 	const struct od_bt_ops *ops = od_bt_ops(t);
 	uint64_t ptrs[256];
 	struct btwalk w = { 0 };
+	struct od_broot root;
 	uint32_t level, n, maxrecs, i;
 	char what[64];
 
@@ -160,12 +161,11 @@ static int fork_meta_btree(struct fork_ctx *c, const uint8_t *fork,
 			       "fork in a %s metadata file", ino,
 			       od_metafile_name(type) ? od_metafile_name(type) :
 			       "unknown");
-	if (len < 4)
+	if (od_broot_decode(t, fork, len, &root))
 		return err_set(e, -EFSCORRUPTED, "%s: no room", what);
-	level = od_get_be16(fork);
-	n = od_get_be16(fork + 2);
-	maxrecs = (len - 4) / (level ? ops->key_len + ops->ptr_len :
-			       ops->rec_len);
+	level = root.level;
+	n = root.numrecs;
+	maxrecs = root.maxrecs;
 	if (n > maxrecs || level >= OD_BTREE_MAXLEVELS_ANY ||
 	    (level && !n) || n > sizeof(ptrs) / sizeof(ptrs[0]))
 		return err_set(e, -EFSCORRUPTED, "%s: level %u, %u records "
@@ -173,8 +173,7 @@ static int fork_meta_btree(struct fork_ctx *c, const uint8_t *fork,
 	if (!level)
 		return 0;
 	for (i = 0; i < n; i++)
-		ptrs[i] = od_get_be64(fork + 4 + (size_t)maxrecs *
-				      ops->key_len + (size_t)i * 8);
+		ptrs[i] = od_broot_ptr(fork, &root, i);
 	w.fs = c->fs;
 	w.type = t;
 	w.owner = c->ip->di.ino;
@@ -209,7 +208,8 @@ int fork_map(struct fs *fs, const struct inode *ip, int whichfork,
 		for (i = 0; i < c.limit && !ret; i++) {
 			struct od_irec r;
 
-			od_bmbt_rec_unpack(fork + 16 * (size_t)i, &r);
+			od_bmbt_rec_unpack(fork + OD_BMBT_REC_LEN * (size_t)i,
+					   &r);
 			ret = fork_add(&c, &r, e);
 		}
 		break;

@@ -212,7 +212,7 @@ static struct ablk *blk_at(struct afork *f, uint64_t fo)
 
 static uint16_t blk_magic(const struct ablk *b)
 {
-	return od_get_be16(b->data + 8);	/* xfs_da3_blkinfo.magic */
+	return od_da_magic(b->data);
 }
 
 static int bad(struct afork *f, const char *what)
@@ -404,6 +404,7 @@ static int set_hashes(struct afork *f, uint64_t fo, unsigned depth,
 	const struct od_geo *g = f->x->g;
 	struct ablk *b = blk_at(f, fo);
 	struct od_attr_leaf_hdr h;
+	struct od_attr_leaf_ent ent;
 	struct od_da_node node;
 	const char *field;
 	uint32_t i, hash, before, child;
@@ -413,9 +414,10 @@ static int set_hashes(struct afork *f, uint64_t fo, unsigned depth,
 		return bad(f, "a dabtree block is missing or the tree loops");
 	if (blk_magic(b) == OD_ATTR3_LEAF_MAGIC) {
 		if (od_attr_leaf_hdr(b->data, g->blocksize, g, &h, &field) ||
-		    !h.count)
+		    !h.count || h.hdr_len + 8ull * h.count > g->blocksize)
 			return bad(f, "a leaf block is empty or undecodable");
-		*last = od_get_be32(b->data + h.hdr_len + 8 * (h.count - 1));
+		od_attr_leaf_entry(b->data, &h, h.count - 1u, &ent);
+		*last = ent.hash;
 		return 0;
 	}
 	if (od_da_node_decode(b->data, g->blocksize, g, &node, &field) ||
@@ -508,8 +510,15 @@ int exec_pptr_blocks(struct xctx *x, const struct extmap *em, uint64_t ino,
 		goto own;
 	ret = find_leaves(&f, 0, 0);
 	/* no more items than a leaf has entries, all leaves together */
-	for (k = 0; !ret && k < f.nleaf; k++)
-		f.nv += od_get_be16(f.b[f.leaf[k]].data + OD_DA3_BLKINFO_LEN);
+	for (k = 0; !ret && k < f.nleaf; k++) {
+		struct od_attr_leaf_hdr h;
+		const char *field;
+
+		/* one that does not decode stops collect_items */
+		if (!od_attr_leaf_hdr(f.b[f.leaf[k]].data, g->blocksize, g,
+				      &h, &field))
+			f.nv += h.count;
+	}
 	if (!ret) {
 		f.v = malloc((f.nv ? f.nv : 1) * sizeof(*f.v));
 		if (!f.v)

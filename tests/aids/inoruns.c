@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * xfsdefrag debug-inoruns [--gap BYTES] [--dirs] IMAGE: the byte ranges
+ * xfsdefrag-test debug-inoruns [--gap BYTES] [--dirs] [--partition N]
+ * IMAGE: the byte ranges
  * holding the physically present inodes, AG by AG in disk order, ranges
  * less than BYTES apart (default 0: adjacent) joined, as "offset length"
  * lines.  With --gap 65536 these are the bytes the scan reads for inode
@@ -9,7 +10,7 @@
  * read-ahead makes for them.  A benchmarking aid: bench/report.sh times
  * dd and fio reading them.
  */
-#include "cmd/cmd.h"
+#include "tests/aids/aids.h"
 #include "core/model/ahead.h"
 #include "core/model/inorun.h"
 #include "core/model/scan.h"
@@ -32,13 +33,15 @@ static void dir_run(void *priv, uint64_t off, uint64_t len)
 	t->bytes += len;
 }
 
-int cmd_debug_inoruns(int argc, char **argv)
+int aid_inoruns(struct cmd_call *c)
 {
+	int argc = c->argc;
+	char **argv = c->argv;
 	static const struct option longopts[] = {
 		{ "gap", required_argument, NULL, 'g' },
 		{ "dirs", no_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
-		CMD_PART_LONGOPT,
+		{ "partition", required_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct scan_opts so = { 0 };
@@ -46,37 +49,41 @@ int cmd_debug_inoruns(int argc, char **argv)
 	struct err e = { 0 };
 	struct fs *fs;
 	uint64_t runs = 0, bytes = 0, gap = 0;
+	unsigned long part = 0;
 	char *end;
 	uint32_t a;
 	bool dirs = false;
 	int opt, status = EXIT_OK;
-	unsigned fsflags = 0;
 
-	optind = 1;
+	optind = 0;
 	while ((opt = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'g':
 			gap = strtoull(optarg, &end, 0);
 			if (*end || end == optarg)
-				return cmd_usage("debug-inoruns");
+				return aid_usage("debug-inoruns");
 			break;
 		case 'd':
 			dirs = true;
 			break;
+		case 'P':
+			part = strtoul(optarg, &end, 10);
+			if (*end || end == optarg || part < 1 || part > 65535)
+				return aid_usage("debug-inoruns");
+			break;
 		case 'h':
-			cmd_usage("debug-inoruns");
+			aid_usage("debug-inoruns");
 			return EXIT_OK;
 		default:
-			if (cmd_part_opt(&fsflags, opt, optarg) <= 0)
-				return cmd_usage("debug-inoruns");
+			return aid_usage("debug-inoruns");
 		}
 	}
 	if (argc - optind != 1)
-		return cmd_usage("debug-inoruns");
-	if (cmd_open_ro(argv[optind], fsflags, &fs, &e))
-		return cmd_fail(&e);
+		return aid_usage("debug-inoruns");
+	if (cmd_open_ro(argv[optind], FS_PART(part), &fs, &e))
+		return cmd_fail(c, &e);
 	if (scan_fs(fs, &so, &m, &e)) {
-		status = cmd_fail(&e);
+		status = cmd_fail(c, &e);
 		goto out;
 	}
 	for (a = 0; dirs && a < m->agcount; a++) {
