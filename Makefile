@@ -13,6 +13,8 @@
 #                        repetitions, then the long campaigns (tsan,
 #                        power cuts, the fuzz campaigns: hours)
 #   make fuzz            build and run the libFuzzer target for a while
+#   make hddemu          the emulated disk of the read-back benches
+#                        (bench/hddemu: needs libfuse3)
 #   make install         PREFIX=/usr/local DESTDIR=
 #   V=1                  show the commands
 #
@@ -139,6 +141,31 @@ $(FUZZ_BASE): tests/fuzz/mkbase.sh tests/badimg.sh tests/xfsedit.py
 	tests/fuzz/mkbase.sh build/fuzz/base
 	touch $@
 
+# The emulated disk of the read-back benches (bench/hddemu/README.md):
+# its cost model and the replay driver need only libc and are tested in
+# make check (under the sanitizers too); the FUSE disk itself needs
+# libfuse3 (`make hddemu`), and make check builds it where pkg-config
+# finds fuse3.  Nothing of it goes into xfsdefrag.
+HDD_SRC   := bench/hddemu/hddcost.c bench/hddemu/hddreplay.c
+HAVE_FUSE3 := $(shell $(PKG_CONFIG) --exists fuse3 2>/dev/null && echo 1)
+HDDEMU    := $(B)/bench/hddemu/hddemu
+$(foreach t,$(B) $(A),$(eval $(t)/bench/hddemu/hddreplay: \
+	$(call obj,$(t),$(HDD_SRC)) $(t)/FLAGS))
+$(B)/bench/hddemu/hddreplay:
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(B_LDFLAGS) -o $@ $(filter %.o,$^) -lm
+$(A)/bench/hddemu/hddreplay:
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(A_LDFLAGS) -o $@ $(filter %.o,$^) -lm
+$(B)/bench/hddemu/hddemu.o: bench/hddemu/hddemu.c $(B)/FLAGS
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  CC      $<")
+	$(Q)$(CC) $(B_CFLAGS) $$($(PKG_CONFIG) --cflags fuse3) -MMD -MP -c -o $@ $<
+$(HDDEMU): $(B)/bench/hddemu/hddemu.o $(B)/bench/hddemu/hddcost.o $(B)/FLAGS
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(B_LDFLAGS) -o $@ $(filter %.o,$^) $$($(PKG_CONFIG) --libs fuse3) -lm
+hddemu: $(HDDEMU) $(B)/bench/hddemu/hddreplay
+
 # The power-cut model's recorder (tests/powercut), preloaded by the tests.
 $(B)/powercut/pctrace.so: tests/powercut/pctrace.c $(B)/FLAGS
 	@mkdir -p $(dir $@)
@@ -148,7 +175,9 @@ $(B)/powercut/pctrace.so: tests/powercut/pctrace.c $(B)/FLAGS
 # many run at once (tests/run.sh -j), and how many jobs build what they
 # need when make was not given -j itself.
 TEST_JOBS ?= 2
-CHECK_BUILD := xfsdefrag $(UNIT_BINS) asan $(FUZZ_BASE) $(B)/powercut/pctrace.so
+CHECK_BUILD := xfsdefrag $(UNIT_BINS) asan $(FUZZ_BASE) $(B)/powercut/pctrace.so \
+	       $(B)/bench/hddemu/hddreplay $(A)/bench/hddemu/hddreplay \
+	       $(if $(HAVE_FUSE3),$(HDDEMU))
 CHECK_MAKE   = $(MAKE) --no-print-directory $(if $(Q),-s) DEVELOPER=1 $(if $(filter -j%,$(MAKEFLAGS)),,-j$(TEST_JOBS))
 # Both passes in one queue, so that the long scripts of each overlap.
 # The sanitizer pass runs the scripts where memory errors are plausible;
@@ -204,7 +233,7 @@ FORCE:
 # keep the unit tests' objects (intermediate files make would delete)
 .SECONDARY:
 
-.PHONY: all asan check check-long tsan fuzz install clean FORCE
+.PHONY: all asan check check-long tsan fuzz hddemu install clean FORCE
 
 -include $(shell find build -name '*.d' 2>/dev/null)
 
