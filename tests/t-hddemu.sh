@@ -211,7 +211,12 @@ fuse_tests() {
 		mountpoint -q "$mnt" && umount "$mnt"
 		[ -z "$dev" ] || losetup -d "$dev"
 		dev= T_DEV=
-		umount "$fm"
+		# the loop device lets go of the file a moment after -d
+		for _ in $(seq 100); do
+			umount "$fm" 2>/dev/null && break
+			sleep 0.1
+		done
+		mountpoint -q "$fm" && umount "$fm"
 		wait "$pid"
 	}
 	stat_of() { awk -v k="$1" '$1 == k {print $2}' "$fm/stats"; }
