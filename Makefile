@@ -66,6 +66,8 @@ LIB_SRC    := $(ONDISK_SRC) $(CORE_SRC)
 PROG_SRC   := $(CMD_SRC) $(TUI_SRC)
 UNIT_SRC   := $(wildcard tests/unit/*.c)
 REPLAY_SRC := tests/fuzz/replay.c tests/fuzz/fuzz_open.c
+# the emulated disk's cost model and replay driver (bench/hddemu)
+HDD_SRC    := bench/hddemu/hddcost.c bench/hddemu/hddreplay.c
 
 # One build tree per flavour: release, ASan+UBSan, ThreadSanitizer.
 B        := build/release
@@ -120,6 +122,10 @@ $(1)/tests/fuzz_replay: $(call obj,$(1),$(REPLAY_SRC) $(LIB_SRC)) $(1)/FLAGS
 	@mkdir -p $$(dir $$@)
 	$$(if $(Q),@echo "  LD      $$@")
 	$(Q)$$(CC) $(4) -o $$@ $$(filter %.o,$$^) $$(LIBS)
+
+$(1)/bench/hddemu/hddreplay: $(call obj,$(1),$(HDD_SRC)) $(1)/FLAGS
+	$$(if $(Q),@echo "  LD      $$@")
+	$(Q)$$(CC) $(4) -o $$@ $$(filter %.o,$$^) -lm
 endef
 $(eval $(call tree_rules,$(B),$$(B_CFLAGS),,$$(B_LDFLAGS)))
 $(eval $(call tree_rules,$(A),$$(A_CFLAGS), [asan],$$(A_LDFLAGS)))
@@ -142,21 +148,12 @@ $(FUZZ_BASE): tests/fuzz/mkbase.sh tests/badimg.sh tests/xfsedit.py
 	touch $@
 
 # The emulated disk of the read-back benches (bench/hddemu/README.md):
-# its cost model and the replay driver need only libc and are tested in
-# make check (under the sanitizers too); the FUSE disk itself needs
+# its cost model and the replay driver (tree_rules) need only libc and
+# are tested in make check (under the sanitizers too); the FUSE disk needs
 # libfuse3 (`make hddemu`), and make check builds it where pkg-config
 # finds fuse3.  Nothing of it goes into xfsdefrag.
-HDD_SRC   := bench/hddemu/hddcost.c bench/hddemu/hddreplay.c
 HAVE_FUSE3 := $(shell $(PKG_CONFIG) --exists fuse3 2>/dev/null && echo 1)
 HDDEMU    := $(B)/bench/hddemu/hddemu
-$(foreach t,$(B) $(A),$(eval $(t)/bench/hddemu/hddreplay: \
-	$(call obj,$(t),$(HDD_SRC)) $(t)/FLAGS))
-$(B)/bench/hddemu/hddreplay:
-	$(if $(Q),@echo "  LD      $@")
-	$(Q)$(CC) $(B_LDFLAGS) -o $@ $(filter %.o,$^) -lm
-$(A)/bench/hddemu/hddreplay:
-	$(if $(Q),@echo "  LD      $@")
-	$(Q)$(CC) $(A_LDFLAGS) -o $@ $(filter %.o,$^) -lm
 $(B)/bench/hddemu/hddemu.o: bench/hddemu/hddemu.c $(B)/FLAGS
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  CC      $<")
