@@ -14,7 +14,7 @@
 #include "core/model/frag.h"
 
 #include <errno.h>
-#include <getopt.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +25,7 @@ struct run_cli {
 	struct cmd_scan sc;
 	bool tty, json, passes;
 	uint64_t last_ns, t0;
+	struct cmd_call *cc;	/* its failures, for --json */
 };
 
 /*
@@ -98,7 +99,8 @@ static void say(void *priv, enum run_say kind, const char *msg)
 {
 	clear_line(priv);
 	if (kind == RUN_SAY_ERROR) {
-		cmd_error("%s", msg);
+		/* its errno is the run's, known at its end */
+		cmd_failf(((struct run_cli *)priv)->cc, 0, 0, "%s", msg);
 	} else {
 		printf("%s\n", msg);
 		fflush(stdout);
@@ -221,100 +223,50 @@ static int exit_status(const struct run_result *r)
 	return EXIT_ERROR;
 }
 
-int cmd_run(int argc, char **argv)
+struct run_args {
+	const char *undo, *map;
+	bool passes, json;
+	double max_time;	/* 0: none */
+	struct plan_opts po;
+	struct cmd_limits lim;
+	struct cmd_scan sc;
+};
+
+static int run(struct cmd_call *cc)
 {
-	static const struct option longopts[] = {
-		{ "undo", required_argument, NULL, 'u' },
-		{ "map", required_argument, NULL, 'M' },
-		{ "fault-after", required_argument, NULL, 'F' },
-		{ "fault-error", required_argument, NULL, 'E' },
-		{ "fault-dead", required_argument, NULL, 'D' },
-		{ "max-time", required_argument, NULL, 'T' },
-		{ "passes", no_argument, NULL, 'P' },
-		{ "json", no_argument, NULL, 'J' },
-		{ "fault-pass", required_argument, NULL, 'Q' },
-		CMD_PLAN_LONGOPTS,
-		CMD_LIMIT_LONGOPTS,
-		CMD_SCAN_LONGOPTS,
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct run_cli cli = { .sc = { .again = true } };
+	struct run_args *a = cc->args;
+	struct run_cli cli = { .sc = a->sc, .json = a->json, .cc = cc };
 	struct run_ev ev = { progress, problem, pass_done, say, view, &cli };
-	struct run_fault fault = { .after = -1, .pass = 1 };
 	struct run_opts o = { 0 };
 	struct run_result r;
-	struct cmd_limits lim = { 0 };
-	struct cmd_plan cp = { false };
+	struct cmd_limits *lim = &a->lim;
 	struct fs *fs = NULL;
 	struct err e = { 0 };
 	char undo_default[96];
-	char *end;
-	int opt, ret, status;
+	int ret, status;
 
 	o.t0 = run_now_ns();
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+u:j:", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'T':
-			if (cmd_parse_positive(optarg, &o.max_time))
-				return cmd_usage("run");
-			o.by_ag = true;
-			break;
-		case 'P': o.by_ag = true; break;
-		case 'J': cli.json = true; break;
-		case 'Q':
-			fault.pass = (unsigned)strtoul(optarg, &end, 10);
-			if (*end || !fault.pass)
-				return cmd_usage("run");
-			break;
-		case 'u': o.undo = optarg; break;
-		case 'M': o.map = optarg; break;
-		case 'F':
-		case 'E':
-		case 'D':
-			fault.after = strtol(optarg, &end, 10);
-			if (*end || fault.after < 0)
-				return cmd_usage("run");
-			fault.err = opt == 'F' ? 0 : -EIO;
-			fault.sticky = opt == 'D';
-			break;
-		case 'h':
-			cmd_usage("run");
-			return EXIT_OK;
-		default:
-			ret = cmd_plan_opt(&cp, &o.po, opt, optarg);
-			if (!ret)
-				ret = cmd_limits_opt(&lim, opt, optarg);
-			if (!ret)
-				ret = cmd_scan_opt(&cli.sc, opt, optarg);
-			if (ret <= 0)
-				return cmd_usage("run");
-		}
-	}
-	if (argc - optind != 1)
-		return cmd_usage("run");
-	cmd_plan_setup(&cp, &o.po);
-	o.image = argv[optind];
-	o.max_rate = lim.max_rate;
-	if ((o.by_ag || o.max_rate > 0 || cmd_limits_any(&lim)) &&
-	    (o.po.renumber == PR_ALL || o.po.inode32)) {
-		cmd_error("--renumber all and --inode32 renumber the whole "
-			  "filesystem at once: not with --passes, --max-time "
-			  "or limits");
-		cmd_limits_free(&lim);
-		return EXIT_USAGE;
-	}
-	if (fs_open(o.image, FS_RDWR, &fs, &e)) {
-		cmd_limits_free(&lim);
+	cli.sc.again = true;
+	cli.sc.hooks = cc->hooks;
+	o.image = cc->ops[0];
+	o.undo = a->undo;
+	o.map = a->map;
+	o.po = a->po;
+	o.max_time = a->max_time;
+	o.by_ag = a->passes || a->max_time > 0;
+	o.max_rate = lim->max_rate;
+	if ((o.by_ag || o.max_rate > 0 || cmd_limits_any(lim)) &&
+	    (o.po.renumber == PR_ALL || o.po.inode32))
+		return cmd_usagef(cc, "--renumber all and --inode32 renumber "
+				  "the whole filesystem at once: not with "
+				  "--passes, --max-time or limits");
+	if (fs_open(o.image, FS_RDWR, &fs, &e))
 		return e.code == -EBUSY || e.code == -EROFS ?
-		       (cmd_fail(&e), EXIT_REFUSED) : cmd_fail(&e);
-	}
+		       (cmd_fail(cc, &e), EXIT_REFUSED) : cmd_fail(cc, &e);
 	cmd_scan_setup(&cli.sc, fs);
-	if (cmd_limits_setup(&lim, fs, &e)) {
-		status = cmd_fail(&e);
+	status = cmd_limits_setup(lim, fs, cc);
+	if (status)
 		goto out;
-	}
 	if (!o.undo) {
 		char uuid[37];
 
@@ -323,9 +275,9 @@ int cmd_run(int argc, char **argv)
 			 "xfsdefrag-%s.undo", uuid);
 		o.undo = undo_default;
 	}
-	o.lim = lim.pl;
+	o.lim = lim->pl;
 	o.threads = cli.sc.threads;
-	o.fault = fault.after >= 0 ? &fault : NULL;
+	o.fault = cc->hooks->fault;	/* the test binary's; the product: NULL */
 	o.stop = &stop_signal;
 	o.ev = &ev;
 	cli.tty = isatty(STDERR_FILENO) == 1;
@@ -337,12 +289,19 @@ int cmd_run(int argc, char **argv)
 		catch_stop_signals(false);
 	clear_line(&cli);
 	if (ret && !r.said)
-		cmd_fail(&r.e);
+		cmd_fail(cc, &r.e);
 	status = exit_status(&r);
+	if (status == EXIT_OK)
+		cc->fail.set = false;	/* what was said did not stop it */
+	if (status != EXIT_OK && !cc->fail.set)
+		cmd_failf(cc, r.e.code ? r.e.code : -EIO, 0, "the run failed");
+	if (cc->fail.set && !cc->fail.err)
+		cc->fail.err = r.e.code ? r.e.code : -EIO;
 	if (cli.json) {
-		run_json(&o, &lim, &r, (double)(run_now_ns() - o.t0) / 1e9);
+		run_json(&o, lim, &r, (double)(run_now_ns() - o.t0) / 1e9, cc);
+		cc->json_done = true;
 	} else if (cli.passes) {
-		print_passes(&o, &lim, &r, (double)(run_now_ns() - o.t0) /
+		print_passes(&o, lim, &r, (double)(run_now_ns() - o.t0) /
 			     1e9);
 	} else if (r.status == RUN_OK && r.no_work) {
 		printf("nothing to move: every file is already in place\n");
@@ -354,7 +313,48 @@ int cmd_run(int argc, char **argv)
 		       r.map_lines, r.map);
 	run_result_free(&r);
 out:
-	cmd_limits_free(&lim);
 	fs_close(fs);
 	return status;
 }
+
+static void release(void *args)
+{
+	cmd_limits_free(&((struct run_args *)args)->lim);
+}
+
+#define R struct run_args
+static const struct opt opts[] = {
+	{ .name = "undo", .kind = OPT_STR, .arg = "FILE",
+	  OPT_AT(R, undo),
+	  .help = "the undo file to write (must not exist; keep it on "
+		  "another filesystem)", .dflt = "xfsdefrag-UUID.undo" },
+	{ .name = "map", .kind = OPT_STR, .arg = "FILE", OPT_AT(R, map),
+	  .help = "where renumbered inodes' \"old new\" numbers go",
+	  .dflt = "the undo file's name plus .map" },
+	CMD_SCAN_OPTS(R, sc),
+	CMD_PLAN_OPTS(R, po),
+	{ .name = "passes", .kind = OPT_FLAG, OPT_AT(R, passes),
+	  .help = "work AG by AG, each pass checked and with its own undo "
+		  "file" },
+	{ .name = "max-time", .kind = OPT_REAL, .arg = "SECONDS",
+	  .min = 0.001, .max = 1e9, OPT_AT(R, max_time),
+	  .help = "stop at the first pass boundary after SECONDS (implies "
+		  "--passes)", .dflt = "no limit" },
+	CMD_JSON_OPT(R, json, "print one JSON document instead of text"),
+	CMD_LIMIT_OPTS(R, lim),
+	OPT_END,
+};
+#undef R
+
+static const struct run_args defaults = {
+	.po = { .order = WALK_READDIR, .renumber = PR_AUTO },
+};
+
+const struct cmd cmd_run = {
+	.name = "run", .fn = run,
+	.summary = "relocate in place: contiguous files packed front to "
+		   "back",
+	.operands = "IMAGE", .min_ops = 1, .max_ops = 1, .opts = opts,
+	.args_size = sizeof(struct run_args), .defaults = &defaults,
+	.release = release,
+};

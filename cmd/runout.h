@@ -10,8 +10,13 @@
 void run_print_figures(const struct report *b, const struct report *a,
 		       const struct rb_fig *rb, const struct rb_fig *ra,
 		       enum walk_order o);
-/* run --json (xfsdefrag(8), "JSON"); seconds: the whole command. */
+/*
+ * run --json (xfsdefrag(8), "RUN JSON"); seconds: the whole command;
+ * its "error" is c's first failure.
+ */
+struct cmd_call;
 void run_json(const struct run_opts *o, const struct cmd_limits *l,
-	      const struct run_result *r, double seconds);
+	      const struct run_result *r, double seconds,
+	      const struct cmd_call *c);
 
 #endif

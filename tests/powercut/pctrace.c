@@ -3,18 +3,21 @@
  * The power-cut model's recorder: an LD_PRELOAD layer for tests that
  * logs, in order, every write to the watched files (the image and the
  * undo file: they are separate files, and the order between them
- * matters), every fsync/fdatasync of them, every fsync of the directory
- * holding one (what makes a new file's name durable; logged for each
- * watched file in it), and every unlink.
+ * matters), every ftruncate of them, every fsync/fdatasync of them,
+ * every fsync of the directory holding one (what makes a new file's name
+ * durable; logged for each watched file in it), and every unlink.
  * It sits at the system-call boundary, so it also sees a write that
  * bypassed the image layers.  tests/powercut/crashimg.py turns the log
  * into crash images.
  *
  * Environment: PCTRACE_OUT (the log), PCTRACE_WATCH (absolute paths,
- * ':'-separated; file ids are their positions).  Log record: type
+ * ':'-separated; file ids are their positions), PCTRACE_KILL=N (end the
+ * process with SIGKILL right after the N-th write to a watched file, as
+ * a kill -9 would: what it wrote stays, what it meant to write next
+ * does not; the log is not needed for it).  Log record: type
  * ('W' write, 'S' sync, 'D' directory sync, 'U' unlink) 1 byte, file id
  * 1, zero 2, length 4, offset 8 (little-endian), then length bytes for
- * 'W'.
+ * 'W'; 'T' (ftruncate) has the new size as its offset.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -26,22 +29,25 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <signal.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
-#define MAXWATCH	8
+#define MAXWATCH	64
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static int outfd = -1;
 static char *watch[MAXWATCH];
 static char *wdir[MAXWATCH];
 static int nwatch;
+static long kill_at = -1, writes;
 
 static ssize_t (*real_pwrite)(int, const void *, size_t, off_t);
 static ssize_t (*real_write)(int, const void *, size_t);
 static int (*real_fsync)(int);
 static int (*real_fdatasync)(int);
 static int (*real_unlink)(const char *);
+static int (*real_ftruncate)(int, off_t);
 
 static void init(void)
 {
@@ -57,11 +63,16 @@ static void init(void)
 	real_fsync = dlsym(RTLD_NEXT, "fsync");
 	real_fdatasync = dlsym(RTLD_NEXT, "fdatasync");
 	real_unlink = dlsym(RTLD_NEXT, "unlink");
+	real_ftruncate = dlsym(RTLD_NEXT, "ftruncate64");
 	o = getenv("PCTRACE_OUT");
 	w = getenv("PCTRACE_WATCH");
-	if (!o || !w)
+	if (getenv("PCTRACE_KILL"))
+		kill_at = atol(getenv("PCTRACE_KILL"));
+	if (!w || (!o && kill_at < 0))
 		return;
-	outfd = open(o, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	if (o)
+		outfd = open(o, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
+			     0600);
 	s = strdup(w);
 	for (tok = strtok_r(s, ":", &save); tok && nwatch < MAXWATCH;
 	     tok = strtok_r(NULL, ":", &save)) {
@@ -121,11 +132,15 @@ static void record(char type, int id, const void *data, uint32_t len,
 {
 	unsigned char h[16] = { (unsigned char)type, (unsigned char)id };
 
-	memcpy(h + 4, &len, 4);
-	memcpy(h + 8, &off, 8);
-	put_all(h, sizeof(h));
-	if (type == 'W' && len)
-		put_all(data, len);
+	if (outfd >= 0) {
+		memcpy(h + 4, &len, 4);
+		memcpy(h + 8, &off, 8);
+		put_all(h, sizeof(h));
+		if (type == 'W' && len)
+			put_all(data, len);
+	}
+	if (type == 'W' && kill_at >= 0 && ++writes >= kill_at)
+		kill(getpid(), SIGKILL);
 }
 
 ssize_t pwrite64(int fd, const void *buf, size_t len, off_t off)
@@ -136,7 +151,7 @@ ssize_t pwrite64(int fd, const void *buf, size_t len, off_t off)
 	pthread_mutex_lock(&mu);
 	init();
 	n = real_pwrite(fd, buf, len, off);
-	k = outfd >= 0 && n > 0 ? kind_of(fd) : 0;
+	k = nwatch && n > 0 ? kind_of(fd) : 0;
 	if (k > 0)
 		record('W', k - 1, buf, (uint32_t)n, (uint64_t)off);
 	pthread_mutex_unlock(&mu);
@@ -184,13 +199,32 @@ ssize_t write(int fd, const void *buf, size_t len)
 
 	pthread_mutex_lock(&mu);
 	init();
-	k = outfd >= 0 && fd != outfd ? kind_of(fd) : 0;
+	k = nwatch && fd != outfd ? kind_of(fd) : 0;
 	at = k > 0 ? lseek(fd, 0, SEEK_CUR) : 0;
 	n = real_write(fd, buf, len);
 	if (k > 0 && n > 0)
 		record('W', k - 1, buf, (uint32_t)n, (uint64_t)at);
 	pthread_mutex_unlock(&mu);
 	return n;
+}
+
+int ftruncate64(int fd, off_t len)
+{
+	int r, k;
+
+	pthread_mutex_lock(&mu);
+	init();
+	r = real_ftruncate(fd, len);
+	k = outfd >= 0 && r == 0 ? kind_of(fd) : 0;
+	if (k > 0)
+		record('T', k - 1, NULL, 0, (uint64_t)len);
+	pthread_mutex_unlock(&mu);
+	return r;
+}
+
+int ftruncate(int fd, off_t len)
+{
+	return ftruncate64(fd, len);
 }
 
 int unlink(const char *path)
