@@ -8,6 +8,7 @@
  * the end.
  */
 #include "cmd/cmd.h"
+#include "cmd/verdict.h"
 #include "cmd/limits.h"
 #include "cmd/rbfmt.h"
 #include "cmd/runout.h"
@@ -232,7 +233,7 @@ static int exit_status(const struct run_result *r)
 
 struct run_args {
 	const char *undo, *map;
-	bool passes, json;
+	bool passes, json, force;
 	double max_time;	/* 0: none */
 	struct plan_opts po;
 	struct cmd_limits lim;
@@ -262,6 +263,11 @@ static int run(struct cmd_call *cc)
 	o.max_time = a->max_time;
 	o.by_ag = a->passes || a->max_time > 0;
 	o.max_rate = lim->max_rate;
+	o.force = a->force;
+	if (o.by_ag && o.po.max_write)
+		return cmd_usagef(cc, "--max-write is a budget for one pass "
+				  "over everything: not with --passes or "
+				  "--max-time");
 	if ((o.by_ag || o.max_rate > 0 || cmd_limits_any(lim)) &&
 	    (o.po.renumber == PR_ALL || o.po.inode32))
 		return cmd_usagef(cc, "--renumber all and --inode32 renumber "
@@ -308,6 +314,10 @@ static int run(struct cmd_call *cc)
 	if (cli.json) {
 		run_json(&o, lim, &r, (double)(run_now_ns() - o.t0) / 1e9, cc);
 		cc->json_done = true;
+	} else if (r.status == RUN_OK && r.not_worth) {
+		printf("nothing written: ");
+		cmd_verdict_text(&r.verdict);
+		printf("(--force runs it anyway)\n");
 	} else if (cli.passes) {
 		print_passes(&o, lim, &r, (double)(run_now_ns() - o.t0) /
 			     1e9);
@@ -350,6 +360,12 @@ static const struct opt opts[] = {
 		  "--passes)", .dflt = "no limit" },
 	CMD_JSON_OPT(R, json, "print one JSON document instead of text"),
 	CMD_LIMIT_OPTS(R, lim),
+	{ .name = "max-write", .kind = OPT_CALL, .arg = "SIZE",
+	  .call = cmd_size_opt, OPT_AT(R, po.max_write),
+	  .help = "copy at most SIZE bytes (K, M, G, T suffixes): the moves "
+		  "that gain most per byte first", .dflt = "no limit" },
+	{ .name = "force", .kind = OPT_FLAG, OPT_AT(R, force),
+	  .help = "run even when the verdict says it is not worth it" },
 	OPT_END,
 };
 #undef R

@@ -28,6 +28,9 @@ struct run_ctx {
 	long map_len;		/* bytes of the passes that stand */
 	uint64_t copy_t0;	/* the copy phase began (--max-rate) */
 	unsigned pass;		/* the pass under way (from 1) */
+	/* the verdict's plan of everything, for the pass that does it all */
+	struct plan whole;
+	bool have_whole;
 };
 
 /* Say one line through the caller (printf-style). */
