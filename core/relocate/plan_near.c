@@ -39,7 +39,7 @@ static uint64_t end_now(const struct planner *pl, uint32_t d)
  * hint (*at: where they start), or split over the largest windows
  * (*at: NOAGBNO).
  */
-static int place_one(struct agplan *aps, const struct uref *all, size_t i,
+static int place_one(struct agplan *aps, const struct unit_ref *all, size_t i,
 		     size_t j, uint64_t total, struct agplan *dst,
 		     uint32_t hint, uint32_t *at)
 {
@@ -49,7 +49,7 @@ static int place_one(struct agplan *aps, const struct uref *all, size_t i,
 
 	*at = NOAGBNO;
 	if (!plan_seg_take_near(dst, (uint32_t)total, hint, &pos))
-		return plan_place_split(aps, all + i, j - i, dst);
+		return plan_place_split(aps, all + i, j - i, dst, NULL);
 	*at = pos;
 	for (k = i; k < j && !ret; k++) {
 		struct agplan *s = &aps[all[k].agno];
@@ -62,7 +62,7 @@ static int place_one(struct agplan *aps, const struct uref *all, size_t i,
 }
 
 int plan_place_near(struct planner *pl, struct agplan *aps,
-		    const struct uref *all, size_t n)
+		    const struct unit_ref *all, size_t n)
 {
 	const struct od_geo *g = pl->g;
 	const struct walk *w = &pl->walk;
