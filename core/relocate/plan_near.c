@@ -73,9 +73,9 @@ int plan_place_near(struct planner *pl, struct agplan *aps,
 	/* walk position by walk position; all[] is in that order too */
 	while (i < n && !ret) {
 		const struct unit *un = &aps[all[i].agno].unit[all[i].idx];
-		uint64_t order = un->key2 >> 1, total = un->len;
+		uint64_t order = un->key2 >> 1, total;
 		uint32_t d = NOSLOT, t = un->target, hint = 0, at;
-		size_t j = i + 1;
+		size_t j = plan_fork_run(aps, all, i, n, false, &total);
 
 		/* the inodes before it in the walk stay: their data ends */
 		for (; k < w->nreached && order && k + 1 < order; k++) {
@@ -86,15 +86,6 @@ int plan_place_near(struct planner *pl, struct agplan *aps,
 		}
 		if (order && k + 1 == order)
 			d = w->seq[k];
-		while (j < n) {
-			const struct unit *v = &aps[all[j].agno].unit[all[j].idx];
-
-			if (!plan_same_fork(aps, &all[i], &all[j]) ||
-			    v->target != t || total + v->len > UINT32_MAX)
-				break;
-			total += v->len;
-			j++;
-		}
 		if (prev != NOEND && prev / g->agblocks == t)
 			hint = (uint32_t)(prev % g->agblocks);
 		else if (d != NOSLOT &&

@@ -123,19 +123,10 @@ int plan_place_all(struct planner *pl, struct agplan *aps)
 		struct agplan *src = &aps[all[i].agno];
 		struct unit *un = &src->unit[all[i].idx];
 		struct agplan *dst = &aps[un->target];
-		uint64_t total = un->len;
+		uint64_t total;
 		uint32_t at, hint;
-		size_t j = i + 1;
+		size_t j = plan_fork_run(aps, all, i, n, false, &total);
 
-		while (j < n) {
-			const struct unit *v = &aps[all[j].agno].unit[all[j].idx];
-
-			if (!plan_same_fork(aps, &all[i], &all[j]) ||
-			    v->target != un->target || total + v->len > UINT32_MAX)
-				break;
-			total += v->len;
-			j++;
-		}
 		/* near the inode when the data joins the inode's AG */
 		hint = 0;
 		if (un->owner_ag == un->target)

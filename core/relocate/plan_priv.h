@@ -242,6 +242,13 @@ void plan_choose_target(const struct od_geo *g, struct agplan *aps,
 /* Do two units (in placement order) belong to one fork? */
 bool plan_same_fork(const struct agplan *aps, const struct unit_ref *x,
 		    const struct unit_ref *y);
+/*
+ * The end of the run of units from all[i] on that are its fork's and go
+ * to its AG (UINT32_MAX blocks at most); *total: their blocks, with
+ * unplaced only those not placed yet.
+ */
+size_t plan_fork_run(const struct agplan *aps, const struct unit_ref *all,
+		     size_t i, size_t n, bool unplaced, uint64_t *total);
 /* Unit un goes, from offset off for len blocks, to block dst of its target. */
 int plan_add_piece(struct agplan *ap, struct unit *un, uint32_t off,
 		   uint32_t len, uint32_t dst);

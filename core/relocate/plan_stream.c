@@ -578,22 +578,14 @@ int plan_place_stream(struct planner *pl, struct agplan *aps,
 	ret = tails_of_pinned(aps, g->agcount, &tl, st);
 	for (i = 0; i < n && !ret;) {
 		const struct unit *un = &aps[all[i].agno].unit[all[i].idx];
-		uint64_t total = 0;
-		size_t j = i, ng = 0;
+		uint64_t total;
+		size_t j = plan_fork_run(aps, all, i, n, true, &total), k;
+		size_t ng = 0;
 
 		/* the fork's units, but those placed already (owned tails) */
-		while (j < n) {
-			const struct unit *v = &aps[all[j].agno].unit[all[j].idx];
-
-			if (!plan_same_fork(aps, &all[i], &all[j]) ||
-			    v->target != un->target || total + v->len > UINT32_MAX)
-				break;
-			if (!v->npieces) {
-				total += v->len;
-				grp[ng++] = all[j];
-			}
-			j++;
-		}
+		for (k = i; k < j; k++)
+			if (!aps[all[k].agno].unit[all[k].idx].npieces)
+				grp[ng++] = all[k];
 		ret = chunks_before(pl, aps, st, un->key2);
 		if (!ret && ng)
 			ret = place_fork(aps, grp, ng, total, &aps[un->target],

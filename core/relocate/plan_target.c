@@ -34,6 +34,32 @@ bool plan_same_fork(const struct agplan *aps, const struct unit_ref *x,
 	return ux->key == uy->key && ux->key2 == uy->key2;
 }
 
+/*
+ * The end of the run of units from all[i] on that are its fork's and go
+ * to its AG, UINT32_MAX blocks at most (a unit that would pass it starts
+ * the next run); *total: their blocks, with unplaced only those that have
+ * no piece yet.
+ */
+size_t plan_fork_run(const struct agplan *aps, const struct unit_ref *all,
+		     size_t i, size_t n, bool unplaced, uint64_t *total)
+{
+	uint32_t t = aps[all[i].agno].unit[all[i].idx].target;
+	uint64_t sum = 0;
+	size_t j;
+
+	for (j = i; j < n; j++) {
+		const struct unit *v = &aps[all[j].agno].unit[all[j].idx];
+
+		if (!plan_same_fork(aps, &all[i], &all[j]) || v->target != t ||
+		    sum + v->len > UINT32_MAX)
+			break;
+		if (!unplaced || !v->npieces)
+			sum += v->len;
+	}
+	*total = sum;
+	return j;
+}
+
 static void retarget(struct agplan *aps, const struct unit_ref *u, size_t nu,
 		     uint32_t t, uint64_t *room)
 {
