@@ -153,6 +153,13 @@ static void print_single(const struct run_opts *o, const struct run_result *r)
 		       (unsigned long long)st->w_inodes[1],
 		       (unsigned long long)st->w_refs[0],
 		       (unsigned long long)st->w_refs[1]);
+	if (st->pptr_rewritten)
+		printf("rewrote %llu parent pointers naming a renumbered "
+		       "directory, on %llu inodes (%llu attribute forks "
+		       "dealt out again in hash order)\n\n",
+		       (unsigned long long)st->pptr_rewritten,
+		       (unsigned long long)st->pptr_inodes,
+		       (unsigned long long)st->pptr_forks_dealt);
 	if (r->have_after)
 		run_print_figures(&r->before, &r->after, &r->rb_before,
 				  &r->rb_after, o->po.order);
@@ -266,7 +273,8 @@ static int run(struct cmd_call *cc)
 		return cmd_usagef(cc, "--renumber all and --inode32 renumber "
 				  "the whole filesystem at once: not with "
 				  "--passes, --max-time or limits");
-	if (fs_open(o.image, FS_RDWR, &fs, &e))
+	if (fs_open(o.image, FS_RDWR | FS_PART(cli.sc.partition), &fs,
+		    &e))
 		return e.code == -EBUSY || e.code == -EROFS ?
 		       (cmd_fail(cc, &e), EXIT_REFUSED) : cmd_fail(cc, &e);
 	cmd_scan_setup(&cli.sc, fs);

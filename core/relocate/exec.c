@@ -208,6 +208,8 @@ int exec_run(struct fs *fs, const struct model *m, const struct plan *p,
 		ret = refuse_renumber(fs, e);
 	if (!ret)
 		ret = exec_renum_prepare(&x);
+	if (!ret)
+		ret = exec_pptr_prepare(&x);
 	if (ret)
 		goto out;
 	if (o->fault_after >= 0) {
@@ -251,6 +253,7 @@ int exec_run(struct fs *fs, const struct model *m, const struct plan *p,
 	undo_end(fs, x.u);
 out:
 	exec_ags_release(&x);
+	exec_pptr_release(&x);
 	exec_renum_release(&x);
 	free(x.written);
 	free(x.buf);

@@ -229,12 +229,12 @@ int undo_apply(const char *path, struct fs *fs, struct undo_info *info,
 	       struct err *e);
 
 /*
- * Open image for undo (flags: 0 or FS_RDWR) as fs_open does.  If its
- * primary superblock is unreadable (the run overwrote it) and journal
- * holds the original, open it with that original in place of sector 0
- * (an overlay for reads; writes go to the image), provided a secondary
- * superblock of the image shows it is the journal's filesystem (else
- * -EXDEV).  Returns 0, 1 when it used the journal's superblock, or <0.
+ * Open image for undo (flags: 0 or FS_RDWR, and FS_PART(N)) as fs_open
+ * does.  If its primary superblock is unreadable (the run overwrote it)
+ * and journal holds the original, open it with that original in place
+ * of sector 0 (an overlay for reads; writes go to the image), provided a
+ * secondary superblock of the image shows it is the journal's filesystem
+ * (else -EXDEV).  Returns 0, 1 when it used the journal's superblock, or <0.
  * Sets fs->mounted in both cases.
  */
 int undo_open_fs(const char *journal, const char *image, unsigned flags,
