@@ -9,8 +9,10 @@
 #include "cmd/json.h"
 #include "cmd/planlim.h"
 #include "cmd/rbfmt.h"
+#include "cmd/shrinkfmt.h"
 #include "core/model/model_paths.h"
 #include "core/relocate/plan.h"
+#include "core/relocate/plan_shrink.h"
 #include "core/relocate/refuse.h"
 #include "core/model/frag.h"
 #include "core/model/report.h"
@@ -32,6 +34,10 @@ struct pctx {
 	struct err refuse_err;
 	struct cmd_limits lim;
 	char **inway_paths;
+	/* --shrink */
+	bool shrink, shrink_min;
+	unsigned tries;
+	uint64_t floor;
 };
 
 static double pct(uint64_t a, uint64_t b)
@@ -50,6 +56,10 @@ static void print_text(const struct pctx *c)
 	printf("xfsdefrag plan: ");
 	cmd_put_escaped(stdout, c->image);
 	printf(" (dry run, nothing written)\n\n");
+	if (c->shrink) {
+		shrinkfmt_text(c->fs, p, c->shrink_min, c->tries, c->floor);
+		printf("\n");
+	}
 	printf("would move %llu blocks (%.1f MiB) in %zu pieces; %.1f MiB "
 	       "copied (unwritten extents are remapped, not copied)\n",
 	       (unsigned long long)p->moved_blocks,
@@ -95,6 +105,12 @@ static void print_text(const struct pctx *c)
 	for (a = 0; a < c->m->agcount; a++) {
 		const struct plan_ag *pa = plan_ag(p, a);
 
+		if (c->shrink && a >= p->shrink.agcount) {
+			printf("%4u %12u %12u %12s %8s %12s\n", a,
+			       pa->free_before, pa->longest_before, "gone",
+			       "", "all");
+			continue;
+		}
 		printf("%4u %12u %12u %12u %7.1f%% %12llu\n", a,
 		       pa->free_before, pa->longest_before,
 		       pa->longest_after,
@@ -141,6 +157,8 @@ static void print_json(const struct pctx *c)
 	json_u64(&j, "moves", p->nmv);
 	json_u64(&j, "forks_rewritten", p->npf);
 	json_u64(&j, "undo_bytes_estimate", p->undo_estimate);
+	if (c->shrink)
+		shrinkfmt_json(&j, c->fs, p, c->shrink_min, c->tries, c->floor);
 	{
 		size_t na = 0;
 
@@ -177,6 +195,8 @@ static void print_json(const struct pctx *c)
 
 		json_obj_begin(&j, NULL);
 		json_u64(&j, "ag", a);
+		if (c->shrink)
+			json_bool(&j, "gone", a >= p->shrink.agcount);
 		json_u64(&j, "free_blocks", pa->free_before);
 		json_u64(&j, "longest_free_now", pa->longest_before);
 		json_u64(&j, "longest_free_after", pa->longest_after);
@@ -210,6 +230,7 @@ int cmd_plan(int argc, char **argv)
 		{ "json", no_argument, NULL, 'J' },
 		{ "html", required_argument, NULL, 'H' },
 		{ "top", required_argument, NULL, 'T' },
+		{ "shrink", required_argument, NULL, 'S' },
 		CMD_PLAN_LONGOPTS,
 		CMD_LIMIT_LONGOPTS,
 		CMD_SCAN_LONGOPTS,
@@ -225,6 +246,7 @@ int cmd_plan(int argc, char **argv)
 	bool json = false;
 	const char *html = NULL;
 	long top = 10;
+	uint64_t shrink_bytes = 0;
 	char *end;
 	int opt, ret, status = EXIT_OK;
 	size_t i;
@@ -235,6 +257,12 @@ int cmd_plan(int argc, char **argv)
 		switch (opt) {
 		case 'J': json = true; break;
 		case 'H': html = optarg; break;
+		case 'S':
+			if (shrinkfmt_parse(optarg, &shrink_bytes,
+					    &c.shrink_min))
+				return cmd_usage("plan");
+			c.shrink = true;
+			break;
 		case 'T':
 			top = strtol(optarg, &end, 10);
 			if (*end || top < 0 || top > 100000)
@@ -256,6 +284,12 @@ int cmd_plan(int argc, char **argv)
 	if (argc - optind != 1)
 		return cmd_usage("plan");
 	cmd_plan_setup(&cp, &po);
+	if (c.shrink && (cmd_limits_any(&c.lim) || po.order == WALK_INODE)) {
+		cmd_error("--shrink lays out the whole filesystem in a walk "
+			  "order: not with --order inode or limits");
+		cmd_limits_free(&c.lim);
+		return EXIT_USAGE;
+	}
 	c.image = argv[optind];
 	if (cmd_open_ro(c.image, &c.fs, &e))
 		return cmd_fail(&e);
@@ -275,8 +309,26 @@ int cmd_plan(int argc, char **argv)
 	}
 	/* the HTML lists the most fragmented files: rank them too */
 	if (report_build(c.m, -1, html ? (unsigned)top : 0, &c.before, &e) ||
-	    (html && report_paths(c.m, &c.before, &e)) ||
-	    plan_build(c.m, &po, &c.p, &e)) {
+	    (html && report_paths(c.m, &c.before, &e))) {
+		status = cmd_fail(&e);
+		goto out;
+	}
+	if (c.shrink) {
+		c.floor = plan_shrink_floor(c.m);
+		po.shrink_to = shrinkfmt_blocks(c.fs, shrink_bytes);
+		ret = c.shrink_min ?
+		      plan_shrink_min(c.m, &po, &c.p, &c.tries, &e) :
+		      plan_build(c.m, &po, &c.p, &e);
+		/* a shrink that cannot be: the one line run would say */
+		if (ret == -EINVAL || ret == -ENOSPC || ret == -EPERM) {
+			cmd_fail(&e);
+			status = EXIT_REFUSED;
+			goto out;
+		}
+	} else {
+		ret = plan_build(c.m, &po, &c.p, &e);
+	}
+	if (ret) {
 		status = cmd_fail(&e);
 		goto out;
 	}

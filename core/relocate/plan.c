@@ -338,6 +338,25 @@ static int cmp_u32pair(const void *a, const void *b)
 	return x->agbno < y->agbno ? -1 : x->agbno > y->agbno;
 }
 
+/* Blocks of the AG's units that land somewhere else. */
+static uint64_t ag_moved(const struct agplan *ap)
+{
+	uint64_t n = 0;
+	size_t i;
+	uint32_t k;
+
+	for (i = 0; i < ap->nunit; i++) {
+		const struct unit *un = &ap->unit[i];
+
+		for (k = 0; k < un->npieces; k++)
+			if (un->target != ap->agno ||
+			    ap->piece[un->piece0 + k].dst !=
+			    un->start + ap->piece[un->piece0 + k].off)
+				n += ap->piece[un->piece0 + k].len;
+	}
+	return n;
+}
+
 static int finish_ag(struct planner *pl, struct agplan *ap)
 {
 	const struct m_ag *ag = &pl->m->ag[ap->agno];
@@ -379,16 +398,7 @@ static int finish_ag(struct planner *pl, struct agplan *ap)
 	for (i = 0; i < ag->nfree; i++)
 		if (ag->freesp[i].len > pa->longest_before)
 			pa->longest_before = ag->freesp[i].len;
-	for (i = 0; i < ap->nunit; i++) {
-		const struct unit *un = &ap->unit[i];
-		uint32_t k;
-
-		for (k = 0; k < un->npieces; k++)
-			if (un->target != ap->agno ||
-			    ap->piece[un->piece0 + k].dst !=
-			    un->start + ap->piece[un->piece0 + k].off)
-				pa->moved_blocks += ap->piece[un->piece0 + k].len;
-	}
+	pa->moved_blocks = ag_moved(ap);
 	return 0;
 }
 
@@ -435,7 +445,7 @@ static int place(struct planner *pl, struct agplan *aps, bool *compact)
 			plan_agplan_free(ap);
 			ap->pl = pl;
 			ap->agno = a;
-			ap->agblocks = od_ag_blocks(pl->g, a);
+			ap->agblocks = plan_ag_len(pl, a);
 			ap->compact = compact[a];
 			ret = plan_gather_obstacles(ap);
 			if (!ret)
@@ -534,8 +544,8 @@ static uint64_t above32(const struct planner *pl)
 
 static int build_once(const struct model *m, enum walk_order order,
 		      enum plan_renumber mode, bool inode32,
-		      const struct plan_limits *lim, struct plan *p,
-		      struct err *e)
+		      const struct plan_limits *lim, uint64_t shrink_to,
+		      struct plan *p, struct err *e)
 {
 	struct planner pl = { 0 };
 	struct agplan *aps = NULL;
@@ -571,7 +581,12 @@ static int build_once(const struct model *m, enum walk_order order,
 			pl.ref[pl.nref].mi = &m->ag[a].ino[k];
 			pl.nref++;
 		}
-	ret = walk_order(&pl, p->order);
+	ret = plan_shrink_setup(&pl, shrink_to);
+	/* a shrink moves the inodes past the new end, whatever the mode */
+	if (plan_shrink_has_forced(&pl))
+		renumber = true;
+	if (!ret)
+		ret = walk_order(&pl, p->order);
 	if (ret == -EOVERFLOW)
 		goto out;
 	if (!ret)
@@ -595,14 +610,24 @@ static int build_once(const struct model *m, enum walk_order order,
 	if (!ret && pl.g->rmapbt)
 		ret = count_maps_in(&pl, aps);
 	for (a = 0; a < m->agcount && !ret; a++) {
+		p->ag[a].agno = a;
+		if (plan_shrink_gone(&pl, a)) {
+			/* past the new end: all of it moves, nothing is left */
+			p->ag[a].moved_blocks = ag_moved(&aps[a]);
+			continue;
+		}
 		ret = finish_ag(&pl, &aps[a]);
-		if (!ret && (mode != PR_NONE || inode32))
+		if (!ret && (mode != PR_NONE || inode32 || pl.shr))
 			ret = plan_ino_finish_ag(&pl, a, true);
 	}
+	if (!ret)
+		ret = plan_shrink_verify(&pl, aps);
 	if (!ret)
 		ret = plan_lim_finish(&pl, aps);
 	if (!ret)
 		ret = plan_metrics(&pl);
+	if (!ret)
+		plan_shrink_figures(&pl);
 	if (!ret && inode32 && (big = above32(&pl)) != 0)
 		ret = -ENOSPC;
 out:
@@ -623,6 +648,10 @@ out:
 		return err_set(e, ret, "--inode32: %llu inodes do not fit "
 			       "below inode number 2^32 (no room there, or "
 			       "they may not move)", (unsigned long long)big);
+	if (ret == -ENOSPC && shrink_to)
+		return err_set(e, ret, "refusing to shrink: not enough room "
+			       "inside %llu blocks for the data, inodes, log and "
+			       "rebuilt btrees", (unsigned long long)shrink_to);
 	if (ret == -ENOSPC)
 		return err_set(e, ret, "not enough free space to rebuild the "
 			       "btrees after packing");
@@ -641,9 +670,16 @@ int plan_build(const struct model *m, const struct plan_opts *o,
 	enum plan_renumber mode = o ? o->renumber : PR_NONE;
 	bool inode32 = o && o->inode32;
 	const struct plan_limits *lim = o ? o->lim : NULL;
+	uint64_t to = o ? o->shrink_to : 0;
 	struct plan alt;
 	int ret;
 
+	if (to && (plan_limits_any(lim) || order == WALK_INODE)) {
+		memset(p, 0, sizeof(*p));
+		return err_set(e, -EINVAL, "a shrink lays out the whole "
+			       "filesystem in a walk order: not with --order "
+			       "inode, --ag, --path, --min-extents or passes");
+	}
 	/*
 	 * Renumbering lays out every AG at once; a plan kept to some AGs,
 	 * paths or one pass keeps inode numbers (auto acts as none).
@@ -655,23 +691,23 @@ int plan_build(const struct model *m, const struct plan_opts *o,
 				       "renumber the whole filesystem: not with "
 				       "--ag, --path, --min-extents or passes");
 		}
-		return build_once(m, order, PR_NONE, false, lim, p, e);
+		return build_once(m, order, PR_NONE, false, lim, 0, p, e);
 	}
 	if (mode != PR_AUTO || inode32)
 		return build_once(m, order, inode32 && mode == PR_AUTO ?
-				  PR_ALL : mode, inode32, NULL, p, e);
-	ret = build_once(m, order, PR_ALL, false, NULL, p, e);
+				  PR_ALL : mode, inode32, NULL, to, p, e);
+	ret = build_once(m, order, PR_ALL, false, NULL, to, p, e);
 	if (ret == -ENOSPC) {
 		/* no room laid out that way: keep the inodes where they are */
 		err_clear(e);
-		return build_once(m, order, PR_AUTO, false, NULL, p, e);
+		return build_once(m, order, PR_AUTO, false, NULL, to, p, e);
 	}
 	if (ret)
 		return ret;
 	if (!p->nino)
 		return 0;
 	/* the same without renumbering (PR_AUTO: AGI newino still set) */
-	ret = build_once(m, order, PR_AUTO, false, NULL, &alt, e);
+	ret = build_once(m, order, PR_AUTO, false, NULL, to, &alt, e);
 	if (ret == -ENOSPC) {
 		/* only the renumbered layout fits */
 		err_clear(e);

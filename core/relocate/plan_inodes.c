@@ -241,7 +241,7 @@ static int new_chunk(struct planner *pl, uint32_t agno, const struct member *mb,
 	memset(c, 0, sizeof(*c));
 	c->agno = agno;
 	c->agbno = NOAGBNO;
-	c->limit = od_ag_blocks(pl->g, agno);
+	c->limit = plan_ag_len(pl, agno);
 	c->key2 = (uint64_t)mb->ord << 1;
 	c->first = (uint32_t)at;
 	return 0;
@@ -347,6 +347,44 @@ void plan_ino_free(struct inoplan *ip)
 	free(ip);
 }
 
+/* A shrink: is ino in a chunk that reaches past the new end? */
+static bool ino_forced(const struct planner *pl, uint64_t ino)
+{
+	uint32_t a = od_ino_agno(pl->g, ino);
+	const struct m_ag *ag;
+	size_t k;
+
+	if (!pl->shr || a >= pl->m->agcount)
+		return false;
+	if (plan_shrink_gone(pl, a))
+		return true;
+	ag = &pl->m->ag[a];
+	k = chunk_of(ag, od_ino_agino(pl->g, ino));
+	return k < ag->nchunk && plan_shrink_chunk_forced(pl, a, &ag->chunk[k]);
+}
+
+/* A shrink that would leave inode mi past the new end: refuse. */
+static int stuck(const struct planner *pl, const struct m_ino *mi,
+		 const char *why)
+{
+	return err_set(pl->e, -EPERM, "refusing to shrink: inode %llu lies "
+		       "past the new end and cannot move (%s)",
+		       (unsigned long long)mi->ino, why);
+}
+
+/* The AG inside a shrink's new end with the most room. */
+static uint32_t roomiest(const struct planner *pl, const int64_t *room,
+			 const uint8_t *agok)
+{
+	uint32_t a, best = 0;
+
+	for (a = 0; a < pl->m->agcount; a++)
+		if (!plan_shrink_gone(pl, a) && agok[a] &&
+		    (plan_shrink_gone(pl, best) || room[a] > room[best]))
+			best = a;
+	return best;
+}
+
 /* Which members a mode moves. */
 static bool wants_move(enum plan_renumber mode, bool inode32, uint64_t ino)
 {
@@ -432,18 +470,33 @@ int plan_ino_choose(struct planner *pl, enum plan_renumber mode,
 	 * of its alignment gap (half the alignment on average) */
 	per64 = (int64_t)(g->ialloc_blks + ip->align / 2) * 64 / cl;
 	for (a = 0; a < m->agcount; a++)
-		room[a] = ((int64_t)(m->ag[a].have_agf ?
-				     m->ag[a].agf.freeblks : 0) -
-			   od_ag_blocks(g, a) / ROOM_KEEP) * 64;
+		room[a] = ((int64_t)plan_shrink_free_inside(pl, a) -
+			   plan_ag_len(pl, a) / ROOM_KEEP) * 64;
 	/* in walk order: a parent's AG is known before its children's */
-	for (k = 0; k < pl->walk.nreached; k++) {
+	for (k = 0; k < pl->walk.n; k++) {
 		uint32_t d = pl->walk.seq[k], p = par[d], own, t;
 		const struct m_ino *mi = pl->ref[d].mi;
+		bool forced = ino_forced(pl, mi->ino);
 		int64_t need;
 
-		if (p == NOSLOT || (nomove && nomove[d] >= 2) ||
-		    named_by_sb(sb, mi->ino) || (mi->flags & MI_DAMAGED) ||
-		    !wants_move(mode, inode32, mi->ino))
+		/* a shrink: an inode past the new end that cannot move */
+		if (forced && (k >= pl->walk.nreached || p == NOSLOT ||
+			       named_by_sb(sb, mi->ino) ||
+			       (mi->flags & MI_DAMAGED) ||
+			       !agok[od_ino_agno(g, mi->ino)])) {
+			ret = stuck(pl, mi, k >= pl->walk.nreached || p == NOSLOT
+				    ? "no directory entry the walk reaches names "
+				      "it" : named_by_sb(sb, mi->ino) ?
+				    "the superblock names it" :
+				    "it or its AG could not be read whole");
+			goto out;
+		}
+		if (k >= pl->walk.nreached)
+			continue;
+		if (p == NOSLOT || named_by_sb(sb, mi->ino) ||
+		    (mi->flags & MI_DAMAGED) ||
+		    (!forced && ((nomove && nomove[d] >= 2) ||
+				 !wants_move(mode, inode32, mi->ino))))
 			continue;
 		own = od_ino_agno(g, mi->ino);
 		if (!agok[own] || chunk_of(&m->ag[own], od_ino_agino(g, mi->ino))
@@ -453,11 +506,14 @@ int plan_ino_choose(struct planner *pl, enum plan_renumber mode,
 		t = nomove && nomove[d] ? own : fin[p];
 		need = (int64_t)ino_blocks(g, pl->ref[d].ag, mi, t) * 64 +
 		       per64;
-		if (!agok[t] || (t != own && room[t] < need))
+		if (!agok[t] || plan_shrink_gone(pl, t) ||
+		    (t != own && room[t] < need))
 			t = own;
+		if (plan_shrink_gone(pl, t))
+			t = roomiest(pl, room, agok);
 		if ((mi->ino < INO32 || inode32) &&
 		    limit32(g, t) < g->ialloc_blks)
-			t = low_ag(g, own);
+			t = low_ag(g, plan_shrink_gone(pl, own) ? t : own);
 		/* its data and a new slot come in, its old slot is freed */
 		room[t] -= (int64_t)ino_blocks(g, pl->ref[d].ag, mi, t) * 64 +
 			   per64;
@@ -515,7 +571,8 @@ int plan_ino_choose(struct planner *pl, enum plan_renumber mode,
 				if (ip->slot[walk_dense(&pl->walk, ag,
 							&ag->ino[i])] == NOSLOT)
 					all = false;
-			ip->vacated[a][k] = all && n;
+			ip->vacated[a][k] = all &&
+				(n || plan_shrink_chunk_forced(pl, a, r));
 		}
 	}
 	ip->order = malloc((ip->nch ? ip->nch : 1) * sizeof(*ip->order));

@@ -44,13 +44,17 @@ int plan_gather_obstacles(struct agplan *ap)
 	const struct od_geo *g = ap->pl->g;
 	const struct m_ag *ag = &m->ag[ap->agno];
 	uint64_t log0 = m->fs->sb.logstart;
-	uint32_t hdr_end, i, k;
+	uint32_t hdr_end, i, k, lb, ll;
 	int ret = 0;
 
 	/* sb, agf, agi, agfl sectors: blocks up to the AGFL's, inclusive */
 	hdr_end = (uint32_t)(((uint64_t)3 * g->sectsize) >> g->blocklog) + 1;
 	ret |= add_obst(ap, 0, hdr_end);
-	if (log0 && od_fsb_agno(g, log0) == ap->agno)
+	/* a shrink that moves the log: its new place, and the old is free */
+	if (plan_shrink_log_in(ap->pl, ap->agno, &lb, &ll))
+		ret |= add_obst(ap, lb, ll);
+	if (log0 && od_fsb_agno(g, log0) == ap->agno &&
+	    !plan_shrink_log_moves(ap->pl))
 		ret |= add_obst(ap, od_fsb_agbno(g, log0),
 				m->fs->sb.logblocks);
 	for (i = 0; i < ag->nagfl; i++)
@@ -299,6 +303,7 @@ int plan_pin_units(struct agplan *ap)
 	}
 	if (plan_lim_pin(ap))
 		return -ENOMEM;
+	plan_shrink_unpin(ap);
 	for (i = 0; i < ap->nunit; i++)
 		if (ap->pinned[i] &&
 		    add_obst(ap, ap->unit[i].start, ap->unit[i].len))
@@ -307,8 +312,9 @@ int plan_pin_units(struct agplan *ap)
 	return 0;
 }
 
-/* The complement of the obstacles; the largest window is filled last so
- * free space gathers there. */
+/* The complement of the obstacles up to the AG's end (a shrink cuts
+ * it short); the largest window is filled last so free space gathers
+ * there. */
 int plan_build_segments(struct agplan *ap)
 {
 	uint32_t pos = 0, i, big = 0;
@@ -317,9 +323,11 @@ int plan_build_segments(struct agplan *ap)
 	ap->seg = calloc(ap->nobst + 1, sizeof(*ap->seg));
 	if (!ap->seg)
 		return -ENOMEM;
-	for (i = 0; i <= ap->nobst; i++) {
+	for (i = 0; i <= ap->nobst && pos < ap->agblocks; i++) {
 		uint32_t end = i < ap->nobst ? ap->obst[i].agbno : ap->agblocks;
 
+		if (end > ap->agblocks)
+			end = ap->agblocks;
 		if (end > pos) {
 			ap->seg[n].start = ap->seg[n].cur = pos;
 			ap->seg[n].end = end;
@@ -525,6 +533,7 @@ static void choose_target(const struct od_geo *g, struct agplan *aps,
 			  const struct uref *u, size_t nu, uint64_t *room,
 			  uint64_t *have)
 {
+	const struct planner *pl = aps[0].pl;
 	uint32_t owner = aps[u[0].agno].unit[u[0].idx].owner_ag, t = 0, a;
 	uint64_t total = 0, best = 0;
 	bool found = false, one_ag = true;
@@ -544,15 +553,17 @@ static void choose_target(const struct od_geo *g, struct agplan *aps,
 	if (plan_lim_home(aps, u, &t) && t < g->agcount &&
 	    room[t] >= total - have[t]) {
 		found = true;
-	} else if (owner < g->agcount && room[owner] >= total - have[owner]) {
+	} else if (owner < g->agcount && !plan_shrink_gone(pl, owner) &&
+		   room[owner] >= total - have[owner]) {
 		t = owner;
 		found = true;
-	} else if (one_ag) {
+	} else if (one_ag && !plan_shrink_gone(pl, u[0].agno)) {
 		goto out;	/* contiguous or not, it can stay in its AG */
 	}
 	for (k = 0; k < nu && !found; k++) {	/* the AG with most of it */
 		a = u[k].agno;
-		if (have[a] > best && room[a] >= total - have[a]) {
+		if (have[a] > best && room[a] >= total - have[a] &&
+		    !plan_shrink_gone(pl, a)) {
 			best = have[a];
 			t = a;
 		}
@@ -560,7 +571,7 @@ static void choose_target(const struct od_geo *g, struct agplan *aps,
 	found = found || best;
 	for (k = 1; k <= g->agcount && !found && owner < g->agcount; k++) {
 		a = (uint32_t)((owner + k) % g->agcount);
-		if (room[a] >= total - have[a]) {
+		if (room[a] >= total - have[a] && !plan_shrink_gone(pl, a)) {
 			t = a;
 			found = true;
 		}
@@ -572,9 +583,24 @@ static void choose_target(const struct od_geo *g, struct agplan *aps,
 	for (k = 0; k < nu && owner < g->agcount; k++) {
 		struct unit *un = &aps[u[k].agno].unit[u[k].idx];
 
-		if (u[k].agno == owner || room[owner] < un->len)
+		if (u[k].agno == owner || room[owner] < un->len ||
+		    plan_shrink_gone(pl, owner))
 			continue;
 		retarget(aps, &u[k], 1, owner, room);
+	}
+	/* a shrink: what is still in a gone AG goes wherever it fits */
+	for (k = 0; k < nu && pl->shr; k++) {
+		struct unit *un = &aps[u[k].agno].unit[u[k].idx];
+		uint32_t b = g->agcount;
+
+		if (!plan_shrink_gone(pl, un->target))
+			continue;
+		for (a = 0; a < g->agcount; a++)
+			if (!plan_shrink_gone(pl, a) && room[a] >= un->len &&
+			    (b == g->agcount || room[a] > room[b]))
+				b = a;
+		if (b < g->agcount)
+			retarget(aps, &u[k], 1, b, room);
 	}
 out:
 	for (k = 0; k < nu; k++)
