@@ -36,6 +36,7 @@ int cmd_debug_inoruns(int argc, char **argv);	/* bench aid, hidden */
 int cmd_tui(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_shrink(int argc, char **argv);
 
 extern const char *progname;
 

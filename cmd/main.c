@@ -35,10 +35,12 @@ static const struct cmd commands[] = {
 	{ "complete", cmd_complete, "complete IMAGE PREFIX", NULL },
 	{ "tui", cmd_tui, "tui [--no-color] [--path PATH] [-j THREADS] [--direct] IMAGE",
 	  "browse directories, extents and AG block maps (ncurses)" },
-	{ "plan", cmd_plan, "plan [--json] [--html FILE] [--top N] [-j THREADS] [--direct] [--order walk|name|inode] [--renumber auto|all|none] [--inode32] [--ag AGS] [--path PATH] [--min-extents N] [--max-rate MIBS] IMAGE",
+	{ "plan", cmd_plan, "plan [--json] [--html FILE] [--top N] [-j THREADS] [--direct] [--order walk|name|inode] [--renumber auto|all|none] [--inode32] [--shrink SIZE|min] [--ag AGS] [--path PATH] [--min-extents N] [--max-rate MIBS] IMAGE",
 	  "what a relocation run would move, and the figures after it" },
-	{ "run", cmd_run, "run [--undo FILE] [--map FILE] [-j THREADS] [--direct] [--order walk|name|inode] [--renumber auto|all|none] [--inode32] [--passes] [--max-time SECONDS] [--json] [--ag AGS] [--path PATH] [--min-extents N] [--max-rate MIBS] IMAGE",
+	{ "run", cmd_run, "run [--undo FILE] [--map FILE] [-j THREADS] [--direct] [--order walk|name|inode] [--renumber auto|all|none] [--inode32] [--passes] [--max-time SECONDS] [--json] [--discard] [--ag AGS] [--path PATH] [--min-extents N] [--max-rate MIBS] IMAGE",
 	  "relocate in place: contiguous files packed front to back" },
+	{ "shrink", cmd_shrink, "shrink --size SIZE | --min [--undo FILE] [--map FILE] [-j THREADS] [--direct] [--order walk|name] [--renumber auto|all|none] [--json] [--discard] IMAGE",
+	  "make the filesystem smaller offline (an image file is cut too)" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

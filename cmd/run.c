@@ -11,6 +11,7 @@
 #include "cmd/limits.h"
 #include "cmd/rbfmt.h"
 #include "cmd/runout.h"
+#include "cmd/shrinkfmt.h"
 #include "core/model/frag.h"
 
 #include <errno.h>
@@ -126,6 +127,57 @@ static void view(void *priv, struct fs *fs)
 	cmd_scan_setup(&((struct run_cli *)priv)->sc, fs);
 }
 
+static double mib(uint64_t bytes)
+{
+	return (double)bytes / 1048576.0;
+}
+
+/* A shrink: the geometry, where the file ends, how to undo it. */
+static void print_shrink(const struct run_opts *o, const struct run_result *r)
+{
+	const struct plan_shrink *s = &r->shrink;
+	uint64_t bytes = s->dblocks * r->blocksize;
+
+	printf("shrank %s from %llu blocks (%u AGs, %.1f MiB) to %llu blocks "
+	       "(%u AG%s, %.1f MiB; the last AG %u blocks)\n", o->image,
+	       (unsigned long long)r->dblocks_before, r->agcount_before,
+	       mib(r->dblocks_before * r->blocksize),
+	       (unsigned long long)s->dblocks, s->agcount,
+	       s->agcount == 1 ? "" : "s", mib(bytes), s->last_len);
+	if (o->shrink_min)
+		printf("the smallest size that fits: %llu blocks in use before "
+		       "(log included), %u sizes planned\n",
+		       (unsigned long long)r->min_floor, r->min_tries);
+	if (s->logstart)
+		printf("the log moved inside the new end, formatted clean at "
+		       "cycle %u\n", s->log_cycle);
+	if (r->truncated)
+		printf("the image file is cut to %llu bytes (it was %llu); "
+		       "undo extends it again\n", (unsigned long long)bytes,
+		       (unsigned long long)r->image_before);
+	else if (r->blockdev)
+		printf("%s is a block device and keeps its size (%llu bytes): "
+		       "the filesystem now ends at byte %llu; the partition "
+		       "may be shrunk to no less than that, for example with "
+		       "parted's resizepart or sfdisk (a shrink of the device "
+		       "also ends the way back: undo needs the old size)\n",
+		       o->image, (unsigned long long)r->image_before,
+		       (unsigned long long)bytes);
+	printf("\n");
+}
+
+static void print_discard(const struct run_result *r)
+{
+	if (!r->discarded)
+		return;
+	printf("discard: %.1f MiB of free space in %llu extents given back",
+	       mib(r->discard_bytes), (unsigned long long)r->discard_extents);
+	if (r->have_alloc)
+		printf(" (the image file's allocated size %.1f MiB -> %.1f MiB)",
+		       mib(r->alloc_before), mib(r->alloc_after));
+	printf("\n");
+}
+
 /* A full run in one pass: what it did, as it always said it. */
 static void print_single(const struct run_opts *o, const struct run_result *r)
 {
@@ -221,9 +273,13 @@ static int exit_status(const struct run_result *r)
 	return EXIT_ERROR;
 }
 
-int cmd_run(int argc, char **argv)
+/* run and shrink: one driver (shrink: --size or --min, one pass). */
+static int run_main(int argc, char **argv, const char *cmd, bool shrink)
 {
 	static const struct option longopts[] = {
+		{ "size", required_argument, NULL, 'Z' },
+		{ "min", no_argument, NULL, 'N' },
+		{ "discard", no_argument, NULL, 'X' },
 		{ "undo", required_argument, NULL, 'u' },
 		{ "map", required_argument, NULL, 'M' },
 		{ "fault-after", required_argument, NULL, 'F' },
@@ -249,6 +305,8 @@ int cmd_run(int argc, char **argv)
 	struct fs *fs = NULL;
 	struct err e = { 0 };
 	char undo_default[96];
+	uint64_t size = 0;
+	bool min = false;
 	char *end;
 	int opt, ret, status;
 
@@ -256,9 +314,19 @@ int cmd_run(int argc, char **argv)
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "+u:j:", longopts, NULL)) != -1) {
 		switch (opt) {
+		case 'Z':
+			if (!shrink || shrinkfmt_parse(optarg, &size, &min))
+				return cmd_usage(cmd);
+			break;
+		case 'N':
+			if (!shrink)
+				return cmd_usage(cmd);
+			min = true;
+			break;
+		case 'X': o.discard = true; break;
 		case 'T':
 			if (cmd_parse_positive(optarg, &o.max_time))
-				return cmd_usage("run");
+				return cmd_usage(cmd);
 			o.by_ag = true;
 			break;
 		case 'P': o.by_ag = true; break;
@@ -266,7 +334,7 @@ int cmd_run(int argc, char **argv)
 		case 'Q':
 			fault.pass = (unsigned)strtoul(optarg, &end, 10);
 			if (*end || !fault.pass)
-				return cmd_usage("run");
+				return cmd_usage(cmd);
 			break;
 		case 'u': o.undo = optarg; break;
 		case 'M': o.map = optarg; break;
@@ -275,12 +343,12 @@ int cmd_run(int argc, char **argv)
 		case 'D':
 			fault.after = strtol(optarg, &end, 10);
 			if (*end || fault.after < 0)
-				return cmd_usage("run");
+				return cmd_usage(cmd);
 			fault.err = opt == 'F' ? 0 : -EIO;
 			fault.sticky = opt == 'D';
 			break;
 		case 'h':
-			cmd_usage("run");
+			cmd_usage(cmd);
 			return EXIT_OK;
 		default:
 			ret = cmd_plan_opt(&cp, &o.po, opt, optarg);
@@ -289,12 +357,20 @@ int cmd_run(int argc, char **argv)
 			if (!ret)
 				ret = cmd_scan_opt(&cli.sc, opt, optarg);
 			if (ret <= 0)
-				return cmd_usage("run");
+				return cmd_usage(cmd);
 		}
 	}
-	if (argc - optind != 1)
-		return cmd_usage("run");
+	if (argc - optind != 1 || (shrink && !size && !min))
+		return cmd_usage(cmd);
 	cmd_plan_setup(&cp, &o.po);
+	if (shrink && (o.by_ag || lim.max_rate > 0 ||
+		       cmd_limits_any(&lim) || o.po.order == WALK_INODE)) {
+		cmd_error("shrink is one pass over the whole filesystem, laid "
+			  "out in a walk order: not with --passes, --max-time, "
+			  "limits or --order inode");
+		cmd_limits_free(&lim);
+		return EXIT_USAGE;
+	}
 	o.image = argv[optind];
 	o.max_rate = lim.max_rate;
 	if ((o.by_ag || o.max_rate > 0 || cmd_limits_any(&lim)) &&
@@ -324,6 +400,14 @@ int cmd_run(int argc, char **argv)
 		o.undo = undo_default;
 	}
 	o.lim = lim.pl;
+	o.shrink_min = min;
+	o.shrink_to = min ? 0 : shrinkfmt_blocks(fs, size);
+	if (shrink && !min && !o.shrink_to) {
+		cmd_error("--size %llu: less than one block",
+			  (unsigned long long)size);
+		status = EXIT_USAGE;
+		goto out;
+	}
 	o.threads = cli.sc.threads;
 	o.fault = fault.after >= 0 ? &fault : NULL;
 	o.stop = &stop_signal;
@@ -347,8 +431,12 @@ int cmd_run(int argc, char **argv)
 	} else if (r.status == RUN_OK && r.no_work) {
 		printf("nothing to move: every file is already in place\n");
 	} else if (r.status == RUN_OK) {
+		if (r.shrink.dblocks)
+			print_shrink(&o, &r);
 		print_single(&o, &r);
 	}
+	if (r.status == RUN_OK && !cli.json)
+		print_discard(&r);
 	if (r.status == RUN_OK && !cli.json && r.map_lines)
 		printf("\n%zu inodes renumbered: old and new numbers in %s\n",
 		       r.map_lines, r.map);
@@ -357,4 +445,14 @@ out:
 	cmd_limits_free(&lim);
 	fs_close(fs);
 	return status;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	return run_main(argc, argv, "run", false);
+}
+
+int cmd_shrink(int argc, char **argv)
+{
+	return run_main(argc, argv, "shrink", true);
 }

@@ -208,6 +208,8 @@ int exec_run(struct fs *fs, const struct model *m, const struct plan *p,
 		ret = refuse_renumber(fs, e);
 	if (!ret)
 		ret = exec_renum_prepare(&x);
+	if (!ret)
+		ret = exec_shrink_prepare(&x);
 	if (ret)
 		goto out;
 	if (o->fault_after >= 0) {
@@ -246,12 +248,15 @@ int exec_run(struct fs *fs, const struct model *m, const struct plan *p,
 	if (!ret)
 		ret = exec_ags(&x);
 	if (!ret)
+		ret = exec_shrink(&x);
+	if (!ret)
 		ret = finish(&x);
 	st->journal_bytes = undo_bytes(x.u);
 	undo_end(fs, x.u);
 out:
 	exec_ags_release(&x);
 	exec_renum_release(&x);
+	exec_shrink_release(&x);
 	free(x.written);
 	free(x.buf);
 	st->ns_total = now_ns() - t0;

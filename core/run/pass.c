@@ -108,9 +108,13 @@ int run_one_pass(struct run_ctx *c, const bool *focus, const char *what,
 	memset(&rec, 0, sizeof(rec));
 	ret = run_plan_now(c, focus, &p, &e);
 	if (ret) {
-		fail(c, RUN_FAILED, &e);
+		/* a shrink the filesystem cannot take: nothing written */
+		fail(c, run_shrinking(o) && (ret == -EINVAL || ret == -ENOSPC ||
+					     ret == -EPERM) ?
+		     RUN_REFUSED : RUN_FAILED, &e);
 		goto out;
 	}
+	c->r->shrink = p.shrink;
 	if (!run_plan_has_work(&p))
 		goto out;
 	rec.n = (unsigned)c->r->npass + 1;

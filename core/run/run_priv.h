@@ -59,6 +59,17 @@ int run_map_pass(struct run_ctx *c, const struct plan *p, struct err *e);
 void run_map_settle(struct run_ctx *c, bool keep);
 int run_map_close(struct run_ctx *c, struct err *e);
 
+/* Is o a shrink? */
+static inline bool run_shrinking(const struct run_opts *o)
+{
+	return o->shrink_to || o->shrink_min;
+}
+
+/* shrink.c: cut the image file to the new size (the run stands) */
+int run_shrink_cut(struct run_ctx *c);
+/* discard.c: give the free space of the result back (the run stands) */
+int run_discard(struct run_ctx *c);
+
 /* pass.c: one pass; 0 with *did, or <0 with r's outcome set */
 int run_one_pass(struct run_ctx *c, const bool *focus, const char *what,
 		 bool *did);

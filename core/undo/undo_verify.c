@@ -509,6 +509,54 @@ static void name_blocks(const struct vctx *c, char *out, size_t len)
 				       headers_in(c, c->first[i] % agb));
 }
 
+/*
+ * The crc of the log as the run began: blocks the undo file holds (a
+ * shrink that moved the log reuses the old one's blocks, or cut them
+ * off) from their records, the rest from the image.
+ */
+static int log_crc(struct vctx *c, uint32_t *out)
+{
+	struct scan *s = c->s;
+	uint64_t off = s->h.log_off, end = off + s->h.log_len;
+	uint32_t crc = 0xffffffffu;
+	size_t lo = 0, hi = s->n;
+	int ret = 0;
+
+	/* the first data record ending past the log's start */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->v[mid].off + s->v[mid].len <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (off < end && !ret) {
+		const struct urec *r = lo < s->n ? &s->v[lo] : NULL;
+		uint64_t at = r && r->off < end ? r->off : end;
+
+		if (at > off) {		/* the image's bytes up to the record */
+			ret = undo_crc_update(undo_raw_img(c->fs), off,
+					      at - off, &crc);
+			off = at;
+			continue;
+		}
+		/* the record's bytes inside the log */
+		at = r->off + r->len < end ? r->off + r->len : end;
+		ret = scan_data_buf(s, r->len, c->e);
+		if (ret == 0)
+			ret = scan_read_at(s, s->buf, r->len,
+					   r->pos + OD_UNDO_REC_LEN, c->e);
+		if (ret == 0)
+			crc = od_crc32c(crc, s->buf + (off - r->off),
+					(size_t)(at - off));
+		off = at;
+		lo++;
+	}
+	*out = ~crc;
+	return ret;
+}
+
 int undo_verify(struct scan *s, struct fs *fs, struct uverify *v,
 		struct err *e)
 {
@@ -543,9 +591,8 @@ int undo_verify(struct scan *s, struct fs *fs, struct uverify *v,
 	if (ret == 0 && sbwhy[0])
 		say(why, sizeof(why), "%s", sbwhy);
 	if (ret == 0 && s->h.log_len) {
-		ret = undo_crc_range(undo_raw_img(fs), s->h.log_off,
-				     s->h.log_len, &crc);
-		if (ret)
+		ret = log_crc(&c, &crc);
+		if (ret && !e->code)
 			err_set(e, ret, "%s: reading the log failed: %s",
 				fs->path, strerror(-ret));
 		else if (crc != s->h.log_crc)
