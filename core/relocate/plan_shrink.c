@@ -289,10 +289,23 @@ static int log_anywhere(const struct planner *pl, uint32_t a, uint32_t len,
 	return 0;
 }
 
+/*
+ * May the log go to AG a?  xfs_repair expects the root inode after the
+ * log when the log is in AG 0 (xfs_ialloc_calc_rootino), so it stays in
+ * AG 0 if it was there, and goes there only then.
+ */
+static bool log_ag_ok(const struct planner *pl, uint32_t a)
+{
+	uint32_t la, lb, ll;
+
+	return old_log(pl, &la, &lb, &ll) && (a == 0) == (la == 0);
+}
+
 static int place_log(struct planner *pl, struct plan_shrink *s)
 {
 	const struct fs *fs = pl->m->fs;
-	uint32_t len = fs->sb.logblocks, align = log_align(pl), i, a, at = 0;
+	uint32_t len = fs->sb.logblocks, align = log_align(pl), i, a = 0;
+	uint32_t at = 0;
 	bool found = false;
 	int ret = 0;
 
@@ -302,13 +315,19 @@ static int place_log(struct planner *pl, struct plan_shrink *s)
 			       "cannot be found (%s)", fs->log_detail);
 	for (i = 0; i < s->agcount && !found; i++) {
 		a = nth_ag(s->agcount, i);
-		found = log_in_free(pl, a, len, align, &at);
+		found = log_ag_ok(pl, a) && log_in_free(pl, a, len, align, &at);
 	}
 	s->log_in_free = found;
 	for (i = 0; i < s->agcount && !found && !ret; i++) {
 		a = nth_ag(s->agcount, i);
-		ret = log_anywhere(pl, a, len, align, &at, &found);
+		if (log_ag_ok(pl, a))
+			ret = log_anywhere(pl, a, len, align, &at, &found);
 	}
+	if (!found && s->agcount == 1 && !log_ag_ok(pl, 0))
+		return err_set(pl->e, -ENOSPC, "refusing to shrink: the log "
+			       "would have to move into AG 0, where xfs_repair "
+			       "expects the root directory after it: keep at "
+			       "least 2 AGs");
 	if (ret)
 		return err_set(pl->e, ret, "out of memory");
 	if (!found)
