@@ -504,18 +504,26 @@ bool plan_same_fork(const struct agplan *aps, const struct uref *x,
 	return ux->key == uy->key && ux->key2 == uy->key2;
 }
 
+/*
+ * debt[a]: what AG a holds beyond its room (a shrink's last AG, cut
+ * short): units leaving it pay that first, and none of its forks may
+ * stay while it is owed.
+ */
 static void retarget(struct agplan *aps, const struct uref *u, size_t nu,
-		     uint32_t t, uint64_t *room)
+		     uint32_t t, uint64_t *room, uint64_t *debt)
 {
 	size_t k;
 
 	for (k = 0; k < nu; k++) {
 		struct unit *un = &aps[u[k].agno].unit[u[k].idx];
+		uint64_t pay;
 
 		if (u[k].agno == t)
 			continue;
+		pay = debt[u[k].agno] < un->len ? debt[u[k].agno] : un->len;
+		debt[u[k].agno] -= pay;
 		room[t] -= un->len;
-		room[u[k].agno] += un->len;
+		room[u[k].agno] += un->len - pay;
 		un->target = t;
 	}
 }
@@ -531,7 +539,7 @@ static void retarget(struct agplan *aps, const struct uref *u, size_t nu,
  */
 static void choose_target(const struct od_geo *g, struct agplan *aps,
 			  const struct uref *u, size_t nu, uint64_t *room,
-			  uint64_t *have)
+			  uint64_t *have, uint64_t *debt)
 {
 	const struct planner *pl = aps[0].pl;
 	uint32_t owner = aps[u[0].agno].unit[u[0].idx].owner_ag, t = 0, a;
@@ -554,16 +562,17 @@ static void choose_target(const struct od_geo *g, struct agplan *aps,
 	    room[t] >= total - have[t]) {
 		found = true;
 	} else if (owner < g->agcount && !plan_shrink_gone(pl, owner) &&
-		   room[owner] >= total - have[owner]) {
+		   !debt[owner] && room[owner] >= total - have[owner]) {
 		t = owner;
 		found = true;
-	} else if (one_ag && !plan_shrink_gone(pl, u[0].agno)) {
+	} else if (one_ag && !plan_shrink_gone(pl, u[0].agno) &&
+		   !debt[u[0].agno]) {
 		goto out;	/* contiguous or not, it can stay in its AG */
 	}
 	for (k = 0; k < nu && !found; k++) {	/* the AG with most of it */
 		a = u[k].agno;
 		if (have[a] > best && room[a] >= total - have[a] &&
-		    !plan_shrink_gone(pl, a)) {
+		    !plan_shrink_gone(pl, a) && !debt[a]) {
 			best = have[a];
 			t = a;
 		}
@@ -571,36 +580,39 @@ static void choose_target(const struct od_geo *g, struct agplan *aps,
 	found = found || best;
 	for (k = 1; k <= g->agcount && !found && owner < g->agcount; k++) {
 		a = (uint32_t)((owner + k) % g->agcount);
-		if (room[a] >= total - have[a] && !plan_shrink_gone(pl, a)) {
+		if (room[a] >= total - have[a] && !plan_shrink_gone(pl, a) &&
+		    !debt[a]) {
 			t = a;
 			found = true;
 		}
 	}
 	if (found) {
-		retarget(aps, u, nu, t, room);
+		retarget(aps, u, nu, t, room, debt);
 		goto out;
 	}
 	for (k = 0; k < nu && owner < g->agcount; k++) {
 		struct unit *un = &aps[u[k].agno].unit[u[k].idx];
 
 		if (u[k].agno == owner || room[owner] < un->len ||
-		    plan_shrink_gone(pl, owner))
+		    plan_shrink_gone(pl, owner) || debt[owner])
 			continue;
-		retarget(aps, &u[k], 1, owner, room);
+		retarget(aps, &u[k], 1, owner, room, debt);
 	}
-	/* a shrink: what is still in a gone AG goes wherever it fits */
+	/* a shrink: what is still in a gone AG, or one owed, goes wherever
+	 * it fits */
 	for (k = 0; k < nu && pl->shr; k++) {
 		struct unit *un = &aps[u[k].agno].unit[u[k].idx];
 		uint32_t b = g->agcount;
 
-		if (!plan_shrink_gone(pl, un->target))
+		if (!plan_shrink_gone(pl, un->target) && !debt[un->target])
 			continue;
 		for (a = 0; a < g->agcount; a++)
-			if (!plan_shrink_gone(pl, a) && room[a] >= un->len &&
+			if (!plan_shrink_gone(pl, a) && !debt[a] &&
+			    room[a] >= un->len &&
 			    (b == g->agcount || room[a] > room[b]))
 				b = a;
 		if (b < g->agcount)
-			retarget(aps, &u[k], 1, b, room);
+			retarget(aps, &u[k], 1, b, room, debt);
 	}
 out:
 	for (k = 0; k < nu; k++)
@@ -799,7 +811,7 @@ int plan_place_split(struct agplan *aps, const struct uref *u, size_t nu,
 int plan_place_all(struct planner *pl, struct agplan *aps)
 {
 	const struct od_geo *g = pl->g;
-	uint64_t *room, *have, *rem = NULL;
+	uint64_t *room, *have, *debt, *rem = NULL;
 	struct wroom *wr = NULL;
 	struct uref *all;
 	size_t n = 0, i;
@@ -811,10 +823,12 @@ int plan_place_all(struct planner *pl, struct agplan *aps)
 	all = malloc((n ? n : 1) * sizeof(*all));
 	room = calloc(g->agcount, sizeof(*room));
 	have = calloc(g->agcount, sizeof(*have));
-	if (!all || !room || !have) {
+	debt = calloc(g->agcount, sizeof(*debt));
+	if (!all || !room || !have || !debt) {
 		free(all);
 		free(room);
 		free(have);
+		free(debt);
 		return -ENOMEM;
 	}
 	for (a = 0, n = 0; a < g->agcount; a++) {
@@ -839,6 +853,7 @@ int plan_place_all(struct planner *pl, struct agplan *aps)
 					free(all);
 					free(room);
 					free(have);
+					free(debt);
 					return -ENOMEM;
 				}
 				continue;
@@ -849,6 +864,9 @@ int plan_place_all(struct planner *pl, struct agplan *aps)
 		}
 		used += plan_ino_blocks(pl, a);
 		room[a] = space > used + reserve ? space - used - reserve : 0;
+		/* a shrink's last AG may hold more than fits inside its end */
+		if (pl->shr && !room[a] && used + reserve > space)
+			debt[a] = used + reserve - space;
 		if (!plan_lim_ag(pl, a))
 			room[a] = 0;	/* left alone: nothing moves in */
 	}
@@ -859,7 +877,7 @@ int plan_place_all(struct planner *pl, struct agplan *aps)
 
 		while (j < n && plan_same_fork(aps, &all[i], &all[j]))
 			j++;
-		choose_target(g, aps, all + i, j - i, room, have);
+		choose_target(g, aps, all + i, j - i, room, have, debt);
 		i = j;
 	}
 	if (pl->stream) {
@@ -929,5 +947,6 @@ out:
 	free(all);
 	free(room);
 	free(have);
+	free(debt);
 	return ret;
 }
