@@ -194,6 +194,12 @@ static void print_single(const struct run_opts *o, const struct run_result *r)
 	       (double)st->journal_bytes / 1048576.0, p->undo);
 	printf("%llu image writes; verified: consistent (own checker)\n\n",
 	       (unsigned long long)st->writes);
+	if (st->w_geometry[0])
+		printf("shrink: the AG headers, btrees, log and superblocks in "
+		       "image writes %llu-%llu\n%s",
+		       (unsigned long long)st->w_geometry[0],
+		       (unsigned long long)st->w_geometry[1],
+		       st->inodes_renumbered ? "" : "\n");
 	if (st->inodes_renumbered)
 		printf("renumbered %llu inodes (image writes %llu-%llu, "
 		       "references %llu-%llu)\n\n",

@@ -331,7 +331,7 @@ static int place_log(struct planner *pl, struct plan_shrink *s)
 	if (ret)
 		return err_set(pl->e, ret, "out of memory");
 	if (!found)
-		return err_set(pl->e, -ENOSPC, "refusing to shrink: no AG "
+		return err_set(pl->e, -ENOSPC, "refusing to shrink: not enough room: no AG "
 			       "inside the new end has room for the %u-block "
 			       "log", len);
 	s->logstart = od_agb_fsb(pl->g, a, at);

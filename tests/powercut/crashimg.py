@@ -3,13 +3,15 @@
 """Crash images from a pctrace log (the power-cut model).
 
 A log (tests/powercut/pctrace.c) lists, in the order they were issued,
-the writes to each watched file, their fsync barriers, fsyncs of the
-directory holding a file, and unlinks.  A power cut after the first k
-events leaves, for each file:
+the writes to each watched file, their truncations, their fsync
+barriers, fsyncs of the directory holding a file, and unlinks.  A power
+cut after the first k events leaves, for each file:
 
-  - every write issued before the file's last completed fsync;
-  - a random subset, applied in random order, of the writes after it
-    (so of two writes to the same place either may win);
+  - every write and truncation issued before the file's last completed
+    fsync;
+  - a random subset, applied in random order, of the writes and
+    truncations after it (so of two writes to the same place either may
+    win);
   - a file created in this log exists only if a fsync of its directory
     completed, or by chance if not; one unlinked without a directory
     fsync after it may still be there.
@@ -60,7 +62,7 @@ def plan(events, k, rng, fid, existed):
     head = [(i, e) for i, e in enumerate(events[:k]) if e.fid == fid]
     syncs = [i for i, e in head if e.kind == "S"]
     last = syncs[-1] if syncs else -1
-    writes = [(i, e) for i, e in head if e.kind == "W"]
+    writes = [(i, e) for i, e in head if e.kind in "WT"]
     durable = [e for i, e in writes if i < last]
     pending = [e for i, e in writes if i > last]
     chosen = rng.sample(pending, rng.randint(0, len(pending)))
@@ -105,6 +107,9 @@ def crash(log, events, k, rng, bases, outs):
             fd = os.open(out, os.O_RDWR)
             try:
                 for e in ws:
+                    if e.kind == "T":
+                        os.ftruncate(fd, e.off)
+                        continue
                     lf.seek(e.data_at)
                     os.pwrite(fd, lf.read(e.length), e.off)
             finally:

@@ -3,9 +3,9 @@
  * The power-cut model's recorder: an LD_PRELOAD layer for tests that
  * logs, in order, every write to the watched files (the image and the
  * undo file: they are separate files, and the order between them
- * matters), every fsync/fdatasync of them, every fsync of the directory
- * holding one (what makes a new file's name durable; logged for each
- * watched file in it), and every unlink.
+ * matters), every ftruncate of them, every fsync/fdatasync of them,
+ * every fsync of the directory holding one (what makes a new file's name
+ * durable; logged for each watched file in it), and every unlink.
  * It sits at the system-call boundary, so it also sees a write that
  * bypassed the image layers.  tests/powercut/crashimg.py turns the log
  * into crash images.
@@ -14,7 +14,7 @@
  * ':'-separated; file ids are their positions).  Log record: type
  * ('W' write, 'S' sync, 'D' directory sync, 'U' unlink) 1 byte, file id
  * 1, zero 2, length 4, offset 8 (little-endian), then length bytes for
- * 'W'.
+ * 'W'; 'T' (ftruncate) has the new size as its offset.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -42,6 +42,7 @@ static ssize_t (*real_write)(int, const void *, size_t);
 static int (*real_fsync)(int);
 static int (*real_fdatasync)(int);
 static int (*real_unlink)(const char *);
+static int (*real_ftruncate)(int, off_t);
 
 static void init(void)
 {
@@ -57,6 +58,7 @@ static void init(void)
 	real_fsync = dlsym(RTLD_NEXT, "fsync");
 	real_fdatasync = dlsym(RTLD_NEXT, "fdatasync");
 	real_unlink = dlsym(RTLD_NEXT, "unlink");
+	real_ftruncate = dlsym(RTLD_NEXT, "ftruncate64");
 	o = getenv("PCTRACE_OUT");
 	w = getenv("PCTRACE_WATCH");
 	if (!o || !w)
@@ -191,6 +193,25 @@ ssize_t write(int fd, const void *buf, size_t len)
 		record('W', k - 1, buf, (uint32_t)n, (uint64_t)at);
 	pthread_mutex_unlock(&mu);
 	return n;
+}
+
+int ftruncate64(int fd, off_t len)
+{
+	int r, k;
+
+	pthread_mutex_lock(&mu);
+	init();
+	r = real_ftruncate(fd, len);
+	k = outfd >= 0 && r == 0 ? kind_of(fd) : 0;
+	if (k > 0)
+		record('T', k - 1, NULL, 0, (uint64_t)len);
+	pthread_mutex_unlock(&mu);
+	return r;
+}
+
+int ftruncate(int fd, off_t len)
+{
+	return ftruncate64(fd, len);
 }
 
 int unlink(const char *path)
