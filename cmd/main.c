@@ -39,7 +39,7 @@ static const struct cmd commands[] = {
 	  "what a relocation run would move, and the figures after it" },
 	{ "run", cmd_run, "run [--undo FILE] [--map FILE] [-j THREADS] [--direct] [--order walk|name|inode] [--renumber auto|all|none] [--inode32] [--passes] [--max-time SECONDS] [--json] [--discard] [--ag AGS] [--path PATH] [--min-extents N] [--max-rate MIBS] IMAGE",
 	  "relocate in place: contiguous files packed front to back" },
-	{ "shrink", cmd_shrink, "shrink --size SIZE | --min [--undo FILE] [--map FILE] [-j THREADS] [--direct] [--order walk|name] [--renumber auto|all|none] [--json] [--discard] IMAGE",
+	{ "shrink", cmd_shrink, "shrink [--size SIZE] [--min] [--undo FILE] [--map FILE] [-j THREADS] [--direct] [--order walk|name] [--renumber auto|all|none] [--json] [--discard] IMAGE",
 	  "make the filesystem smaller offline (an image file is cut too)" },
 };
 
