@@ -11,14 +11,13 @@
  * past it gets a new place inside, chosen before placement: the tail of
  * the largest free extent now of an AG near the middle (as mkfs puts the
  * log there), so nothing moves for it and its blocks need no undo record;
- * the old log's blocks inside the end stay untouched until the run ends,
- * then are free.  AGFL blocks past the end leave the free list
+ * the old log's blocks inside the end are free for placement (the undo
+ * file journals them before they are written, and those left free at
+ * the seal).  AGFL blocks past the end leave the free list
  * (exec_shrink.c).
  */
 #include "core/relocate/plan_priv.h"
 #include "core/relocate/plan_shrink.h"
-#include "core/base/sort.h"
-#include "core/fs/fork.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -608,7 +607,9 @@ int plan_shrink_min(const struct model *m, const struct plan_opts *o,
 		po.shrink_to = mid;
 		++*tries;
 		ret = plan_build(m, &po, &t, e);
-		if (ret == -ENOSPC) {
+		/* too small: no room, or an inode it would cut off that
+		 * cannot move (a larger size may keep it inside) */
+		if (ret == -ENOSPC || ret == -EPERM) {
 			err_clear(e);
 			lo = mid + 1;
 			continue;
