@@ -8,6 +8,9 @@
 #                        at once; T="t-check test_records" runs just
 #                        those, T_CASE=REGEX just the matching cases
 #                        inside them
+#   make test-bin        build/release/xfsdefrag-test: the product's commands
+#                        and the test aids (make check builds it; never
+#                        installed: tests/aids/README.md)
 #   make tsan            ThreadSanitizer: threaded scan, check, report, plan
 #   make check-long      every test under both builds with its full
 #                        repetitions, then the long campaigns (tsan,
@@ -62,6 +65,9 @@ CMD_SRC    := $(wildcard cmd/*.c)
 TUI_SRC    := $(wildcard tui/*.c)
 LIB_SRC    := $(ONDISK_SRC) $(CORE_SRC)
 PROG_SRC   := $(CMD_SRC) $(TUI_SRC)
+# The test binary: the product's objects but its main(), plus the aids.
+AIDS_SRC   := $(wildcard tests/aids/*.c)
+TPROG_SRC  := $(filter-out cmd/main.c,$(PROG_SRC)) $(AIDS_SRC)
 UNIT_SRC   := $(wildcard tests/unit/*.c)
 REPLAY_SRC := tests/fuzz/replay.c tests/fuzz/fuzz_open.c
 
@@ -107,6 +113,12 @@ $(1)/xfsdefrag: $(call obj,$(1),$(LIB_SRC) $(PROG_SRC)) $(1)/FLAGS
 	$$(if $(Q),@echo "  LD      $$@")
 	$(Q)$$(CC) $(4) -o $$@ $$(filter %.o,$$^) $$(LIBS)
 
+# The test binary (tests/aids/README.md): built by make check, never
+# installed.
+$(1)/xfsdefrag-test: $(call obj,$(1),$(LIB_SRC) $(TPROG_SRC)) $(1)/FLAGS
+	$$(if $(Q),@echo "  LD      $$@")
+	$(Q)$$(CC) $(4) -o $$@ $$(filter %.o,$$^) $$(LIBS)
+
 # Unit tests link the library objects, one binary per test file.
 $(1)/tests/%: $(1)/tests/unit/%.o $(call obj,$(1),$(LIB_SRC)) $(1)/FLAGS
 	@mkdir -p $$(dir $$@)
@@ -130,7 +142,10 @@ UNIT_NAMES     := $(patsubst tests/unit/%.c,%,$(UNIT_SRC)) fuzz_replay
 UNIT_BINS      := $(addprefix $(B)/tests/,$(UNIT_NAMES))
 UNIT_BINS_ASAN := $(addprefix $(A)/tests/,$(UNIT_NAMES))
 
-asan: $(A)/xfsdefrag $(UNIT_BINS_ASAN)
+asan: $(A)/xfsdefrag $(A)/xfsdefrag-test $(UNIT_BINS_ASAN)
+
+# The test binary alone (bench/ uses it too).
+test-bin: $(B)/xfsdefrag-test
 
 # The fuzzer's base images (mkfs.xfs and a protofile, no mount): the
 # replay driver and the libFuzzer target both patch them.
@@ -148,7 +163,8 @@ $(B)/powercut/pctrace.so: tests/powercut/pctrace.c $(B)/FLAGS
 # many run at once (tests/run.sh -j), and how many jobs build what they
 # need when make was not given -j itself.
 TEST_JOBS ?= 2
-CHECK_BUILD := xfsdefrag $(UNIT_BINS) asan $(FUZZ_BASE) $(B)/powercut/pctrace.so
+CHECK_BUILD := xfsdefrag $(B)/xfsdefrag-test $(UNIT_BINS) asan $(FUZZ_BASE) \
+	       $(B)/powercut/pctrace.so
 CHECK_MAKE   = $(MAKE) --no-print-directory $(if $(Q),-s) DEVELOPER=1 $(if $(filter -j%,$(MAKEFLAGS)),,-j$(TEST_JOBS))
 # Both passes in one queue, so that the long scripts of each overlap.
 # The sanitizer pass runs the scripts where memory errors are plausible;
@@ -167,11 +183,13 @@ tsan: $(TS)/xfsdefrag
 # Long campaigns go in scripts of their own, each a line here (hours;
 # tests/long-*.sh say what they measure): power cuts, the pre-check's
 # catch rate over fuzzed fixtures, and every read command of the
-# sanitizer build over damaged images.  Figures land in build/long.
+# sanitizer build over damaged images, the undo of runs in passes
+# damaged, killed and cut by power.  Figures land in build/long.
 check-long: tsan
 	$(Q)$(CHECK_MAKE) $(CHECK_BUILD)
 	$(RUN_TESTS) --long $(T)
 	tests/powercut-long.sh ./xfsdefrag
+	tests/long-undochain.sh ./xfsdefrag
 	tests/long-precheck.sh ./xfsdefrag
 	tests/long-corrupt.sh $(A)/xfsdefrag
 
@@ -204,7 +222,7 @@ FORCE:
 # keep the unit tests' objects (intermediate files make would delete)
 .SECONDARY:
 
-.PHONY: all asan check check-long tsan fuzz install clean FORCE
+.PHONY: all asan test-bin check check-long tsan fuzz install clean FORCE
 
 -include $(shell find build -name '*.d' 2>/dev/null)
 

@@ -1,30 +1,39 @@
 # shellcheck shell=bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Shared by bench/report.sh and bench/check.sh: our command against the
+# Shared by bench/report.sh, check.sh and plan.sh: our command against the
 # reference tool on the same image, in one run, alternating, cold (page
 # cache dropped before every command) and warm; medians, spread, ratios,
 # inodes/s, peak RSS per inode, the cold time against dd reading the
 # inode-chunk bytes with direct I/O, and how long the disk was busy
-# during each cold command (/proc/diskstats).  Needs root (to drop
-# caches), GNU time (/usr/bin/time) and bash 5 (EPOCHREALTIME).
+# during each cold command (/proc/diskstats).  Without an IMAGE, on both
+# bench images, each made if missing: bench/mkbig.sh's (one directory
+# after another) and bench/mkscatter.sh's (files spread round-robin over
+# the directories by two writers).  Needs root (to drop caches), GNU
+# time (/usr/bin/time) and bash 5 (EPOCHREALTIME).
 #
 #   . bench/lib.sh
-#   b_setup "$@"            # -n RUNS, -w (warm only), -c (cold only), IMAGE
+#   b_setup "$@"            # -n RUNS, -w (warm only), -c (cold only), IMAGE...
 #   b_compare NAME "OURS..." "REFERENCE..."
 
 B_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 B_BIN=${XFSDEFRAG:-$B_DIR/../xfsdefrag}
+# the test binary (tests/aids: debug-inoruns), make test-bin
+B_TBIN=${XFSDEFRAG_TEST:-$B_DIR/../build/release/xfsdefrag-test}
 B_RUNS=7
 B_COLD=1 B_WARM=1
 B_IMG=
+B_IMGS=()
+B_BIG=/tmp/xfsdefrag-bench-1m.img
+B_SCATTER=/tmp/xfsdefrag-bench-scatter-1m.img
 B_OUT=
 B_DISK=
 
 b_usage() {
-	echo "usage: $0 [-n RUNS] [-c | -w] [IMAGE | DEVICE]" >&2
+	echo "usage: $0 [-n RUNS] [-c | -w] [IMAGE | DEVICE]..." >&2
 	echo "  RUNS samples of each command (default 7, at least 5)," >&2
-	echo "  -c cold only, -w warm only; IMAGE defaults to" >&2
-	echo "  /tmp/xfsdefrag-bench-1m.img (made by bench/mkbig.sh)" >&2
+	echo "  -c cold only, -w warm only; without IMAGE, both of" >&2
+	echo "  $B_BIG (bench/mkbig.sh) and" >&2
+	echo "  $B_SCATTER (bench/mkscatter.sh), made if missing" >&2
 	exit 2
 }
 
@@ -39,21 +48,23 @@ b_setup() {
 		esac
 	done
 	shift $((OPTIND - 1))
-	[ $# -le 1 ] || b_usage
 	[ "$B_RUNS" -ge 1 ] 2>/dev/null || b_usage
-	B_IMG=${1:-/tmp/xfsdefrag-bench-1m.img}
-	if [ ! -e "$B_IMG" ]; then
-		"$B_DIR/mkbig.sh" "$B_IMG" 1000 1000 4g
+	if [ $# -gt 0 ]; then
+		B_IMGS=("$@")
+	else
+		B_IMGS=("$B_BIG" "$B_SCATTER")
+		[ -e "$B_BIG" ] || "$B_DIR/mkbig.sh" "$B_BIG" 1000 1000 4g
+		[ -e "$B_SCATTER" ] || "$B_DIR/mkscatter.sh" "$B_SCATTER"
 	fi
 	[ -x "$B_BIN" ] || { echo "$B_BIN: not built (make)" >&2; exit 1; }
+	[ -x "$B_TBIN" ] || { echo "$B_TBIN: not built (make test-bin)" >&2; exit 1; }
 	if [ "$B_COLD" = 1 ] && [ "$(id -u)" != 0 ]; then
 		echo "cold runs drop the page cache: run as root (or -w)" >&2
 		exit 1
 	fi
 	[ -n "${EPOCHREALTIME:-}" ] || { echo "needs bash 5" >&2; exit 1; }
-	B_OUT=$(mktemp -d)
-	trap 'rm -rf "$B_OUT"' EXIT
-	B_DISK=$(b_disk)
+	B_ROOT=$(mktemp -d)
+	trap 'rm -rf "$B_ROOT"' EXIT
 	b_machine
 }
 
@@ -61,9 +72,27 @@ b_machine() {
 	local cpu
 	cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 	echo "machine: $(nproc) CPUs ($cpu), $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo), kernel $(uname -r)"
+}
+
+# b_image N: make B_IMGS[N] the image (B_IMG, B_DISK, B_OUT) and say so
+b_image() {
+	B_IMG=${B_IMGS[$1]}
+	B_OUT=$B_ROOT/$1
+	mkdir -p "$B_OUT"
+	B_DISK=$(b_disk)
+	echo
 	echo "image:   $B_IMG ($(stat -L -c %F "$B_IMG"), on $(df -P "$B_IMG" 2>/dev/null | awk 'NR == 2 {print $1}'))"
 	echo "disk:    ${B_DISK:-not found in /proc/diskstats: no busy times}"
 	echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+}
+
+# b_tag: a short name for the image in the summary lines
+b_tag() {
+	case $B_IMG in
+	"$B_BIG") echo "[mkbig]" ;;
+	"$B_SCATTER") echo "[scatter]" ;;
+	*) echo "[$(basename "$B_IMG")]" ;;
+	esac
 }
 
 # The block device the image's reads reach (its name in /proc/diskstats):
@@ -119,13 +148,13 @@ b_time() {
 # to 64 KiB, as the scan's reader does), read by dd with direct I/O, one
 # dd per run (each run is one or a few 1 MiB requests of ours).
 b_runs() {
-	"$B_BIN" debug-inoruns --gap 65536 "$B_IMG" > "$B_OUT/runs" 2> "$B_OUT/runs.err" ||
+	"$B_TBIN" debug-inoruns --gap 65536 "$B_IMG" > "$B_OUT/runs" 2> "$B_OUT/runs.err" ||
 		{ echo "debug-inoruns failed: $(cat "$B_OUT/runs.err")" >&2; exit 1; }
 	B_NRUNS=$(wc -l < "$B_OUT/runs")
 	# %.0f: mawk prints integers past 2^31 as 4.29e+09 (and %d clamps)
 	B_RUNBYTES=$(awk '{s += $2} END {printf "%.0f", s}' "$B_OUT/runs")
 	# every directory's blocks, as check's read-ahead asks for them
-	"$B_BIN" debug-inoruns --dirs "$B_IMG" > "$B_OUT/dirruns" 2> "$B_OUT/runs.err" ||
+	"$B_TBIN" debug-inoruns --dirs "$B_IMG" > "$B_OUT/dirruns" 2> "$B_OUT/runs.err" ||
 		{ echo "debug-inoruns --dirs failed: $(cat "$B_OUT/runs.err")" >&2; exit 1; }
 	B_NDIRRUNS=$(wc -l < "$B_OUT/dirruns")
 	B_DIRBYTES=$(awk '{s += $2} END {printf "%.0f", s}' "$B_OUT/dirruns")
@@ -181,8 +210,17 @@ b_inodes() {
 		python3 -c 'import json, sys; print(json.load(sys.stdin)["scan"]["inodes"])'
 }
 
-# b_compare NAME OURS REF: OURS and REF are command strings (word-split)
+# b_compare NAME OURS REF: OURS and REF are command strings (word-split),
+# on each image in turn
 b_compare() {
+	local n
+	for n in "${!B_IMGS[@]}"; do
+		b_image "$n"
+		b_compare_one "$1 $(b_tag)" "$2" "$3"
+	done
+}
+
+b_compare_one() {
 	local name=$1 ours=$2 ref=$3 i
 	local -a o r
 	read -r -a o <<< "$ours"
@@ -280,7 +318,7 @@ for phase in ("cold", "warm"):
             print("%s cold: a scan that took only fio's replay reading time would be "
                   "%.2fx the reference" % (name, mr / mi))
             fd = load("cold.fiodir.io")
-            if fd and name == "check":
+            if fd and name.startswith("check"):
                 # check reads every directory block after the scan
                 md = statistics.median(fd[0])
                 print("%s cold: fio replaying the directory blocks (%d MB, 16 in flight): "

@@ -6,12 +6,21 @@
 #    than one extent after each; xfs_repair -n on run's result;
 #  - reflinked files still sharing after each (manifest "shares" lines);
 #  - bytes moved per second by run's copy phase vs dd (conv=fsync).
-# Needs root, loop devices, xfsprogs (xfs_fsr), python3.
-# Usage: bench/run.sh [WORKDIR]
+# Then run on a copy of each 1,000,000-inode bench image (bench/lib.sh:
+# bench/mkbig.sh's and bench/mkscatter.sh's, made if missing): its time,
+# peak RSS per inode (target: at most 300 bytes), bytes moved, the undo
+# journal against the bytes moved (target: at most 25%) and against
+# plan's estimate, and the copy rate against dd's on the same image
+# (target: 80% or more).
+# Needs root, loop devices, xfsprogs (xfs_fsr), python3, GNU time.
+# Usage: bench/run.sh [WORKDIR [IMAGE...]]
+#   BENCH_AGED=0 leaves the aged image out; IMAGE... replaces the two
+#   bench images (BENCH_IMAGES=0: none).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 bin=$here/../xfsdefrag
 work=${1:-/tmp/xfsdefrag-bench-run}
+[ $# -gt 0 ] && shift
 mkdir -p "$work"
 img=$work/aged.img mnt=$work/mnt
 mkdir -p "$mnt"
@@ -22,6 +31,7 @@ trap cleanup EXIT
 # one deleted (free space left in holes of that size), then 8 files grown
 # together by fsync'd 64 KiB appends into those holes, and a reflinked
 # copy of one of them partly overwritten.
+aged() {
 if [ ! -f "$img" ]; then
 	truncate -s 2g "$img"
 	mkfs.xfs -q -f "$img"
@@ -98,3 +108,72 @@ dd = int(sys.argv[4]) * 4 / (float(sys.argv[3]) - float(sys.argv[2]))
 print("copy rate: run %.1f MiB/s, dd %.1f MiB/s: %.0f%% of dd" %
       (rate, dd, 100 * rate / dd))
 PY
+}
+
+# The same file system: dd reads COUNT MiB from the image's first half
+# and writes them over its second half, synced; prints MiB/s.
+dd_rate() {	# IMAGE MIB
+	local half count start end
+	half=$(( $(stat -c %s "$1") / (8 << 20) ))
+	count=$(python3 -c "print(max(1, min($half, int(float('$2') / 4))))")
+	sync; echo 3 > /proc/sys/vm/drop_caches
+	start=$(date +%s.%N)
+	dd if="$1" of="$1" bs=4M skip=0 seek="$half" count="$count" \
+		conv=notrunc,fsync 2>/dev/null
+	end=$(date +%s.%N)
+	python3 -c "print('%.1f' % ($count * 4 / ($end - $start)))"
+}
+
+bench_image() {	# IMAGE TAG
+	local src=$1 tag=$2 copy=$work/bench.img undo=$work/bench.undo
+	local inodes mib rate dd
+	echo
+	echo "image:   $src $tag (load $(cut -d' ' -f1-3 /proc/loadavg))"
+	rm -f "$copy" "$undo"
+	cp --sparse=always "$src" "$copy"
+	inodes=$("$bin" report --json "$copy" | python3 -c 'import json, sys; print(json.load(sys.stdin)["scan"]["inodes"])')
+	"$bin" plan --json "$copy" > "$work/plan.json"
+	sync; echo 3 > /proc/sys/vm/drop_caches
+	/usr/bin/time -f "%e %M" -o "$work/run.time" \
+		"$bin" run --undo "$undo" "$copy" > "$work/run.out"
+	"$bin" check "$copy" > /dev/null ||
+		echo "run $tag: our checker REJECTS the result"
+	xfs_repair -n "$copy" > /dev/null 2>&1 ||
+		echo "run $tag: xfs_repair -n REJECTS the result"
+	mib=$(sed -n 's/^moved \([0-9.]*\) MiB.*/\1/p' "$work/run.out")
+	python3 - "$tag" "$inodes" "$work/run.time" "$work/run.out" \
+		"$work/plan.json" "$(stat -c %s "$undo")" <<'PY'
+import json, re, sys
+tag, inodes = sys.argv[1], int(sys.argv[2])
+secs, rss = open(sys.argv[3]).read().split()
+out = open(sys.argv[4]).read()
+plan = json.load(open(sys.argv[5]))
+undo = int(sys.argv[6])
+moved = float(re.search(r"moved ([0-9.]+) MiB", out).group(1)) * 2**20
+rate = float(re.search(r"copy ([0-9.]+) MiB/s", out).group(1))
+est = plan["undo_bytes_estimate"]
+print("run %s: %.1f s, peak RSS %.1f MiB = %.0f bytes per inode (%d inodes)"
+      % (tag, float(secs), int(rss) / 1024, int(rss) * 1024 / inodes, inodes))
+print("run %s: moved %.1f MiB, copy %.1f MiB/s; undo journal %.1f MiB = %.0f%% "
+      "of the bytes moved; plan's estimate %.1f MiB (%.2f of the real size)"
+      % (tag, moved / 2**20, rate, undo / 2**20, 100 * undo / max(moved, 1),
+         est / 2**20, est / max(undo, 1)))
+PY
+	rate=$(sed -n 's/.*copy \([0-9.]*\) MiB\/s.*/\1/p' "$work/run.out")
+	dd=$(dd_rate "$copy" "$mib")
+	python3 -c "print('run $tag: copy rate run %.1f MiB/s, dd %.1f MiB/s on the same image: %.0f%% of dd' % ($rate, $dd, 100 * $rate / $dd))"
+	rm -f "$copy" "$undo"
+}
+
+[ "${BENCH_AGED:-1}" = 0 ] || aged
+if [ "${BENCH_IMAGES:-1}" != 0 ]; then
+	if [ $# -gt 0 ]; then
+		for i in "$@"; do bench_image "$i" "[$(basename "$i")]"; done
+	else
+		big=/tmp/xfsdefrag-bench-1m.img scatter=/tmp/xfsdefrag-bench-scatter-1m.img
+		[ -e "$big" ] || "$here/mkbig.sh" "$big" 1000 1000 4g
+		[ -e "$scatter" ] || "$here/mkscatter.sh" "$scatter"
+		bench_image "$big" "[mkbig]"
+		bench_image "$scatter" "[scatter]"
+	fi
+fi

@@ -27,7 +27,7 @@ make_img() {	# IMG SIZE FILL SEED MKFS-OPTS...
 	truncate -s "$size" "$img"
 	mkfs.xfs -q -f "$@" "$img"
 	mount -o loop "$img" "$mnt"
-	python3 "$here/churn.py" "$mnt" "$seed" "$fill"
+	python3 "$here/churn.py" --use "$fill" "$mnt" "$seed"
 	umount "$mnt"
 }
 

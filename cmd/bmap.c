@@ -10,15 +10,15 @@
 #include "core/fs/getbmap.h"
 #include "core/fs/path.h"
 
-#include <getopt.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 struct bmap_opts {
 	bool aflag, lflag, pflag, iflag, stats;
-	int vflag;
-	int nflag;
+	unsigned vflag;
+	uint32_t nflag;		/* rows at most; 0: all */
 };
 
 static void put_name(const char *name)
@@ -87,7 +87,7 @@ static int bmap_one(struct fs *fs, const char *arg, const struct bmap_opts *o,
 	printf(":\n");
 	{
 		struct bmapfmt_opts fo = { o->aflag, o->lflag, o->pflag,
-					   o->vflag };
+					   o->vflag > 2 ? 2 : (int)o->vflag };
 
 		bmapfmt(fs, &ip, gb.v, n, &fo, print_line, NULL);
 	}
@@ -96,64 +96,65 @@ out:
 	return ret;
 }
 
-int cmd_bmap(int argc, char **argv)
+static int bmap(struct cmd_call *c)
 {
-	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ "stats", no_argument, NULL, 'S' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct bmap_opts o = { 0 };
+	const struct bmap_opts *o = c->args;
 	struct path_stats st = { 0 };
 	struct err e = { 0 };
 	struct fs *fs = NULL;
-	int c, i, worst = EXIT_OK;
+	int i, worst = EXIT_OK;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+ailn:pv", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'a': o.aflag = true; break;
-		case 'i': o.iflag = true; break;
-		case 'l': o.lflag = true; break;
-		case 'p': o.pflag = true; break;
-		case 'v': o.vflag++; break;
-		case 'S': o.stats = true; break;
-		case 'n':
-			o.nflag = atoi(optarg);
-			if (o.nflag < 0)
-				return cmd_usage("bmap");
-			break;
-		case 'h':
-			cmd_usage("bmap");
-			return EXIT_OK;
-		default:
-			return cmd_usage("bmap");
-		}
-	}
-	if (argc - optind < 2)
-		return cmd_usage("bmap");
-	if (cmd_open_ro(argv[optind], &fs, &e))
-		return cmd_fail(&e);
+	if (cmd_open_ro(c->ops[0], &fs, &e))
+		return cmd_fail(c, &e);
 	/* -v's FLAGS column is computed from the stripe geometry */
-	if (o.vflag && bmapfmt_check(fs, &e)) {
+	if (o->vflag && bmapfmt_check(fs, &e)) {
 		fs_close(fs);
-		return cmd_fail(&e);
+		return cmd_fail(c, &e);
 	}
-	for (i = optind + 1; i < argc; i++) {
+	for (i = 1; i < c->nops; i++) {
 		err_clear(&e);
-		if (bmap_one(fs, argv[i], &o, &st, &e)) {
+		if (bmap_one(fs, c->ops[i], o, &st, &e)) {
 			int code;
 
 			fflush(stdout);
-			code = cmd_fail(&e);
+			code = cmd_fail(c, &e);
 			if (code > worst)
 				worst = code;
 		}
 	}
-	if (o.stats)
+	if (o->stats)
 		fprintf(stderr, "%s: %u lookups read %llu directory blocks\n",
 			progname, st.lookups,
 			(unsigned long long)st.dirblocks_read);
 	fs_close(fs);
 	return worst;
 }
+
+#define B struct bmap_opts
+static const struct opt opts[] = {
+	{ .letter = 'a', .kind = OPT_FLAG, OPT_AT(B, aflag),
+	  .help = "map the attribute fork instead of the data fork" },
+	{ .letter = 'l', .kind = OPT_FLAG, OPT_AT(B, lflag),
+	  .help = "also print each extent's length in blocks (without -v)" },
+	{ .letter = 'p', .kind = OPT_FLAG, OPT_AT(B, pflag),
+	  .help = "report unwritten (preallocated) extents as such" },
+	{ .letter = 'v', .kind = OPT_COUNT, OPT_AT(B, vflag),
+	  .help = "a table with AG, offsets and flags; twice: the flags' "
+		  "legend" },
+	{ .letter = 'n', .kind = OPT_UINT, .arg = "N", .min = 0,
+	  .max = 2147483647, OPT_AT(B, nflag),
+	  .help = "print at most N rows", .dflt = "0: all" },
+	{ .letter = 'i', .kind = OPT_FLAG, OPT_AT(B, iflag),
+	  .help = "the arguments after IMAGE are inode numbers" },
+	{ .name = "stats", .kind = OPT_FLAG, OPT_AT(B, stats),
+	  .help = "how many directory blocks the lookups read (stderr)" },
+	OPT_END,
+};
+#undef B
+
+const struct cmd cmd_bmap = {
+	.name = "bmap", .fn = bmap,
+	.summary = "list a file's extents exactly as xfs_bmap does",
+	.operands = "IMAGE PATH...", .min_ops = 2, .max_ops = -1,
+	.opts = opts, .args_size = sizeof(struct bmap_opts),
+};

@@ -11,7 +11,8 @@
 #include "cmd/json.h"
 #include "core/check/check.h"
 
-#include <getopt.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,7 +41,8 @@ static void problem(void *priv, const struct check_msg *m)
 }
 
 static void json_verdict(struct json *j, const struct cctx *c,
-			 const struct check_result *res)
+			 const struct check_result *res,
+			 const struct cmd_call *cc)
 {
 	json_arr_end(j);
 	json_u64(j, "problems", res->problems);
@@ -49,130 +51,83 @@ static void json_verdict(struct json *j, const struct cctx *c,
 	json_u64(j, "inodes", res->inodes);
 	json_u64(j, "blocks_checked", res->blocks_checked);
 	json_str(j, "skipped", res->skipped);
+	cmd_json_failure(j, cc);
 	json_obj_end(j);
 	json_end(j);
 }
 
-int cmd_check(int argc, char **argv)
+struct check_args {
+	bool json;
+	uint64_t max;		/* problems listed; UINT64_MAX: not given */
+	struct cmd_scan sc;
+};
+
+static int check(struct cmd_call *cc)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'J' },
-		CMD_SCAN_LONGOPTS,
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct check_args *a = cc->args;
+	const struct cmd_hooks *h = cc->hooks;
 	struct check_result res;
 	struct cctx c = { 0, 100, NULL };
 	struct json j;
-	bool json = false, max_set = false;
 	struct err e = { 0 };
 	struct fs *fs;
-	const char *image;
-	struct cmd_scan sc = { 0 };
+	const char *image = cc->ops[0];
 	struct check_opts co = { 0 };
-	const char *env = getenv("XFSDEFRAG_CHECK");
-	long max;
-	char *end;
-	int opt;
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+j:n:", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'n':
-			max = strtol(optarg, &end, 10);
-			if (*end || max < 0)
-				return cmd_usage("check");
-			c.max = (uint64_t)max;
-			max_set = true;
-			break;
-		case 'J':
-			json = true;
-			break;
-		case 'h':
-			cmd_usage("check");
-			return EXIT_OK;
-		default:
-			if (cmd_scan_opt(&sc, opt, optarg) <= 0)
-				return cmd_usage("check");
-		}
-	}
-	if (argc - optind != 1)
-		return cmd_usage("check");
-	image = argv[optind];
 	/*
 	 * The scan settles most inodes for the inodes phase, which reads
 	 * again only the chunks of the others (core/check/check_quick.c):
-	 * so the scan need not fill the page cache.  "reread": every chunk
-	 * read again, from the cache; "keep=BYTES": so many inode bytes
-	 * kept at most; "defer": every directory entry judged after the
-	 * inodes phase (the same verdicts; for tests).
+	 * so the scan need not fill the page cache, unless the test
+	 * binary's hook has every chunk read again.
 	 */
-	if (env && strcmp(env, "reread") == 0) {
-		co.reread = sc.again = true;
-	} else if (env && strcmp(env, "defer") == 0) {
-		co.defer = true;
-	} else if (env && strncmp(env, "keep=", 5) == 0 &&
-		   env[5] >= '0' && env[5] <= '9') {
-		co.keep = strtoull(env + 5, &end, 10);
-		if (*end || !co.keep)
-			co.keep = 0;
-	}
-	if (env && *env && !co.reread && !co.keep && !co.defer)
-		cmd_error("warning: XFSDEFRAG_CHECK=%s not understood "
-			  "(reread, keep=BYTES, defer); ignored", env);
-	if (fs_open(image, 0, &fs, &e)) {
-		if (json) {
-			json_init(&j, stdout);
-			json_obj_begin(&j, NULL);
-			json_u64(&j, "schema_version", 1);
-			json_str(&j, "image", image);
-			json_str(&j, "error", e.msg);
-			json_obj_end(&j);
-			json_end(&j);
-		}
-		return cmd_fail(&e);
-	}
-	cmd_scan_setup(&sc, fs);
+	if (h->check)
+		h->check(h->priv, &co);
+	a->sc.again = co.reread;
+	a->sc.hooks = h;
+	if (fs_open(image, 0, &fs, &e))
+		return cmd_fail(cc, &e);
+	cmd_scan_setup(&a->sc, fs);
 	if (fs->mounted)
 		cmd_error("warning: %s is mounted%s%s; what is read may be "
 			  "stale", image, fs->mountpoint[0] ? " on " : "",
 			  fs->mountpoint);
-	if (json) {
-		/* every problem kept is listed unless -n says otherwise */
-		if (!max_set)
-			c.max = 0;
+	/* every problem kept is listed with --json unless -n says not */
+	if (a->max != UINT64_MAX)
+		c.max = a->max;
+	else if (a->json)
+		c.max = 0;
+	if (a->json) {
 		json_init(&j, stdout);
 		json_obj_begin(&j, NULL);
 		json_u64(&j, "schema_version", 1);
 		json_str(&j, "image", image);
 		json_arr_begin(&j, "findings");
 		c.j = &j;
+		cc->json_done = true;
 	}
-	co.threads = sc.threads;
+	co.threads = a->sc.threads;
 	if (check_fs_with(fs, &co, problem, &c, &res, &e)) {
 		fs_close(fs);
-		if (json) {
+		cmd_failf(cc, e.code, EXIT_ERROR, "check: %s", e.msg);
+		if (a->json) {
 			/* still one valid JSON object on stdout */
 			json_arr_end(&j);
-			json_str(&j, "error", e.msg);
+			cmd_json_failure(&j, cc);
 			json_obj_end(&j);
 			json_end(&j);
 		}
-		cmd_error("check: %s", e.msg);
 		return EXIT_ERROR;
 	}
 	fs_close(fs);
-	if (getenv("XFSDEFRAG_TIMING")) {
+	if (h->timing) {
 		enum check_step st;
 
-		/* as report's: each step's time on stderr (bench/) */
 		for (st = 0; st < CHECK_NSTEPS; st++)
-			fprintf(stderr, "timing: %-10s %8.1f ms\n",
-				check_step_name(st),
-				(double)res.step_ns[st] / 1e6);
+			h->timing(h->priv, check_step_name(st),
+				  (double)res.step_ns[st] / 1e6);
 	}
-	if (json) {
-		json_verdict(&j, &c, &res);
+	if (a->json) {
+		json_verdict(&j, &c, &res, cc);
 		return res.problems ? EXIT_CORRUPT : EXIT_OK;
 	}
 	if (res.skipped)
@@ -195,3 +150,26 @@ int cmd_check(int argc, char **argv)
 	       res.problems == 1 ? "" : "s");
 	return EXIT_CORRUPT;
 }
+
+#define C struct check_args
+static const struct opt opts[] = {
+	CMD_JSON_OPT(C, json, "print one JSON object instead: every "
+		     "finding, the counts, the verdict"),
+	CMD_SCAN_OPTS(C, sc),
+	{ .letter = 'n', .kind = OPT_UINT, .arg = "MAX", .min = 0,
+	  .max = 4294967295.0, OPT_AT(C, max),
+	  .help = "list at most MAX problems, 0 for all",
+	  .dflt = "100; all with --json" },
+	OPT_END,
+};
+#undef C
+
+static const struct check_args defaults = { .max = UINT64_MAX };
+
+const struct cmd cmd_check = {
+	.name = "check", .fn = check,
+	.summary = "verify every structure and that every block is "
+		   "accounted for",
+	.operands = "IMAGE", .min_ops = 1, .max_ops = 1, .opts = opts,
+	.args_size = sizeof(struct check_args), .defaults = &defaults,
+};

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "cmd/cmd.h"
-#include "core/base/reader.h"
 #include "core/relocate/exec.h"
 #include "core/relocate/plan.h"
 
@@ -23,19 +22,6 @@ void cmd_error(const char *fmt, ...)
 	fprintf(stderr, "%s: ", progname);
 	cmd_put_escaped(stderr, msg);
 	fputc('\n', stderr);
-}
-
-int cmd_exit_code(int err)
-{
-	if (err == -EFSCORRUPTED || err == -EFSBADCRC)
-		return EXIT_CORRUPT;
-	return err ? EXIT_ERROR : EXIT_OK;
-}
-
-int cmd_fail(const struct err *e)
-{
-	cmd_error("%s", e->msg[0] ? e->msg : strerror(-e->code));
-	return cmd_exit_code(e->code);
 }
 
 int cmd_open_ro(const char *path, struct fs **fsp, struct err *e)
@@ -72,101 +58,26 @@ int cmd_open_ro(const char *path, struct fs **fsp, struct err *e)
 	return 0;
 }
 
-int cmd_scan_opt(struct cmd_scan *o, int opt, const char *arg)
-{
-	char *end;
-	long n;
+const struct opt_choice cmd_order_choices[] = {
+	{ "walk", WALK_READDIR },
+	{ "name", WALK_NAME },
+	{ "inode", WALK_INODE },
+	{ NULL, 0 },
+};
 
-	switch (opt) {
-	case 'j':
-		n = strtol(arg, &end, 10);
-		if (end == arg || *end || n < 0 || n > 1024)
-			return -1;
-		o->threads = (unsigned)n;
-		return 1;
-	case CMD_OPT_DIRECT:
-		o->direct = true;
-		return 1;
-	}
-	return 0;
-}
-
-int cmd_plan_opt(struct cmd_plan *c, struct plan_opts *po, int opt,
-		 const char *arg)
-{
-	switch (opt) {
-	case 'O':
-		return walk_order_parse(arg, &po->order) ? -1 : 1;
-	case CMD_OPT_RENUMBER:
-		if (!strcmp(arg, "auto"))
-			po->renumber = PR_AUTO;
-		else if (!strcmp(arg, "all"))
-			po->renumber = PR_ALL;
-		else if (!strcmp(arg, "none"))
-			po->renumber = PR_NONE;
-		else
-			return -1;
-		c->renumber_given = true;
-		return 1;
-	case CMD_OPT_INODE32:
-		po->inode32 = true;
-		return 1;
-	}
-	return 0;
-}
-
-void cmd_plan_setup(const struct cmd_plan *c, struct plan_opts *po)
-{
-	if (!c->renumber_given)
-		po->renumber = PR_AUTO;
-}
-
-/* XFSDEFRAG_READER=how[:depth[:req_kib[:gap_kib]]]; false if malformed. */
-static bool parse_reader(const char *s, struct img_bulk *b)
-{
-	char name[16];
-	size_t n = strcspn(s, ":");
-	unsigned long v[3] = { 0, 0, 0 };
-	int how, k;
-
-	if (n >= sizeof(name))
-		return false;
-	memcpy(name, s, n);
-	name[n] = 0;
-	how = rdr_how_parse(name);
-	if (how < 0)
-		return false;
-	s += n;
-	for (k = 0; k < 3 && *s == ':'; k++) {
-		char *end;
-
-		v[k] = strtoul(s + 1, &end, 10);
-		if (end == s + 1 || v[k] > (k ? 1u << 20 : 256u))
-			return false;
-		s = end;
-	}
-	if (*s)
-		return false;
-	b->how = how;
-	b->depth = (unsigned)v[0];
-	b->max_req = (uint32_t)(v[1] << 10);
-	b->max_gap = (uint32_t)(v[2] << 10);
-	return true;
-}
+const struct opt_choice cmd_renumber_choices[] = {
+	{ "auto", PR_AUTO },
+	{ "all", PR_ALL },
+	{ "none", PR_NONE },
+	{ NULL, 0 },
+};
 
 void cmd_scan_setup(const struct cmd_scan *o, struct fs *fs)
 {
-	const char *env = getenv("XFSDEFRAG_READER");
-	struct img_bulk b = { 0 };
 	int ret;
 
-	if (env && *env) {
-		if (parse_reader(env, &b))
-			img_set_bulk(fs->img, &b);
-		else
-			cmd_error("warning: XFSDEFRAG_READER=%s not understood "
-				  "(how[:depth[:KiB[:KiB]]]); ignored", env);
-	}
+	if (o->hooks && o->hooks->scan)
+		o->hooks->scan(o->hooks->priv, fs);
 	/*
 	 * Without --direct a scan that reads the inodes once still reads
 	 * from the device directly, but only once the page cache misses

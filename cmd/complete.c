@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * xfsdefrag complete IMAGE PREFIX: the shell completion helper (hidden).
+ * complete --commands, --options COMMAND and --operands COMMAND print
+ * the command list and a command's option table (opt_dump) and operands
+ * for the completion script and the tests.
  * Lists the entries of the directory PREFIX names up to its last '/'
  * whose names begin with the rest, each as PREFIX's directory part plus
  * the name, a '/' after directories, and a NUL after each: names may
@@ -56,9 +59,42 @@ static int entry(void *priv, const uint8_t *name, size_t namelen,
 	return 0;
 }
 
-int cmd_complete(int argc, char **argv)
+/* complete --commands | --options CMD | --operands CMD */
+static int tables(struct cmd_call *c)
 {
-	struct cctx c = { 0 };
+	const char *mode = c->ops[0];
+	const struct cmd *cmd;
+
+	if (strcmp(mode, "--commands") == 0 && c->nops == 1) {
+		const struct cmd *const *p;
+
+		for (p = cmd_product(); *p; p++)
+			if ((*p)->summary)
+				printf("%s\n", (*p)->name);
+		for (p = c->extra; p && *p; p++)
+			if ((*p)->summary)
+				printf("%s\n", (*p)->name);
+		return EXIT_OK;
+	}
+	if (c->nops != 2 || (strcmp(mode, "--options") &&
+			     strcmp(mode, "--operands")))
+		return cmd_usagef(c, "complete: usage: complete IMAGE PREFIX "
+				  "| --commands | --options COMMAND | "
+				  "--operands COMMAND");
+	cmd = cmd_find(c->ops[1], c->extra);
+	if (!cmd)
+		return cmd_usagef(c, "complete: unknown command '%s'",
+				  c->ops[1]);
+	if (strcmp(mode, "--operands") == 0)
+		printf("%s\n", cmd->operands);
+	else if (cmd->opts)
+		opt_dump(stdout, cmd->opts);
+	return EXIT_OK;
+}
+
+static int complete(struct cmd_call *c)
+{
+	struct cctx cc = { 0 };
 	struct err e = { 0 };
 	struct dir d;
 	const char *prefix, *slash;
@@ -66,41 +102,47 @@ int cmd_complete(int argc, char **argv)
 	uint64_t ino;
 	int ret, status = EXIT_OK;
 
-	if (argc == 2 && strcmp(argv[1], "--help") == 0) {
-		cmd_usage("complete");
-		return EXIT_OK;
-	}
-	if (argc != 3)
-		return cmd_usage("complete");
-	prefix = argv[2];
+	if (c->nops >= 1 && c->ops[0][0] == '-')
+		return tables(c);
+	if (c->nops != 2)
+		return cmd_usagef(c, "complete: usage: complete IMAGE PREFIX "
+				  "| --commands | --options COMMAND | "
+				  "--operands COMMAND");
+	prefix = c->ops[1];
 	slash = strrchr(prefix, '/');
-	c.dir = prefix;
-	c.dirlen = slash ? (size_t)(slash - prefix) + 1 : 0;
-	c.base = prefix + c.dirlen;
-	c.baselen = strlen(c.base);
-	dirpath = strndup(prefix, c.dirlen);
+	cc.dir = prefix;
+	cc.dirlen = slash ? (size_t)(slash - prefix) + 1 : 0;
+	cc.base = prefix + cc.dirlen;
+	cc.baselen = strlen(cc.base);
+	dirpath = strndup(prefix, cc.dirlen);
 	if (!dirpath)
 		return EXIT_ERROR;
 	/* quietly: no mount or log warnings under the prompt */
-	if (fs_open(argv[1], 0, &c.fs, &e)) {
-		status = cmd_fail(&e);
+	if (fs_open(c->ops[0], 0, &cc.fs, &e)) {
+		status = cmd_fail(c, &e);
 		goto out;
 	}
-	ret = path_resolve(c.fs, c.dirlen ? dirpath : "/", true, &ino, NULL,
+	ret = path_resolve(cc.fs, cc.dirlen ? dirpath : "/", true, &ino, NULL,
 			   &e);
 	if (!ret)
-		ret = dir_open(c.fs, ino, &d, &e);
+		ret = dir_open(cc.fs, ino, &d, &e);
 	if (ret) {
 		/* a directory that is not there completes to nothing */
 		status = ret == -ENOENT || ret == -ENOTDIR ? EXIT_OK :
-							     cmd_fail(&e);
+							     cmd_fail(c, &e);
 		goto out;
 	}
-	if (dir_iterate(&d, entry, &c, &e))
-		status = cmd_fail(&e);
+	if (dir_iterate(&d, entry, &cc, &e))
+		status = cmd_fail(c, &e);
 	dir_close(&d);
 out:
-	fs_close(c.fs);
+	fs_close(cc.fs);
 	free(dirpath);
 	return status;
 }
+
+/* Hidden: the shell completion's helper (xfsdefrag(8), SHELL COMPLETION). */
+const struct cmd cmd_complete = {
+	.name = "complete", .fn = complete,
+	.operands = "IMAGE PREFIX", .min_ops = 1, .max_ops = 2,
+};

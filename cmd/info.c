@@ -73,26 +73,18 @@ static const char *version_name(uint32_t bit)
 	return od_sb_version_name((uint16_t)bit);
 }
 
-int cmd_info(int argc, char **argv)
+static int info(struct cmd_call *c)
 {
 	const char *state[] = { "clean", "dirty", "external (not checked)",
 				"unknown" };
+	const char *image = c->ops[0];
 	struct err e = { 0 };
 	struct fs *fs = NULL;
 	char uuid[37];
-	int ret;
 
-	if (argc == 2 && strcmp(argv[1], "--help") == 0) {
-		cmd_usage("info");
-		return EXIT_OK;
-	}
-	if (argc != 2)
-		return cmd_usage("info");
-	ret = cmd_open_ro(argv[1], &fs, &e);
-	if (ret)
-		return cmd_fail(&e);
-
-	print_geometry(fs, argv[1]);
+	if (cmd_open_ro(image, &fs, &e))
+		return cmd_fail(c, &e);
+	print_geometry(fs, image);
 	uuid_unparse(fs->sb.uuid, uuid);
 	printf("uuid     =%s\n", uuid);
 	printf("label    =\"");
@@ -121,3 +113,13 @@ int cmd_info(int argc, char **argv)
 	fs_close(fs);
 	return EXIT_OK;
 }
+
+static const struct opt opts[] = {
+	OPT_END,
+};
+
+const struct cmd cmd_info = {
+	.name = "info", .fn = info,
+	.summary = "show geometry and features (like xfs_info)",
+	.operands = "IMAGE", .min_ops = 1, .max_ops = 1, .opts = opts,
+};

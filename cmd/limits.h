@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The limits plan and run share (issue 14): --ag N[,M...], --path PATH
- * (repeatable), --min-extents N, --max-rate MiB/s.  Parsed here, turned
- * into the planner's struct plan_limits once the filesystem is open.
+ * The limits plan and run share: --ag N[,M...], --path PATH (repeatable),
+ * --min-extents N, --max-rate MiB/s.  Parsed here, turned into the
+ * planner's struct plan_limits once the filesystem is open.
  */
 #ifndef CMD_LIMITS_H
 #define CMD_LIMITS_H
@@ -14,15 +14,27 @@
 #include "core/fs/fs.h"
 #include "core/relocate/plan_limits.h"
 
-#define CMD_OPT_AG		0x200
-#define CMD_OPT_PATH		0x201
-#define CMD_OPT_MINEXT		0x202
-#define CMD_OPT_MAXRATE		0x203
-#define CMD_LIMIT_LONGOPTS \
-	{ "ag", required_argument, NULL, CMD_OPT_AG }, \
-	{ "path", required_argument, NULL, CMD_OPT_PATH }, \
-	{ "min-extents", required_argument, NULL, CMD_OPT_MINEXT }, \
-	{ "max-rate", required_argument, NULL, CMD_OPT_MAXRATE }
+struct cmd_call;
+
+/* OPT_CALL takers of --ag and --path (dst: the struct cmd_limits). */
+int cmd_limits_ags(void *dst, const char *val, char *why, size_t len);
+int cmd_limits_path(void *dst, const char *val, char *why, size_t len);
+
+/* The limits' rows of an option table, into member m of T. */
+#define CMD_LIMIT_OPTS(T, m) \
+	{ .name = "ag", .kind = OPT_CALL, .arg = "N[,M...]", \
+	  .call = cmd_limits_ags, OPT_AT(T, m), \
+	  .help = "only these AGs change", .dflt = "all" }, \
+	{ .name = "path", .kind = OPT_CALL, .arg = "PATH", \
+	  .call = cmd_limits_path, OPT_AT(T, m), .flags = OPT_F_REPEAT, \
+	  .help = "only files under PATH (inside the filesystem) move", \
+	  .dflt = "the whole tree" }, \
+	{ .name = "min-extents", .kind = OPT_UINT, .arg = "N", \
+	  .min = 1, .max = 4294967295.0, OPT_AT(T, m.min_extents), \
+	  .help = "only files of at least N extents move", .dflt = "1" }, \
+	{ .name = "max-rate", .kind = OPT_REAL, .arg = "MIBS", \
+	  .min = 0.001, .max = 10000000, OPT_AT(T, m.max_rate), \
+	  .help = "copy at most MIBS MiB per second", .dflt = "no limit" }
 
 struct cmd_limits {
 	uint32_t *agv;		/* --ag, as given */
@@ -37,15 +49,14 @@ struct cmd_limits {
 	struct plan_limits pl;
 };
 
-/* 1: opt was one of ours and is taken, 0: not ours, -1: a bad value. */
-int cmd_limits_opt(struct cmd_limits *l, int opt, const char *arg);
-/* Check the AGs against fs, resolve the paths; fill l->pl. */
-int cmd_limits_setup(struct cmd_limits *l, struct fs *fs, struct err *e);
+/*
+ * Check the AGs against fs and resolve the paths, fill l->pl: 0, or
+ * the exit status after saying what is wrong (a usage error: an AG the
+ * filesystem does not have, a path it does not hold).
+ */
+int cmd_limits_setup(struct cmd_limits *l, struct fs *fs, struct cmd_call *c);
 /* Are any limits (not the rate) given? */
 bool cmd_limits_any(const struct cmd_limits *l);
 void cmd_limits_free(struct cmd_limits *l);
-
-/* A parsed number of seconds or MiB/s: > 0, fractions allowed. */
-int cmd_parse_positive(const char *s, double *out);
 
 #endif

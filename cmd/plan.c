@@ -10,6 +10,7 @@
 #include "cmd/planlim.h"
 #include "cmd/rbfmt.h"
 #include "cmd/shrinkfmt.h"
+#include "cmd/verdict.h"
 #include "core/model/model_paths.h"
 #include "core/relocate/plan.h"
 #include "core/relocate/plan_shrink.h"
@@ -18,7 +19,8 @@
 #include "core/model/report.h"
 #include "core/model/scan.h"
 
-#include <getopt.h>
+#include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -38,11 +40,55 @@ struct pctx {
 	bool shrink, shrink_min;
 	unsigned tries;
 	uint64_t floor;
+	struct verdict v;
 };
 
 static double pct(uint64_t a, uint64_t b)
 {
 	return b ? (double)a * 100.0 / (double)b : 0.0;
+}
+
+/* What a write budget chose, and what the rest of the plan would gain. */
+static void budget_text(const struct plan *p, uint64_t bs)
+{
+	if (!p->cut) {
+		printf("within --max-write %.1f MiB: the whole plan fits\n",
+		       (double)p->max_write / 1048576.0);
+		return;
+	}
+	printf("within --max-write %.1f MiB: the moves that gain most per "
+	       "byte copied, %.1f of the whole plan's %.1f MiB; the rest "
+	       "would take the read-back from %.2f s to %.2f s on an HDD and "
+	       "from %llu to %llu SSD requests\n",
+	       (double)p->max_write / 1048576.0,
+	       (double)(p->copied_blocks * bs) / 1048576.0,
+	       (double)(p->whole_copied * bs) / 1048576.0,
+	       p->rb_after.hdd_seconds, p->rb_whole.hdd_seconds,
+	       (unsigned long long)p->rb_after.requests,
+	       (unsigned long long)p->rb_whole.requests);
+}
+
+static void budget_json(struct json *j, const struct plan *p, uint64_t bs)
+{
+	if (!p->max_write) {
+		json_null(j, "budget");
+		return;
+	}
+	json_obj_begin(j, "budget");
+	json_u64(j, "max_write_bytes", p->max_write);
+	json_bool(j, "cut", p->cut);
+	json_u64(j, "copied_bytes", p->copied_blocks * bs);
+	json_u64(j, "whole_copied_bytes", p->whole_copied * bs);
+	json_obj_begin(j, "rest");
+	json_u64(j, "copied_bytes", (p->whole_copied - p->copied_blocks) * bs);
+	json_f2(j, "hdd_ms_after", p->rb_whole.hdd_seconds * 1e3);
+	json_u64(j, "ssd_requests_after", p->rb_whole.requests);
+	json_f2(j, "hdd_ms_gain", (p->rb_after.hdd_seconds -
+				   p->rb_whole.hdd_seconds) * 1e3);
+	json_i64(j, "ssd_requests_gain", (int64_t)p->rb_after.requests -
+		 (int64_t)p->rb_whole.requests);
+	json_obj_end(j);
+	json_obj_end(j);
 }
 
 static void print_text(const struct pctx *c)
@@ -68,6 +114,8 @@ static void print_text(const struct pctx *c)
 	printf("would rewrite %zu forks; the undo file would hold about "
 	       "%.1f MiB of original data plus metadata\n", p->npf,
 	       (double)p->undo_estimate / 1048576.0);
+	if (p->max_write)
+		budget_text(p, bs);
 	if (p->nino || p->nich) {
 		size_t na = 0;
 
@@ -137,6 +185,8 @@ static void print_text(const struct pctx *c)
 		cmd_put_escaped(stdout, c->refusal);
 		printf("\n");
 	}
+	printf("\n");
+	cmd_verdict_text(&c->v);
 }
 
 static void print_json(const struct pctx *c)
@@ -219,109 +269,87 @@ static void print_json(const struct pctx *c)
 	}
 	json_arr_end(&j);
 	planlim_json(&j, p, &c->lim, c->inway_paths, c->fs->geo.blocksize);
+	budget_json(&j, p, c->fs->geo.blocksize);
+	cmd_verdict_json(&j, &c->v);
 	json_str(&j, "refusal", c->refusal);
 	json_obj_end(&j);
 	json_end(&j);
 }
 
-int cmd_plan(int argc, char **argv)
+struct plan_args {
+	bool json;
+	bool no_probe;
+	const char *html;
+	uint32_t top;
+	struct plan_opts po;
+	struct cmd_limits lim;
+	struct cmd_scan sc;
+	struct shrinkfmt_size shrink;	/* --shrink (bytes 0, !min: none) */
+};
+
+static int plan(struct cmd_call *cc)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'J' },
-		{ "html", required_argument, NULL, 'H' },
-		{ "top", required_argument, NULL, 'T' },
-		{ "shrink", required_argument, NULL, 'S' },
-		CMD_PLAN_LONGOPTS,
-		CMD_LIMIT_LONGOPTS,
-		CMD_SCAN_LONGOPTS,
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct plan_args *a = cc->args;
 	struct scan_opts so = { 0 };
-	struct plan_opts po = { 0 };
-	struct cmd_scan sc = { 0 };
-	struct cmd_plan cp = { false };
+	struct plan_opts po = a->po;
 	struct pctx c;
 	struct err e = { 0 };
-	bool json = false;
-	const char *html = NULL;
-	long top = 10;
-	uint64_t shrink_bytes = 0;
-	char *end;
-	int opt, ret, status = EXIT_OK;
+	const char *html = a->html;
+	int ret, status = EXIT_OK;
 	size_t i;
 
 	memset(&c, 0, sizeof(c));
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+j:", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'J': json = true; break;
-		case 'H': html = optarg; break;
-		case 'S':
-			if (shrinkfmt_parse(optarg, &shrink_bytes,
-					    &c.shrink_min))
-				return cmd_usage("plan");
-			c.shrink = true;
-			break;
-		case 'T':
-			top = strtol(optarg, &end, 10);
-			if (*end || top < 0 || top > 100000)
-				return cmd_usage("plan");
-			break;
-		case 'h':
-			cmd_usage("plan");
-			return EXIT_OK;
-		default:
-			ret = cmd_plan_opt(&cp, &po, opt, optarg);
-			if (!ret)
-				ret = cmd_limits_opt(&c.lim, opt, optarg);
-			if (!ret)
-				ret = cmd_scan_opt(&sc, opt, optarg);
-			if (ret <= 0)
-				return cmd_usage("plan");
-		}
+	c.shrink = a->shrink.bytes || a->shrink.min;
+	c.shrink_min = a->shrink.min;
+	if (c.shrink && (cmd_limits_any(&a->lim) || po.order == WALK_INODE ||
+			 po.max_write))
+		return cmd_usagef(cc, "--shrink lays out the whole filesystem "
+				  "in a walk order and moves all that lies past "
+				  "its new end: not with --order inode, limits or "
+				  "--max-write");
+	c.image = cc->ops[0];
+	c.lim = a->lim;		/* the limits are ours now (c.lim freed) */
+	memset(&a->lim, 0, sizeof(a->lim));
+	if (cmd_open_ro(c.image, &c.fs, &e)) {
+		status = cmd_fail(cc, &e);
+		goto out;
 	}
-	if (argc - optind != 1)
-		return cmd_usage("plan");
-	cmd_plan_setup(&cp, &po);
-	if (c.shrink && (cmd_limits_any(&c.lim) || po.order == WALK_INODE)) {
-		cmd_error("--shrink lays out the whole filesystem in a walk "
-			  "order: not with --order inode or limits");
-		cmd_limits_free(&c.lim);
-		return EXIT_USAGE;
-	}
-	c.image = argv[optind];
-	if (cmd_open_ro(c.image, &c.fs, &e))
-		return cmd_fail(&e);
-	cmd_scan_setup(&sc, c.fs);
-	so.threads = sc.threads;
+	a->sc.hooks = cc->hooks;
+	cmd_scan_setup(&a->sc, c.fs);
+	so.threads = a->sc.threads;
 	if (refuse_write(c.fs, &c.refuse_err))
 		c.refusal = c.refuse_err.msg;
 	so.dirs = true;
-	if (cmd_limits_setup(&c.lim, c.fs, &e)) {
-		status = cmd_fail(&e);
+	status = cmd_limits_setup(&c.lim, c.fs, cc);
+	if (status)
 		goto out;
-	}
 	po.lim = &c.lim.pl;
 	if (scan_fs(c.fs, &so, &c.m, &e)) {
-		status = cmd_fail(&e);
+		status = cmd_fail(cc, &e);
 		goto out;
 	}
 	/* the HTML lists the most fragmented files: rank them too */
-	if (report_build(c.m, -1, html ? (unsigned)top : 0, &c.before, &e) ||
+	if (report_build(c.m, -1, html ? a->top : 0, &c.before, &e) ||
 	    (html && report_paths(c.m, &c.before, &e))) {
-		status = cmd_fail(&e);
+		status = cmd_fail(cc, &e);
 		goto out;
 	}
 	if (c.shrink) {
 		c.floor = plan_shrink_floor(c.m);
-		po.shrink_to = shrinkfmt_blocks(c.fs, shrink_bytes);
+		po.shrink_to = shrinkfmt_blocks(c.fs, a->shrink.bytes);
+		if (!c.shrink_min && !po.shrink_to) {
+			status = cmd_usagef(cc, "--shrink %llu: less than one "
+					    "block (%u bytes)",
+					    (unsigned long long)a->shrink.bytes,
+					    c.fs->geo.blocksize);
+			goto out;
+		}
 		ret = c.shrink_min ?
 		      plan_shrink_min(c.m, &po, &c.p, &c.tries, &e) :
 		      plan_build(c.m, &po, &c.p, &e);
 		/* a shrink that cannot be: the one line run would say */
 		if (ret == -EINVAL || ret == -ENOSPC || ret == -EPERM) {
-			cmd_fail(&e);
+			cmd_fail(cc, &e);
 			status = EXIT_REFUSED;
 			goto out;
 		}
@@ -329,7 +357,7 @@ int cmd_plan(int argc, char **argv)
 		ret = plan_build(c.m, &po, &c.p, &e);
 	}
 	if (ret) {
-		status = cmd_fail(&e);
+		status = cmd_fail(cc, &e);
 		goto out;
 	}
 	if (c.p.nnote) {
@@ -345,6 +373,11 @@ int cmd_plan(int argc, char **argv)
 		free(inos);
 	}
 	c.inway_paths = planlim_paths(&c.p);
+	if (cmd_verdict(c.fs, &c.p, !a->no_probe, c.lim.max_rate, c.refusal,
+			&c.v, &e)) {
+		status = cmd_fail(cc, &e);
+		goto out;
+	}
 	if (html) {
 		struct html_input hi = { .image = c.image, .fs = c.fs,
 					 .m = c.m, .r = &c.before, .p = &c.p,
@@ -352,17 +385,19 @@ int cmd_plan(int argc, char **argv)
 					 .refusal = c.refusal };
 
 		if (html_write(html, &hi, &e)) {
-			status = cmd_fail(&e);
+			status = cmd_fail(cc, &e);
 			goto out;
 		}
 		if (strcmp(html, "-") == 0)
 			goto out;	/* the HTML took standard output */
 		cmd_error("HTML plan written to %s", html);
 	}
-	if (json)
+	if (a->json) {
 		print_json(&c);
-	else
+		cc->json_done = true;
+	} else {
 		print_text(&c);
+	}
 out:
 	for (i = 0; c.note_paths && i < c.p.nnote; i++)
 		free(c.note_paths[i]);
@@ -375,3 +410,47 @@ out:
 	fs_close(c.fs);
 	return status;
 }
+
+static void release(void *args)
+{
+	cmd_limits_free(&((struct plan_args *)args)->lim);
+}
+
+#define P struct plan_args
+static const struct opt opts[] = {
+	CMD_JSON_OPT(P, json, "print one JSON document instead of text"),
+	{ .name = "html", .kind = OPT_STR, .arg = "FILE", OPT_AT(P, html),
+	  .help = "also write the report and the plan as one HTML file "
+		  "('-': to standard output instead)" },
+	{ .name = "top", .kind = OPT_UINT, .arg = "N", .min = 0,
+	  .max = 100000, OPT_AT(P, top),
+	  .help = "how many of the most fragmented files the HTML names",
+	  .dflt = "10" },
+	CMD_SCAN_OPTS(P, sc),
+	CMD_PLAN_OPTS(P, po),
+	CMD_LIMIT_OPTS(P, lim),
+	{ .name = "max-write", .kind = OPT_CALL, .arg = "SIZE",
+	  .call = cmd_size_opt, OPT_AT(P, po.max_write),
+	  .help = "copy at most SIZE bytes (K, M, G, T suffixes): the moves "
+		  "that gain most per byte first", .dflt = "no limit" },
+	CMD_NO_PROBE_OPT(P, no_probe),
+	{ .name = "shrink", .kind = OPT_CALL, .arg = "SIZE",
+	  .call = shrinkfmt_shrink_opt, OPT_AT(P, shrink),
+	  .help = "plan a shrink to SIZE (bytes, or with K, M, G or T), or "
+		  "min: the smallest size that fits" },
+	OPT_END,
+};
+#undef P
+
+static const struct plan_args defaults = {
+	.top = 10, .po = { .order = WALK_READDIR, .renumber = PR_AUTO },
+};
+
+const struct cmd cmd_plan = {
+	.name = "plan", .fn = plan,
+	.summary = "what a relocation run would move, and the figures "
+		   "after it",
+	.operands = "IMAGE", .min_ops = 1, .max_ops = 1, .opts = opts,
+	.args_size = sizeof(struct plan_args), .defaults = &defaults,
+	.release = release,
+};

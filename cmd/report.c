@@ -10,12 +10,15 @@
 #include "cmd/html.h"
 #include "cmd/json.h"
 #include "cmd/rbfmt.h"
+#include "cmd/verdict.h"
 #include "core/base/par.h"
 #include "core/model/frag.h"
 #include "core/model/report.h"
 #include "core/model/scan.h"
+#include "core/relocate/plan.h"
+#include "core/relocate/refuse.h"
 
-#include <getopt.h>
+#include <stddef.h>
 #include <time.h>
 #include <math.h>
 #include <stdlib.h>
@@ -30,6 +33,8 @@ struct rctx {
 	struct rb_fig rb;
 	enum walk_order order;
 	bool tty;
+	bool judged;		/* v holds the verdict */
+	struct verdict v;
 };
 
 static void progress(void *priv, const struct scan_progress *p)
@@ -54,17 +59,19 @@ static double ms_since(const struct timespec *t0)
 	       (double)(now.tv_nsec - t0->tv_nsec) / 1e6;
 }
 
-/* XFSDEFRAG_TIMING=1: phase times on stderr, for benchmarking. */
-static void phase(const char *name)
-{
-	static struct timespec last;
+/* The time since the last step, to the hooks (the test binary's). */
+struct phases {
+	const struct cmd_hooks *h;
+	struct timespec last;
+};
 
-	if (!getenv("XFSDEFRAG_TIMING"))
+static void phase(struct phases *ph, const char *name)
+{
+	if (!ph->h->timing)
 		return;
-	if (name && last.tv_sec)
-		fprintf(stderr, "timing: %-8s %8.1f ms\n", name,
-			ms_since(&last));
-	clock_gettime(CLOCK_MONOTONIC, &last);
+	if (name)
+		ph->h->timing(ph->h->priv, name, ms_since(&ph->last));
+	clock_gettime(CLOCK_MONOTONIC, &ph->last);
 }
 
 /*
@@ -294,6 +301,10 @@ static void print_text(struct rctx *c)
 		       (unsigned long long)g->median_dist,
 		       pctof(g->order_rising, g->order_pairs));
 	}
+	if (c->judged) {
+		printf("\n");
+		cmd_verdict_text(&c->v);
+	}
 	if (r->damaged_ags) {
 		printf("\n== Damage\n");
 		for (a = 0; a < r->nag; a++) {
@@ -463,84 +474,84 @@ static void print_json(struct rctx *c)
 	}
 	json_arr_end(&j);
 	json_u64(&j, "damaged_ags", r->damaged_ags);
+	if (c->judged)
+		cmd_verdict_json(&j, &c->v);
+	else
+		json_null(&j, "verdict");
 	json_obj_end(&j);
 	json_end(&j);
 }
 
-int cmd_report(int argc, char **argv)
+/*
+ * The verdict: is a run worth it?  The plan run would make (its default
+ * options, in the walk order asked for), judged (cmd/verdict.h).
+ */
+static int judge_fs(struct rctx *c, bool probe, struct err *e)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'J' },
-		{ "html", required_argument, NULL, 'H' },
-		{ "top", required_argument, NULL, 'T' },
-		{ "order", required_argument, NULL, 'O' },
-		CMD_SCAN_LONGOPTS,
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct plan_opts po = { 0 };
+	struct plan p;
+	struct err re = { 0 };
+	int ret;
+
+	po.order = c->order;
+	po.renumber = PR_AUTO;
+	ret = plan_build(c->m, &po, &p, e);
+	if (ret)
+		return ret;
+	ret = cmd_verdict(c->fs, &p, probe, 0,
+			  refuse_write(c->fs, &re) ? re.msg : NULL, &c->v, e);
+	plan_free(&p);
+	c->judged = !ret;
+	return ret;
+}
+
+struct report_args {
+	bool json;
+	const char *html;
+	uint32_t ag;		/* UINT32_MAX: every AG */
+	uint32_t top;
+	int order;		/* enum walk_order */
+	bool no_verdict, no_probe;
+	struct cmd_scan sc;
+};
+
+static int report(struct cmd_call *cc)
+{
+	struct report_args *a = cc->args;
+	const struct cmd_hooks *h = cc->hooks;
 	struct scan_opts so = { 0 };
 	struct rctx c = { 0 };
 	struct err e = { 0 };
-	bool json = false;
-	const char *html = NULL;
-	struct cmd_scan sc = { 0 };
-	long agsel = -1, top = 10;
-	char *end;
-	int opt, ret, status = EXIT_OK;
+	struct phases ph = { .h = h };
+	int ret, status = EXIT_OK;
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+a:j:", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'J': json = true; break;
-		case 'H': html = optarg; break;
-		case 'a':
-			agsel = strtol(optarg, &end, 10);
-			if (*end || agsel < 0)
-				return cmd_usage("report");
-			break;
-		case 'T':
-			top = strtol(optarg, &end, 10);
-			if (*end || top < 0 || top > 100000)
-				return cmd_usage("report");
-			break;
-		case 'O':
-			if (walk_order_parse(optarg, &c.order))
-				return cmd_usage("report");
-			break;
-		case 'h':
-			cmd_usage("report");
-			return EXIT_OK;
-		default:
-			if (cmd_scan_opt(&sc, opt, optarg) <= 0)
-				return cmd_usage("report");
-		}
-	}
-	if (argc - optind != 1)
-		return cmd_usage("report");
-	c.image = argv[optind];
+	c.image = cc->ops[0];
+	c.order = (enum walk_order)a->order;
 	if (cmd_open_ro(c.image, &c.fs, &e))
-		return cmd_fail(&e);
-	cmd_scan_setup(&sc, c.fs);
-	if (agsel >= (long)c.fs->geo.agcount) {
-		cmd_error("AG %ld does not exist (agcount %u)", agsel,
-			  c.fs->geo.agcount);
+		return cmd_fail(cc, &e);
+	a->sc.hooks = h;
+	cmd_scan_setup(&a->sc, c.fs);
+	if (a->ag != UINT32_MAX && a->ag >= c.fs->geo.agcount) {
+		status = cmd_usagef(cc, "-a: '%u' is not an AG of %s (it has "
+				    "AGs 0 to %u)", a->ag, c.image,
+				    c.fs->geo.agcount - 1);
 		fs_close(c.fs);
-		return EXIT_USAGE;
+		return status;
 	}
 	c.tty = isatty(STDERR_FILENO) == 1;
-	so.threads = sc.threads;
+	so.threads = a->sc.threads;
 	so.dirs = true;
 	if (c.tty) {
 		so.progress = progress;
 		so.priv = &c;
 	}
-	phase(NULL);
+	phase(&ph, NULL);
 	ret = scan_fs(c.fs, &so, &c.m, &e);
-	phase("scan");
+	phase(&ph, "scan");
 	if (c.tty)
 		fprintf(stderr, "\r\033[K");
 	if (ret && !c.m) {
-		status = cmd_fail(&e);
+		status = cmd_fail(cc, &e);
 		goto out;
 	}
 	if (ret) {
@@ -554,8 +565,8 @@ int cmd_report(int argc, char **argv)
 
 		memset(&an, 0, sizeof(an));
 		an.c = &c;
-		an.agsel = (int)agsel;
-		an.top = (unsigned)top;
+		an.agsel = a->ag == UINT32_MAX ? -1 : (int)a->ag;
+		an.top = a->top;
 		an.share[0] = *c.m;
 		an.share[1] = *c.m;
 		an.share[0].threads = c.m->threads > 1 ? c.m->threads / 2 : 1;
@@ -564,40 +575,86 @@ int cmd_report(int argc, char **argv)
 
 		par_for(2, c.m->threads > 1 ? 2 : 1, analyse_one, &an);
 		if (an.ret[0] || an.ret[1]) {
-			status = cmd_fail(&an.e[an.ret[0] ? 0 : 1]);
+			status = cmd_fail(cc, &an.e[an.ret[0] ? 0 : 1]);
 			goto out;
 		}
-		if (getenv("XFSDEFRAG_TIMING"))
-			fprintf(stderr, "timing:   figures %8.1f ms, then paths "
-				"%.1f ms; readback %.1f ms, at once\n",
-				an.ms[0], an.ms[1], an.ms[2]);
+		/* at once: figures, then paths, beside the read-back */
+		if (h->timing) {
+			h->timing(h->priv, "figures", an.ms[0]);
+			h->timing(h->priv, "paths", an.ms[1]);
+			h->timing(h->priv, "readback", an.ms[2]);
+		}
 	}
-	phase("analyse");
-	if (html) {
+	phase(&ph, "analyse");
+	if (!a->no_verdict && !c.r.damaged_ags && status == EXIT_OK) {
+		ret = judge_fs(&c, !a->no_probe, &e);
+		phase(&ph, "verdict");
+		if (ret) {
+			status = cmd_fail(cc, &e);
+			goto out;
+		}
+	}
+	if (a->html) {
 		struct html_input hi = { .image = c.image, .fs = c.fs,
 					 .m = c.m, .r = &c.r, .rb = &c.rb,
 					 .order = c.order };
 
-		if (html_write(html, &hi, &e)) {
-			status = cmd_fail(&e);
+		if (html_write(a->html, &hi, &e)) {
+			status = cmd_fail(cc, &e);
 			goto out;
 		}
-		phase("html");
-		if (strcmp(html, "-") == 0)
+		phase(&ph, "html");
+		if (strcmp(a->html, "-") == 0)
 			goto done;	/* the HTML took standard output */
-		cmd_error("HTML report written to %s", html);
+		cmd_error("HTML report written to %s", a->html);
 	}
-	if (json)
+	if (a->json) {
 		print_json(&c);
-	else
+		cc->json_done = true;
+	} else {
 		print_text(&c);
+	}
 done:
 	if (c.r.damaged_ags)
 		status = EXIT_CORRUPT;
-	phase("print");
+	phase(&ph, "print");
 out:
 	report_free(&c.r);
 	model_free(c.m);
 	fs_close(c.fs);
 	return status;
 }
+
+#define R struct report_args
+static const struct opt opts[] = {
+	CMD_JSON_OPT(R, json, "print one JSON document instead of text"),
+	{ .name = "html", .kind = OPT_STR, .arg = "FILE", OPT_AT(R, html),
+	  .help = "also write the report as one HTML file ('-': to "
+		  "standard output instead)" },
+	{ .letter = 'a', .kind = OPT_UINT, .arg = "AGNO", .min = 0,
+	  .max = 4294967294.0, OPT_AT(R, ag),
+	  .help = "only the files whose inode is in this AG, and its free "
+		  "space", .dflt = "every AG" },
+	{ .name = "top", .kind = OPT_UINT, .arg = "N", .min = 0,
+	  .max = 100000, OPT_AT(R, top),
+	  .help = "name the N worst files or directories per list",
+	  .dflt = "10" },
+	CMD_SCAN_OPTS(R, sc),
+	CMD_ORDER_OPT(R, order, "the reader whose read-back cost is "
+		      "reported"),
+	{ .name = "no-verdict", .kind = OPT_FLAG, OPT_AT(R, no_verdict),
+	  .help = "do not plan a run to say whether it is worth it" },
+	CMD_NO_PROBE_OPT(R, no_probe),
+	OPT_END,
+};
+#undef R
+
+static const struct report_args defaults = { .ag = UINT32_MAX, .top = 10 };
+
+const struct cmd cmd_report = {
+	.name = "report", .fn = report,
+	.summary = "fragmentation, free space, inode-to-data distance, "
+		   "locality",
+	.operands = "IMAGE", .min_ops = 1, .max_ops = 1, .opts = opts,
+	.args_size = sizeof(struct report_args), .defaults = &defaults,
+};

@@ -5,17 +5,17 @@
  * pre-check, then per pass plan, execute, verify, keep or roll back);
  * this file prints what it says and what it did.  The image stays open,
  * and the writer's lock held, from before the pre-check's first read to
- * the end.
+ * the end.  shrink (cmd/shrink.c) goes through the same driver
+ * (cmd_run_go) with its own options.
  */
 #include "cmd/cmd.h"
 #include "cmd/limits.h"
 #include "cmd/rbfmt.h"
 #include "cmd/runout.h"
-#include "cmd/shrinkfmt.h"
 #include "core/model/frag.h"
 
 #include <errno.h>
-#include <getopt.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +26,7 @@ struct run_cli {
 	struct cmd_scan sc;
 	bool tty, json, passes;
 	uint64_t last_ns, t0;
+	struct cmd_call *cc;	/* its failures, for --json */
 };
 
 /*
@@ -99,7 +100,8 @@ static void say(void *priv, enum run_say kind, const char *msg)
 {
 	clear_line(priv);
 	if (kind == RUN_SAY_ERROR) {
-		cmd_error("%s", msg);
+		/* its errno is the run's, known at its end */
+		cmd_failf(((struct run_cli *)priv)->cc, 0, 0, "%s", msg);
 	} else {
 		printf("%s\n", msg);
 		fflush(stdout);
@@ -279,124 +281,45 @@ static int exit_status(const struct run_result *r)
 	return EXIT_ERROR;
 }
 
-/* run and shrink: one driver (shrink: --size or --min, one pass). */
-static int run_main(int argc, char **argv, const char *cmd, bool shrink)
+int cmd_run_go(struct cmd_call *cc, struct cmd_run_call *rc)
 {
-	static const struct option longopts[] = {
-		{ "size", required_argument, NULL, 'Z' },
-		{ "min", no_argument, NULL, 'N' },
-		{ "discard", no_argument, NULL, 'X' },
-		{ "undo", required_argument, NULL, 'u' },
-		{ "map", required_argument, NULL, 'M' },
-		{ "fault-after", required_argument, NULL, 'F' },
-		{ "fault-error", required_argument, NULL, 'E' },
-		{ "fault-dead", required_argument, NULL, 'D' },
-		{ "max-time", required_argument, NULL, 'T' },
-		{ "passes", no_argument, NULL, 'P' },
-		{ "json", no_argument, NULL, 'J' },
-		{ "fault-pass", required_argument, NULL, 'Q' },
-		CMD_PLAN_LONGOPTS,
-		CMD_LIMIT_LONGOPTS,
-		CMD_SCAN_LONGOPTS,
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct run_cli cli = { .sc = { .again = true } };
+	struct run_cli cli = { .sc = rc->sc, .json = rc->json, .cc = cc };
 	struct run_ev ev = { progress, problem, pass_done, say, view, &cli };
-	struct run_fault fault = { .after = -1, .pass = 1 };
-	struct run_opts o = { 0 };
+	struct run_opts o = rc->o;
 	struct run_result r;
-	struct cmd_limits lim = { 0 };
-	struct cmd_plan cp = { false };
+	struct cmd_limits *lim = rc->lim;
 	struct fs *fs = NULL;
 	struct err e = { 0 };
 	char undo_default[96];
-	uint64_t size = 0;
-	bool min = false;
-	char *end;
-	int opt, ret, status;
+	int ret, status;
 
 	o.t0 = run_now_ns();
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+u:j:", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'Z':
-			if (!shrink || shrinkfmt_parse(optarg, &size, &min))
-				return cmd_usage(cmd);
-			break;
-		case 'N':
-			if (!shrink)
-				return cmd_usage(cmd);
-			min = true;
-			break;
-		case 'X': o.discard = true; break;
-		case 'T':
-			if (cmd_parse_positive(optarg, &o.max_time))
-				return cmd_usage(cmd);
-			o.by_ag = true;
-			break;
-		case 'P': o.by_ag = true; break;
-		case 'J': cli.json = true; break;
-		case 'Q':
-			fault.pass = (unsigned)strtoul(optarg, &end, 10);
-			if (*end || !fault.pass)
-				return cmd_usage(cmd);
-			break;
-		case 'u': o.undo = optarg; break;
-		case 'M': o.map = optarg; break;
-		case 'F':
-		case 'E':
-		case 'D':
-			fault.after = strtol(optarg, &end, 10);
-			if (*end || fault.after < 0)
-				return cmd_usage(cmd);
-			fault.err = opt == 'F' ? 0 : -EIO;
-			fault.sticky = opt == 'D';
-			break;
-		case 'h':
-			cmd_usage(cmd);
-			return EXIT_OK;
-		default:
-			ret = cmd_plan_opt(&cp, &o.po, opt, optarg);
-			if (!ret)
-				ret = cmd_limits_opt(&lim, opt, optarg);
-			if (!ret)
-				ret = cmd_scan_opt(&cli.sc, opt, optarg);
-			if (ret <= 0)
-				return cmd_usage(cmd);
+	cli.sc.again = true;
+	cli.sc.hooks = cc->hooks;
+	o.image = cc->ops[0];
+	o.max_rate = lim->max_rate;
+	if ((o.by_ag || o.max_rate > 0 || cmd_limits_any(lim)) &&
+	    (o.po.renumber == PR_ALL || o.po.inode32))
+		return cmd_usagef(cc, "--renumber all and --inode32 renumber "
+				  "the whole filesystem at once: not with "
+				  "--passes, --max-time or limits");
+	if (fs_open(o.image, FS_RDWR, &fs, &e))
+		return e.code == -EBUSY || e.code == -EROFS ?
+		       (cmd_fail(cc, &e), EXIT_REFUSED) : cmd_fail(cc, &e);
+	if (rc->shrink_bytes) {
+		o.shrink_to = rc->shrink_bytes >> fs->geo.blocklog;
+		if (!o.shrink_to) {
+			status = cmd_usagef(cc, "--size %llu: less than one "
+					    "block (%u bytes)",
+					    (unsigned long long)rc->shrink_bytes,
+					    fs->geo.blocksize);
+			goto out;
 		}
 	}
-	if (argc - optind != 1 || (shrink && !size && !min))
-		return cmd_usage(cmd);
-	cmd_plan_setup(&cp, &o.po);
-	if (shrink && (o.by_ag || lim.max_rate > 0 ||
-		       cmd_limits_any(&lim) || o.po.order == WALK_INODE)) {
-		cmd_error("shrink is one pass over the whole filesystem, laid "
-			  "out in a walk order: not with --passes, --max-time, "
-			  "limits or --order inode");
-		cmd_limits_free(&lim);
-		return EXIT_USAGE;
-	}
-	o.image = argv[optind];
-	o.max_rate = lim.max_rate;
-	if ((o.by_ag || o.max_rate > 0 || cmd_limits_any(&lim)) &&
-	    (o.po.renumber == PR_ALL || o.po.inode32)) {
-		cmd_error("--renumber all and --inode32 renumber the whole "
-			  "filesystem at once: not with --passes, --max-time "
-			  "or limits");
-		cmd_limits_free(&lim);
-		return EXIT_USAGE;
-	}
-	if (fs_open(o.image, FS_RDWR, &fs, &e)) {
-		cmd_limits_free(&lim);
-		return e.code == -EBUSY || e.code == -EROFS ?
-		       (cmd_fail(&e), EXIT_REFUSED) : cmd_fail(&e);
-	}
 	cmd_scan_setup(&cli.sc, fs);
-	if (cmd_limits_setup(&lim, fs, &e)) {
-		status = cmd_fail(&e);
+	status = cmd_limits_setup(lim, fs, cc);
+	if (status)
 		goto out;
-	}
 	if (!o.undo) {
 		char uuid[37];
 
@@ -405,17 +328,9 @@ static int run_main(int argc, char **argv, const char *cmd, bool shrink)
 			 "xfsdefrag-%s.undo", uuid);
 		o.undo = undo_default;
 	}
-	o.lim = lim.pl;
-	o.shrink_min = min;
-	o.shrink_to = min ? 0 : shrinkfmt_blocks(fs, size);
-	if (shrink && !min && !o.shrink_to) {
-		cmd_error("--size %llu: less than one block",
-			  (unsigned long long)size);
-		status = EXIT_USAGE;
-		goto out;
-	}
+	o.lim = lim->pl;
 	o.threads = cli.sc.threads;
-	o.fault = fault.after >= 0 ? &fault : NULL;
+	o.fault = cc->hooks->fault;	/* the test binary's; the product: NULL */
 	o.stop = &stop_signal;
 	o.ev = &ev;
 	cli.tty = isatty(STDERR_FILENO) == 1;
@@ -427,12 +342,19 @@ static int run_main(int argc, char **argv, const char *cmd, bool shrink)
 		catch_stop_signals(false);
 	clear_line(&cli);
 	if (ret && !r.said)
-		cmd_fail(&r.e);
+		cmd_fail(cc, &r.e);
 	status = exit_status(&r);
+	if (status == EXIT_OK)
+		cc->fail.set = false;	/* what was said did not stop it */
+	if (status != EXIT_OK && !cc->fail.set)
+		cmd_failf(cc, r.e.code ? r.e.code : -EIO, 0, "the run failed");
+	if (cc->fail.set && !cc->fail.err)
+		cc->fail.err = r.e.code ? r.e.code : -EIO;
 	if (cli.json) {
-		run_json(&o, &lim, &r, (double)(run_now_ns() - o.t0) / 1e9);
+		run_json(&o, lim, &r, (double)(run_now_ns() - o.t0) / 1e9, cc);
+		cc->json_done = true;
 	} else if (cli.passes) {
-		print_passes(&o, &lim, &r, (double)(run_now_ns() - o.t0) /
+		print_passes(&o, lim, &r, (double)(run_now_ns() - o.t0) /
 			     1e9);
 	} else if (r.status == RUN_OK && r.no_work) {
 		printf("nothing to move: every file is already in place\n");
@@ -448,17 +370,73 @@ static int run_main(int argc, char **argv, const char *cmd, bool shrink)
 		       r.map_lines, r.map);
 	run_result_free(&r);
 out:
-	cmd_limits_free(&lim);
 	fs_close(fs);
 	return status;
 }
 
-int cmd_run(int argc, char **argv)
+struct run_args {
+	const char *undo, *map;
+	bool passes, json, discard;
+	double max_time;	/* 0: none */
+	struct plan_opts po;
+	struct cmd_limits lim;
+	struct cmd_scan sc;
+};
+
+static int run(struct cmd_call *cc)
 {
-	return run_main(argc, argv, "run", false);
+	struct run_args *a = cc->args;
+	struct cmd_run_call rc = { .lim = &a->lim, .sc = a->sc,
+				   .json = a->json };
+
+	rc.o.undo = a->undo;
+	rc.o.map = a->map;
+	rc.o.po = a->po;
+	rc.o.max_time = a->max_time;
+	rc.o.by_ag = a->passes || a->max_time > 0;
+	rc.o.discard = a->discard;
+	return cmd_run_go(cc, &rc);
 }
 
-int cmd_shrink(int argc, char **argv)
+static void release(void *args)
 {
-	return run_main(argc, argv, "shrink", true);
+	cmd_limits_free(&((struct run_args *)args)->lim);
 }
+
+#define R struct run_args
+static const struct opt opts[] = {
+	{ .name = "undo", .kind = OPT_STR, .arg = "FILE",
+	  OPT_AT(R, undo),
+	  .help = "the undo file to write (must not exist; keep it on "
+		  "another filesystem)", .dflt = "xfsdefrag-UUID.undo" },
+	{ .name = "map", .kind = OPT_STR, .arg = "FILE", OPT_AT(R, map),
+	  .help = "where renumbered inodes' \"old new\" numbers go",
+	  .dflt = "the undo file's name plus .map" },
+	CMD_SCAN_OPTS(R, sc),
+	CMD_PLAN_OPTS(R, po),
+	{ .name = "passes", .kind = OPT_FLAG, OPT_AT(R, passes),
+	  .help = "work AG by AG, each pass checked and with its own undo "
+		  "file" },
+	{ .name = "max-time", .kind = OPT_REAL, .arg = "SECONDS",
+	  .min = 0.001, .max = 1e9, OPT_AT(R, max_time),
+	  .help = "stop at the first pass boundary after SECONDS (implies "
+		  "--passes)", .dflt = "no limit" },
+	CMD_JSON_OPT(R, json, "print one JSON document instead of text"),
+	CMD_DISCARD_OPT(R, discard),
+	CMD_LIMIT_OPTS(R, lim),
+	OPT_END,
+};
+#undef R
+
+static const struct run_args defaults = {
+	.po = { .order = WALK_READDIR, .renumber = PR_AUTO },
+};
+
+const struct cmd cmd_run = {
+	.name = "run", .fn = run,
+	.summary = "relocate in place: contiguous files packed front to "
+		   "back",
+	.operands = "IMAGE", .min_ops = 1, .max_ops = 1, .opts = opts,
+	.args_size = sizeof(struct run_args), .defaults = &defaults,
+	.release = release,
+};

@@ -6,6 +6,7 @@
 #include "cmd/json.h"
 #include "cmd/rbfmt.h"
 #include "cmd/runout.h"
+#include "cmd/cmd.h"
 #include "core/model/frag.h"
 
 static double pct(uint64_t a, uint64_t b)
@@ -53,7 +54,8 @@ static void figures(struct json *j, const char *key, const struct report *r,
 }
 
 void run_json(const struct run_opts *o, const struct cmd_limits *l,
-	      const struct run_result *r, double seconds)
+	      const struct run_result *r, double seconds,
+	      const struct cmd_call *c)
 {
 	struct json j;
 	size_t i;
@@ -160,8 +162,7 @@ void run_json(const struct run_opts *o, const struct cmd_limits *l,
 		}
 		json_obj_end(&j);
 	}
-	json_str(&j, "error", r->status == RUN_OK ? NULL :
-		 r->e.msg[0] ? r->e.msg : "the run failed");
+	cmd_json_failure(&j, c);
 	json_obj_end(&j);
 	json_end(&j);
 }

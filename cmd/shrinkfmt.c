@@ -1,48 +1,39 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "cmd/shrinkfmt.h"
 #include "cmd/cmd.h"
+#include "cmd/verdict.h"
 
-#include <ctype.h>
-#include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <strings.h>
+#include <string.h>
 
-int shrinkfmt_parse(const char *s, uint64_t *bytes, bool *min)
+/* A size or "min" into a struct shrinkfmt_size, for option opt. */
+static int take(const char *opt, void *dst, const char *val, char *why,
+		size_t len)
 {
-	static const char units[] = "KMGTP";
-	unsigned long long v;
-	const char *u;
-	char *end;
-	int shift = 0, i;
+	struct shrinkfmt_size *z = dst;
 
-	*min = false;
-	*bytes = 0;
-	if (strcasecmp(s, "min") == 0) {
-		*min = true;
+	if (strcmp(val, "min") == 0) {
+		z->min = true;
+		z->bytes = 0;
 		return 0;
 	}
-	if (!isdigit((unsigned char)*s))
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno)
-		return -1;
-	if (*end) {
-		u = end;
-		for (i = 0; units[i]; i++)
-			if (toupper((unsigned char)*u) == units[i])
-				shift = 10 * (i + 1);
-		if (!shift)
-			return -1;
-		u++;
-		if (strcasecmp(u, "iB") && strcasecmp(u, "B") && *u)
-			return -1;
+	if (cmd_parse_size(val, &z->bytes) == 0) {
+		z->min = false;
+		return 0;
 	}
-	if (shift && v > (UINT64_MAX >> shift))
-		return -1;
-	*bytes = (uint64_t)v << shift;
-	return *bytes ? 0 : -1;
+	snprintf(why, len, "%s: '%s' is neither a size (bytes from 1, or a "
+		 "whole number with K, M, G or T) nor min", opt, val);
+	return -1;
+}
+
+int shrinkfmt_size_opt(void *dst, const char *val, char *why, size_t len)
+{
+	return take("--size", dst, val, why, len);
+}
+
+int shrinkfmt_shrink_opt(void *dst, const char *val, char *why, size_t len)
+{
+	return take("--shrink", dst, val, why, len);
 }
 
 uint64_t shrinkfmt_blocks(const struct fs *fs, uint64_t bytes)

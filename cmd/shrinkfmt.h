@@ -4,17 +4,24 @@
 #define CMD_SHRINKFMT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "cmd/json.h"
 #include "core/relocate/plan.h"
 
+/* A shrink's size as given: bytes, or min (the smallest that fits). */
+struct shrinkfmt_size {
+	uint64_t bytes;		/* 0: not given */
+	bool min;
+};
+
 /*
- * A size: bytes, or with a suffix K, M, G, T or P (powers of 1024, also
- * KiB, MiB...), case-insensitive; "min" sets *min.  0, or -1 when s is
- * neither.
+ * OPT_CALL takers of shrink --size and plan --shrink (dst: a struct
+ * shrinkfmt_size): a size as cmd_parse_size reads it, or "min".
  */
-int shrinkfmt_parse(const char *s, uint64_t *bytes, bool *min);
+int shrinkfmt_size_opt(void *dst, const char *val, char *why, size_t len);
+int shrinkfmt_shrink_opt(void *dst, const char *val, char *why, size_t len);
 
 /* Bytes to whole blocks of fs (rounded down). */
 uint64_t shrinkfmt_blocks(const struct fs *fs, uint64_t bytes);

@@ -11,7 +11,8 @@
 #include "core/model/tree.h"
 #include "tui/tui.h"
 
-#include <getopt.h>
+#include <errno.h>
+#include <stddef.h>
 #include <locale.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,7 +46,7 @@ static void progress(void *priv, const struct scan_progress *p)
 }
 
 /* Scan, analyse and index; 0 or an exit code. */
-static int prepare(struct tui_cmd *c, struct err *e)
+static int prepare(struct tui_cmd *c, struct cmd_call *cc, struct err *e)
 {
 	struct scan_opts so = { 0 };
 	int ret;
@@ -60,7 +61,7 @@ static int prepare(struct tui_cmd *c, struct err *e)
 	if (c->tty)
 		fprintf(stderr, "\r\033[K");
 	if (ret && !c->m)
-		return cmd_fail(e);
+		return cmd_fail(cc, e);
 	if (ret) {
 		/* a damaged AG: browse what was read, say so */
 		cmd_error("%s", e->msg);
@@ -71,74 +72,53 @@ static int prepare(struct tui_cmd *c, struct err *e)
 	if (report_build(c->m, -1, TUI_TOP, &c->rpt, e) ||
 	    report_paths(c->m, &c->rpt, e) ||
 	    blkmap_build(c->m, &c->bm, e) || tree_build(c->m, &c->tree, e))
-		return cmd_fail(e);
+		return cmd_fail(cc, e);
 	return EXIT_OK;
 }
 
-int cmd_tui(int argc, char **argv)
+struct tui_args {
+	bool no_color;
+	const char *path;
+	struct cmd_scan sc;
+};
+
+static int tui(struct cmd_call *cc)
 {
-	static const struct option longopts[] = {
-		{ "no-color", no_argument, NULL, 'C' },
-		{ "path", required_argument, NULL, 'P' },
-		{ "bench-map", required_argument, NULL, 'B' },
-		CMD_SCAN_LONGOPTS,
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct tui_args *a = cc->args;
+	const struct cmd_hooks *h = cc->hooks;
 	struct tui_cmd c;
-	struct tui_opts o = { true, NULL, NULL };
+	struct tui_opts o = { !a->no_color, a->path, NULL };
 	struct err e = { 0 };
 	struct tui t;
 	const char *nc = getenv("NO_COLOR");
-	long bench = -1;
-	char *end;
-	int ch, status;
+	int status;
 
 	memset(&c, 0, sizeof(c));
 	setlocale(LC_ALL, "");
-	optind = 1;
-	while ((ch = getopt_long(argc, argv, "+hj:", longopts, NULL)) != -1) {
-		switch (ch) {
-		case 'C': o.color = false; break;
-		case 'P': o.path = optarg; break;
-		case 'B':
-			bench = strtol(optarg, &end, 10);
-			if (*end || bench < 1 || bench > 1000000)
-				return cmd_usage("tui");
-			break;
-		case 'h':
-			cmd_usage("tui");
-			return EXIT_OK;
-		default:
-			if (cmd_scan_opt(&c.scan, ch, optarg) <= 0)
-				return cmd_usage("tui");
-		}
-	}
-	if (argc - optind != 1)
-		return cmd_usage("tui");
+	c.scan = a->sc;
 	if (nc && *nc)
 		o.color = false;
-	if (bench < 0 && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
-		cmd_error("tui needs a terminal on standard input and output");
-		return EXIT_USAGE;
-	}
-	c.image = argv[optind];
+	if (!h->tui && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)))
+		return cmd_failf(cc, -ENOTTY, EXIT_USAGE, "tui needs a "
+				 "terminal on standard input and output");
+	c.image = cc->ops[0];
 	c.tty = isatty(STDERR_FILENO) == 1;
 	if (cmd_open_ro(c.image, &c.fs, &e))
-		return cmd_fail(&e);
+		return cmd_fail(cc, &e);
+	c.scan.hooks = h;
 	cmd_scan_setup(&c.scan, c.fs);
-	status = prepare(&c, &e);
+	status = prepare(&c, cc, &e);
 	if (status)
 		goto out;
 	tui_init(&t, c.fs, c.m, c.bm, &c.rpt, c.image);
 	t.tree = &c.tree;
 	if (c.damage[0])
 		o.notice = c.damage;
-	if (bench > 0) {
-		if (tui_bench(&t, o.path, (unsigned)bench))
+	if (h->tui) {
+		if (h->tui(h->priv, &t, o.path))
 			status = EXIT_ERROR;
 	} else if (tui_run(&t, &o, &e)) {
-		status = cmd_fail(&e);
+		status = cmd_fail(cc, &e);
 	}
 	tui_free(&t);
 	if (!status && c.damage[0])
@@ -151,3 +131,23 @@ out:
 	fs_close(c.fs);
 	return status;
 }
+
+#define T struct tui_args
+static const struct opt opts[] = {
+	{ .name = "no-color", .kind = OPT_FLAG, OPT_AT(T, no_color),
+	  .help = "draw without colours (so does NO_COLOR set and not "
+		  "empty)" },
+	{ .name = "path", .kind = OPT_STR, .arg = "PATH", OPT_AT(T, path),
+	  .help = "start at this directory or file of the filesystem",
+	  .dflt = "the root" },
+	CMD_SCAN_OPTS(T, sc),
+	OPT_END,
+};
+#undef T
+
+const struct cmd cmd_tui = {
+	.name = "tui", .fn = tui,
+	.summary = "browse directories, extents and AG block maps (ncurses)",
+	.operands = "IMAGE", .min_ops = 1, .max_ops = 1, .opts = opts,
+	.args_size = sizeof(struct tui_args),
+};

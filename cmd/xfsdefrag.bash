@@ -2,14 +2,15 @@
 # bash completion for xfsdefrag(8): commands, options, image and undo
 # files, and paths inside the image for bmap and tui --path.
 #
-# Driven by the program itself, so it never falls behind it: commands
-# come from `xfsdefrag --help`, each command's options and arguments from
-# its usage line (`xfsdefrag CMD --help`: "[-n N]" is an option taking N,
-# "[--json]" a flag, bare words are positional), and paths inside the
-# image from the hidden `xfsdefrag complete IMAGE PREFIX`, which reads
-# the directory from the unmounted filesystem (NUL-separated names).
-# Argument kinds: IMAGE and FILE complete local files, PATH a path in
-# the image, anything else (N, AGNO, INO, ...) nothing.
+# Driven by the program itself, so it never falls behind it: the hidden
+# `xfsdefrag complete` prints the commands (--commands), a command's
+# option table (--options CMD: one option a line, its spellings, the
+# name of its value and the values it may take) and its operands
+# (--operands CMD), and the paths inside the image (complete IMAGE
+# PREFIX reads the directory from the unmounted filesystem, NUL after
+# each name).  Value kinds: IMAGE and FILE complete local files, PATH a
+# path in the image, an option's fixed values themselves (--order walk,
+# name or inode), anything else (N, AGNO, INO, ...) nothing.
 
 # _xfsdefrag_dequote WORD: what the shell would make of a typed word
 # (backslashes and quotes removed, a leading ~/ expanded), in REPLY;
@@ -41,30 +42,25 @@ _xfsdefrag_dequote() {
 	REPLY=$out
 }
 
-# _xfsdefrag_usage PROG CMD: parse CMD's usage line into _xd_flags (all
-# options), _xd_args (option -> its argument's name) and _xd_pos (the
-# positional arguments' names, in order; NAME... repeats).
+# _xfsdefrag_usage PROG CMD: read CMD's option table into _xd_flags (all
+# spellings), _xd_args (spelling -> its value's name), _xd_vals
+# (spelling -> the values it may take) and _xd_pos (the operands' names,
+# in order; NAME... repeats).
 _xfsdefrag_usage() {
-	local u tok opt arg alt=
+	local names arg kind lo hi choices rest n
 	_xd_flags=() _xd_pos=()
-	_xd_args=()
-	u=$("$1" "$2" --help 2>&1 | sed -n '1s/^usage: [^ ]* [^ ]* *//p')
-	# "[-v[v]]" is -v or -vv
-	u=$(sed 's/\[\(-[A-Za-z]\)\[\([A-Za-z]\)\]\]/[\1] [\1\2]/g' <<< "$u")
-	while IFS= read -r tok; do
-		case $tok in
-		'['*)
-			tok=${tok#[}
-			tok=${tok%]}
-			read -r opt arg <<< "$tok"
-			_xd_flags+=("$opt")
-			[[ -n $arg ]] && _xd_args[$opt]=$arg
-			;;
-		'|') alt=1 ;;	# "| -i INO...": another form, its flag
-		-*) _xd_flags+=("$tok") ;;
-		*) [[ -z $alt ]] && _xd_pos+=("$tok") ;;
-		esac
-	done < <(grep -o '\[[^]]*\]\|[^][ ]\+' <<< "$u")
+	_xd_args=() _xd_vals=()
+	while read -r names arg kind lo hi choices rest; do
+		[[ -n $names ]] || continue
+		IFS=, read -r -a n <<< "$names"
+		_xd_flags+=("${n[@]}")
+		[[ $arg == - ]] && continue
+		for names in "${n[@]}"; do
+			_xd_args[$names]=$arg
+			[[ $choices != - ]] && _xd_vals[$names]=${choices//,/ }
+		done
+	done < <("$1" complete --options "$2" 2> /dev/null)
+	read -r -a _xd_pos < <("$1" complete --operands "$2" 2> /dev/null)
 }
 
 # _xfsdefrag_files CUR: local files (images, undo files, HTML output).
@@ -92,7 +88,7 @@ _xfsdefrag_inside() {
 _xfsdefrag() {
 	local cword=$COMP_CWORD cur=${COMP_WORDS[COMP_CWORD]} prog cmd
 	local -a _xd_flags _xd_pos
-	local -A _xd_args
+	local -A _xd_args _xd_vals
 	local i w expect= kind= image= np=0 iflag=
 	local -a pos=()
 
@@ -100,12 +96,16 @@ _xfsdefrag() {
 	_xfsdefrag_dequote "${COMP_WORDS[0]}"
 	prog=$REPLY
 	if ((cword == 1)); then
-		mapfile -t COMPREPLY < <(compgen -W "$("$prog" --help 2> /dev/null |
-			awk '/^commands:/ {on = 1; next} on && /^  [a-z]/ {print $1}')
-			--help --version" -- "$cur")
+		mapfile -t COMPREPLY < <(compgen -W "$("$prog" complete --commands 2> /dev/null)
+			help --help --version" -- "$cur")
 		return 0
 	fi
 	cmd=${COMP_WORDS[1]}
+	if [[ $cmd == help ]]; then
+		((cword == 2)) && mapfile -t COMPREPLY < <(compgen -W \
+			"$("$prog" complete --commands 2> /dev/null)" -- "$cur")
+		return 0
+	fi
 	_xfsdefrag_usage "$prog" "$cmd"
 	((${#_xd_flags[@]} + ${#_xd_pos[@]})) || return 0
 
@@ -115,6 +115,10 @@ _xfsdefrag() {
 		if ((i == cword)); then
 			if [[ -n $expect ]]; then
 				kind=${_xd_args[$expect]}
+				if [[ -n ${_xd_vals[$expect]+x} ]]; then
+					mapfile -t COMPREPLY < <(compgen -W "${_xd_vals[$expect]}" -- "$cur")
+					return 0
+				fi
 				expect=
 			elif [[ $cur != -* ]]; then
 				kind=@$np	# the np-th positional

@@ -213,6 +213,18 @@ void od_agfl_set_slots(uint8_t *buf, size_t len, const struct od_geo *g,
 		od_cksum_set(buf, g->sectsize, OD_AGFL_CRC_OFF);
 }
 
+enum od_err od_agfl_lsn(const uint8_t *buf, size_t len,
+			const struct od_geo *g, uint64_t *lsn)
+{
+	*lsn = 0;
+	if (!g->v5)
+		return OD_EFIELD;
+	if (len < OD_AGFL_V5_HDR)
+		return OD_ESHORT;
+	*lsn = od_get_be64(buf + OD_AGFL_LSN_OFF);
+	return OD_OK;
+}
+
 void od_agf_encode(const struct od_agf *agf, const struct od_geo *g,
 		   uint8_t *buf, size_t len)
 {

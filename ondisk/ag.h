@@ -17,6 +17,7 @@
 #define OD_AGFL_MAGIC		0x5841464cu	/* "XAFL" */
 #define OD_AGF_CRC_OFF		216
 #define OD_AGI_CRC_OFF		312
+#define OD_AGFL_LSN_OFF		24
 #define OD_AGFL_CRC_OFF		32
 #define OD_AGFL_V5_HDR		36
 #define OD_AGI_UNLINKED		64
@@ -71,6 +72,9 @@ enum od_err od_agfl_slots(const uint8_t *buf, size_t len,
 			  const uint8_t **slots, const char **field);
 /* The block number in slot idx (< od_agfl_size) of those slots. */
 uint32_t od_agfl_slot(const uint8_t *slots, uint32_t idx);
+/* The v5 AGFL header's LSN (its last logged write); OD_EFIELD on v4. */
+enum od_err od_agfl_lsn(const uint8_t *buf, size_t len,
+			const struct od_geo *g, uint64_t *lsn);
 
 /*
  * Rewrite the slots of an AGFL sector (header kept): blocks[0, n) from

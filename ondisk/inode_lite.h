@@ -14,6 +14,134 @@
 #include "ondisk/inode.h"
 
 /*
+ * Fields of an inode core (xfs_dinode) read straight from its bytes, for
+ * the fast paths that look at every inode without decoding it (the
+ * scan, the checker's quick look).  The caller knows raw holds the
+ * whole core: OD_DINODE_V3_CORE bytes (v3 fields) or OD_DINODE_V2_CORE.
+ */
+static inline uint16_t od_dinode_magic(const uint8_t *raw)
+{
+	return od_get_be16(raw);
+}
+
+static inline uint16_t od_dinode_mode(const uint8_t *raw)
+{
+	return od_get_be16(raw + 2);
+}
+
+static inline uint8_t od_dinode_version(const uint8_t *raw)
+{
+	return raw[4];
+}
+
+static inline uint8_t od_dinode_format(const uint8_t *raw)
+{
+	return raw[5];
+}
+
+/* v1's link count, zero in v2 and v3 inodes */
+static inline uint16_t od_dinode_onlink(const uint8_t *raw)
+{
+	return od_get_be16(raw + 6);
+}
+
+/* v2 and v3 */
+static inline uint32_t od_dinode_nlink(const uint8_t *raw)
+{
+	return od_get_be32(raw + 16);
+}
+
+static inline uint16_t od_dinode_projid_hi(const uint8_t *raw)
+{
+	return od_get_be16(raw + 22);
+}
+
+/* The nanoseconds of timestamp t (OD_ATIME ... OD_CRTIME, v3) when the
+ * inode does not use big timestamps. */
+static inline uint32_t od_dinode_nsec(const uint8_t *raw, unsigned t)
+{
+	static const uint8_t at[4] = { 36, 44, 52, 148 };
+
+	return od_get_be32(raw + at[t & 3]);
+}
+
+static inline uint64_t od_dinode_size(const uint8_t *raw)
+{
+	return od_get_be64(raw + 56);
+}
+
+static inline uint64_t od_dinode_nblocks(const uint8_t *raw)
+{
+	return od_get_be64(raw + 64);
+}
+
+static inline uint32_t od_dinode_extsize(const uint8_t *raw)
+{
+	return od_get_be32(raw + 72);
+}
+
+/* The extent counters, where nrext64 (OD_DIFLAG2_NREXT64) puts them. */
+static inline uint64_t od_dinode_nextents(const uint8_t *raw, bool nrext64)
+{
+	return nrext64 ? od_get_be64(raw + 24) : od_get_be32(raw + 76);
+}
+
+static inline uint32_t od_dinode_anextents(const uint8_t *raw, bool nrext64)
+{
+	return nrext64 ? od_get_be32(raw + 76) : od_get_be16(raw + 80);
+}
+
+/* The counter bytes the other layout uses, which must be zero: the
+ * 16-bit pad after the big counters, or the v3 pad where they go. */
+static inline bool od_dinode_counter_pad_zero(const uint8_t *raw,
+					      bool nrext64)
+{
+	return nrext64 ? od_get_be16(raw + 80) == 0 :
+			 od_get_be64(raw + 24) == 0;
+}
+
+static inline uint8_t od_dinode_forkoff(const uint8_t *raw)
+{
+	return raw[82];
+}
+
+static inline uint8_t od_dinode_aformat(const uint8_t *raw)
+{
+	return raw[83];
+}
+
+static inline uint16_t od_dinode_flags(const uint8_t *raw)
+{
+	return od_get_be16(raw + 90);
+}
+
+static inline uint32_t od_dinode_next_unlinked(const uint8_t *raw)
+{
+	return od_get_be32(raw + 96);
+}
+
+/* v3 */
+static inline uint64_t od_dinode_flags2(const uint8_t *raw)
+{
+	return od_get_be64(raw + 120);
+}
+
+static inline uint32_t od_dinode_cowextsize(const uint8_t *raw)
+{
+	return od_get_be32(raw + 128);
+}
+
+static inline uint64_t od_dinode_ino(const uint8_t *raw)
+{
+	return od_get_be64(raw + 152);
+}
+
+static inline const uint8_t *od_dinode_uuid(const uint8_t *raw)
+{
+	return raw + 160;
+}
+
+/*
  * What the scan keeps of a common inode, read straight from its bytes
  * (od_inode_scan_lite): the fields of struct od_inode of the same names.
  */
@@ -49,20 +177,21 @@ static inline bool od_inode_scan_lite(const uint8_t *buf, size_t len,
 
 	if (len < g->inodesize || len < OD_DINODE_V3_CORE)
 		return false;
-	if (!g->v5 || od_get_be16(buf) != OD_DINODE_MAGIC || buf[4] != 3 ||
-	    memcmp(buf + 160, g->uuid, 16) != 0 ||
-	    od_get_be64(buf + 152) != ino)
+	if (!g->v5 || od_dinode_magic(buf) != OD_DINODE_MAGIC ||
+	    od_dinode_version(buf) != 3 ||
+	    memcmp(od_dinode_uuid(buf), g->uuid, 16) != 0 ||
+	    od_dinode_ino(buf) != ino)
 		return false;
-	flags2 = od_get_be64(buf + 120);
+	flags2 = od_dinode_flags2(buf);
 	if (((flags2 & OD_DIFLAG2_NREXT64) && !g->nrext64) ||
 	    ((flags2 & OD_DIFLAG2_BIGTIME) && !g->bigtime))
 		return false;
 	l->flags2 = flags2;
-	l->size = od_get_be64(buf + 56);
+	l->size = od_dinode_size(buf);
 	if ((int64_t)l->size < 0)
 		return false;
-	l->mode = od_get_be16(buf + 2);
-	l->format = buf[5];
+	l->mode = od_dinode_mode(buf);
+	l->format = od_dinode_format(buf);
 	switch (l->mode & 0170000) {
 	case 0100000:
 		if (l->format != OD_FMT_EXTENTS)
@@ -75,18 +204,13 @@ static inline bool od_inode_scan_lite(const uint8_t *buf, size_t len,
 	default:
 		return false;	/* free, directory, device, bad: decode */
 	}
-	l->flags = od_get_be16(buf + 90);
+	l->flags = od_dinode_flags(buf);
 	if (l->flags & OD_DIFLAG_REALTIME)
 		return false;
-	if (flags2 & OD_DIFLAG2_NREXT64) {
-		l->nextents = od_get_be64(buf + 24);
-		anext = od_get_be32(buf + 76);
-	} else {
-		l->nextents = od_get_be32(buf + 76);
-		anext = od_get_be16(buf + 80);
-	}
-	l->forkoff = buf[82];
-	l->aformat = buf[83];
+	l->nextents = od_dinode_nextents(buf, flags2 & OD_DIFLAG2_NREXT64);
+	anext = od_dinode_anextents(buf, flags2 & OD_DIFLAG2_NREXT64);
+	l->forkoff = od_dinode_forkoff(buf);
+	l->aformat = od_dinode_aformat(buf);
 	if (l->forkoff) {
 		if ((uint32_t)l->forkoff * 8 >= lit)
 			return false;
@@ -101,11 +225,11 @@ static inline bool od_inode_scan_lite(const uint8_t *buf, size_t len,
 	if (l->format == OD_FMT_EXTENTS ? l->nextents > dlen / 16 :
 					  l->size > dlen)
 		return false;
-	nblocks = od_get_be64(buf + 64);
+	nblocks = od_dinode_nblocks(buf);
 	if (nblocks > g->dblocks)
 		return false;
-	l->nlink = od_get_be32(buf + 16);
-	l->extsize = od_get_be32(buf + 72);
+	l->nlink = od_dinode_nlink(buf);
+	l->extsize = od_dinode_extsize(buf);
 	l->dfork_off = OD_DINODE_V3_CORE;
 	return true;
 }

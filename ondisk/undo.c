@@ -7,8 +7,10 @@
 #include <assert.h>
 #include <string.h>
 
-static_assert(OD_UNDO_PATH_OFF + OD_UNDO_PATH_LEN <= OD_UNDO_HDR_CRC_OFF,
-	      "undo header: path overlaps the crc");
+static_assert(OD_UNDO_PATH_OFF + OD_UNDO_PATH_LEN <= OD_UNDO_CHAIN_OFF,
+	      "undo header: path overlaps the chain");
+static_assert(OD_UNDO_CHAIN_OFF + 28 <= OD_UNDO_HDR_CRC_OFF,
+	      "undo header: chain overlaps the crc");
 static_assert(OD_UNDO_REC_HCRC_OFF + 4 == OD_UNDO_REC_LEN,
 	      "undo record: header crc is its last field");
 /* after the superblock's fields (xfs_dsb: under 320 bytes in Linux 6.18) */
@@ -42,7 +44,12 @@ void od_undo_hdr_encode(const struct od_undo_hdr *h, uint8_t *buf)
 	od_put_be64(buf + 96, h->log_off);
 	od_put_be64(buf + 104, h->log_len);
 	od_put_be32(buf + 112, h->log_crc);
+	od_put_be32(buf + 116, h->sb_crc);
 	memcpy(buf + OD_UNDO_PATH_OFF, h->path, plen);
+	od_put_be32(buf + OD_UNDO_CHAIN_OFF, h->pass);
+	od_put_be64(buf + OD_UNDO_CHAIN_OFF + 8, h->chain);
+	od_put_be64(buf + OD_UNDO_CHAIN_OFF + 16, h->prev_nonce);
+	od_put_be32(buf + OD_UNDO_CHAIN_OFF + 24, h->prev_seal);
 	od_put_be32(buf + OD_UNDO_HDR_CRC_OFF,
 		    od_undo_crc(buf, OD_UNDO_HDR_CRC_OFF));
 }
@@ -79,6 +86,11 @@ enum od_err od_undo_hdr_decode(const uint8_t *buf, size_t len,
 	h->log_off = od_get_be64(buf + 96);
 	h->log_len = od_get_be64(buf + 104);
 	h->log_crc = od_get_be32(buf + 112);
+	h->sb_crc = od_get_be32(buf + 116);
+	h->pass = od_get_be32(buf + OD_UNDO_CHAIN_OFF);
+	h->chain = od_get_be64(buf + OD_UNDO_CHAIN_OFF + 8);
+	h->prev_nonce = od_get_be64(buf + OD_UNDO_CHAIN_OFF + 16);
+	h->prev_seal = od_get_be32(buf + OD_UNDO_CHAIN_OFF + 24);
 	memcpy(h->path, buf + OD_UNDO_PATH_OFF, OD_UNDO_PATH_LEN - 1);
 	h->path[OD_UNDO_PATH_LEN - 1] = '\0';
 	if (h->version < OD_UNDO_VERSION_MIN || h->version > OD_UNDO_VERSION)
@@ -97,6 +109,14 @@ enum od_err od_undo_hdr_decode(const uint8_t *buf, size_t len,
 	if (h->log_len && (h->log_off > h->image_size ||
 			   h->log_len > h->image_size - h->log_off))
 		return od_bad_field(field, "log");
+	if (h->version < OD_UNDO_VERSION_CHAIN)
+		return OD_OK;
+	if (h->pass == 0 || od_get_be32(buf + OD_UNDO_CHAIN_OFF + 4))
+		return od_bad_field(field, "pass");
+	if (h->pass == 1 ? h->chain != h->nonce || h->prev_nonce ||
+			   h->prev_seal :
+			   h->prev_nonce == 0 || h->chain == h->nonce)
+		return od_bad_field(field, "chain");
 	return OD_OK;
 }
 
@@ -112,6 +132,7 @@ void od_undo_rec_encode(const struct od_undo_rec *r, uint64_t nonce,
 		[OD_UNDO_PROOF] = OD_UNDO_PRF_MAGIC,
 		[OD_UNDO_MOVES] = OD_UNDO_MOV_MAGIC,
 		[OD_UNDO_SEAL] = OD_UNDO_SEA_MAGIC,
+		[OD_UNDO_NEXT] = OD_UNDO_NXT_MAGIC,
 	};
 
 	od_put_be32(buf, r->end ? OD_UNDO_END_MAGIC : magic[r->kind]);
@@ -144,6 +165,7 @@ enum od_err od_undo_rec_decode(const uint8_t *buf, size_t len,
 	case OD_UNDO_PRF_MAGIC: r->kind = OD_UNDO_PROOF; break;
 	case OD_UNDO_MOV_MAGIC: r->kind = OD_UNDO_MOVES; break;
 	case OD_UNDO_SEA_MAGIC: r->kind = OD_UNDO_SEAL; break;
+	case OD_UNDO_NXT_MAGIC: r->kind = OD_UNDO_NEXT; break;
 	default: return OD_EMAGIC;
 	}
 	od_put_be64(n, nonce);
@@ -160,12 +182,14 @@ enum od_err od_undo_rec_decode(const uint8_t *buf, size_t len,
 	if (r->end ? r->len != 0 : (r->len == 0 ||
 				    r->len > OD_UNDO_REC_MAXDATA))
 		return od_bad_field(field, "len");
-	if (r->batch > r->seq || (r->end && r->batch != r->seq))
+	if (r->batch > r->seq ||
+	    ((r->end || r->kind == OD_UNDO_NEXT) && r->batch != r->seq))
 		return od_bad_field(field, "batch");
-	if (r->kind == OD_UNDO_SEAL && r->len != OD_UNDO_SEAL_LEN)
+	if ((r->kind == OD_UNDO_SEAL && r->len != OD_UNDO_SEAL_LEN) ||
+	    (r->kind == OD_UNDO_NEXT && r->len != OD_UNDO_NEXT_LEN))
 		return od_bad_field(field, "len");
 	if ((r->kind == OD_UNDO_PROOF || r->kind == OD_UNDO_MOVES ||
-	     r->kind == OD_UNDO_SEAL) && r->off != 0)
+	     r->kind == OD_UNDO_SEAL || r->kind == OD_UNDO_NEXT) && r->off != 0)
 		return od_bad_field(field, "offset");
 	return OD_OK;
 }
@@ -196,6 +220,26 @@ enum od_err od_undo_seal_decode(const uint8_t *buf, size_t len,
 	s->proof_blocks = od_get_be64(buf + 8);
 	s->move_blocks = od_get_be64(buf + 16);
 	s->data_bytes = od_get_be64(buf + 24);
+	return OD_OK;
+}
+
+void od_undo_next_encode(const struct od_undo_next *n, uint8_t *buf)
+{
+	od_put_be64(buf, n->nonce);
+	od_put_be32(buf + 8, n->pass);
+	od_put_be32(buf + 12, 0);
+}
+
+enum od_err od_undo_next_decode(const uint8_t *buf, size_t len,
+				struct od_undo_next *n)
+{
+	memset(n, 0, sizeof(*n));
+	if (len != OD_UNDO_NEXT_LEN)
+		return OD_ESHORT;
+	n->nonce = od_get_be64(buf);
+	n->pass = od_get_be32(buf + 8);
+	if (od_get_be32(buf + 12) || n->pass < 2)
+		return OD_EFIELD;
 	return OD_OK;
 }
 

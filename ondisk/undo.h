@@ -25,23 +25,37 @@
  *    96  log: byte offset          8   v2: the internal log, as the run
  *   104  log: length, bytes        8   began (0: none to check)
  *   112  log: crc32c of its bytes  4
- *   116  zero                     12
+ *   116  superblock crc           4   v3: crc32c of the superblock sector
+ *                                      as the run began
+ *   120  zero                      8
  *   128  image path as given    1024   NUL-padded, at most 1023 bytes
- *  1152  zero                   2940
+ *  1152  pass                      4   v3: the pass of a run in passes
+ *                                      whose file this is (1: the first,
+ *                                      or a run in one pass)
+ *  1156  zero                      4
+ *  1160  chain                     8   v3: pass 1's nonce (pass 1: its own)
+ *  1168  previous nonce            8   v3: pass - 1's file: its nonce,
+ *  1176  previous seal crc         4   and the crc32c of its seal
+ *                                      record's data (pass 1: both 0)
+ *  1180  zero                   2912
  *  4092  crc32c of bytes 0..4091   4
  *
  * Record header (OD_UNDO_REC_LEN bytes), followed by len data bytes:
  *     0  magic "UREC" data, "UPRF" proof, "UMOV" moves, "USEA" seal,
- *        "UEND" end                4
+ *        "UEND" end, "UNXT" next   4
  *     4  len                       4   data bytes (UEND: 0)
  *     8  seq                       8   0, 1, 2, ... (UEND: record count)
  *    16  offset in the image       8   (UEND: total data bytes; UPRF,
- *                                      UMOV, USEA: 0)
+ *                                      UMOV, USEA, UNXT: 0)
  *    24  batch                     8   seq of the first record appended
  *                                      since the journal was last fsync'd
- *                                      (UEND: its own seq)
+ *                                      (UEND, UNXT: its own seq)
  *    32  crc32c of the data        4
  *    36  crc32c of nonce (8 bytes, big-endian) then bytes 0..35   4
+ *
+ * Version 3: record 0 is written with the header, in one write, and
+ * synced before the run writes the image: the original of block 0
+ * (UREC at offset 0).  A v3 file without it is cut short.
  *
  * UPRF data: runs of [first linear block be64, count be32, zero be32,
  * count crc32c be32], the blocks as the run left them (block 0 with its
@@ -51,6 +65,10 @@
  * the copy.  USEA data (OD_UNDO_SEAL_LEN): crc32c of the superblock
  * sector as the run leaves it be32, zero be32, proof blocks be64, move
  * blocks be64, data bytes before the seal be64, zero 32.
+ * UNXT data (OD_UNDO_NEXT_LEN, v3): the next pass's file began: its
+ * nonce be64, its pass be32, zero be32.  Appended after UEND (seq: the
+ * end record's + 1) by the next pass before its first image write; a
+ * torn UNXT is none (the next pass had not written yet).
  *
  * While a run or an undo is writing, the primary superblock has
  * NEEDSREPAIR set and, at OD_UNDO_MARK_OFF of its sector, a mark: magic
@@ -68,11 +86,13 @@
 #include "ondisk/err.h"
 
 #define OD_UNDO_MAGIC		"XFSDFUND"
-#define OD_UNDO_VERSION		2
+#define OD_UNDO_VERSION		3
 #define OD_UNDO_VERSION_MIN	1	/* read, then refused by undo */
+#define OD_UNDO_VERSION_CHAIN	3	/* first with the chain fields */
 #define OD_UNDO_HDR_LEN		4096
 #define OD_UNDO_PATH_OFF	128
 #define OD_UNDO_PATH_LEN	1024
+#define OD_UNDO_CHAIN_OFF	1152
 #define OD_UNDO_HDR_CRC_OFF	4092
 
 #define OD_UNDO_REC_MAGIC	0x55524543u	/* "UREC" */
@@ -80,7 +100,9 @@
 #define OD_UNDO_PRF_MAGIC	0x55505246u	/* "UPRF" */
 #define OD_UNDO_MOV_MAGIC	0x554d4f56u	/* "UMOV" */
 #define OD_UNDO_SEA_MAGIC	0x55534541u	/* "USEA" */
+#define OD_UNDO_NXT_MAGIC	0x554e5854u	/* "UNXT" */
 #define OD_UNDO_SEAL_LEN	64
+#define OD_UNDO_NEXT_LEN	16
 #define OD_UNDO_MOV_ENT		24
 #define OD_UNDO_PRF_RUNHDR	16
 #define OD_UNDO_MARK_OFF	480	/* in the superblock sector */
@@ -107,11 +129,17 @@ struct od_undo_hdr {
 	uint64_t ctime;
 	uint64_t log_off, log_len;	/* v2 */
 	uint32_t log_crc;
+	uint32_t sb_crc;		/* v3 (0 before) */
 	char path[OD_UNDO_PATH_LEN];	/* NUL-terminated */
+	/* v3: the chain of a run in passes (pass 0 before v3) */
+	uint32_t pass;
+	uint64_t chain;
+	uint64_t prev_nonce;
+	uint32_t prev_seal;
 };
 
 enum od_undo_kind { OD_UNDO_DATA, OD_UNDO_END, OD_UNDO_PROOF, OD_UNDO_MOVES,
-		    OD_UNDO_SEAL };
+		    OD_UNDO_SEAL, OD_UNDO_NEXT };
 
 struct od_undo_rec {
 	enum od_undo_kind kind;
@@ -136,9 +164,10 @@ uint32_t od_undo_crc(const void *buf, size_t len);
  * the current one (tests write older ones). */
 void od_undo_hdr_encode(const struct od_undo_hdr *h, uint8_t *buf);
 /*
- * Decode and verify: magic, crc, version, header length, and sane
- * geometry (power-of-two block and sector sizes, nonzero counts).
- * *field names what failed.
+ * Decode and verify: magic, crc, version, header length, sane geometry
+ * (power-of-two block and sector sizes, nonzero counts) and, from v3, a
+ * chain that holds together (pass 1 is its own chain and has no
+ * previous file; a later pass has one).  *field names what failed.
  */
 enum od_err od_undo_hdr_decode(const uint8_t *buf, size_t len,
 			       struct od_undo_hdr *h, const char **field);
@@ -160,6 +189,17 @@ void od_undo_seal_encode(const struct od_undo_seal *s, uint8_t *buf);
 /* OD_ESHORT unless len == OD_UNDO_SEAL_LEN; OD_EFIELD if padding is set. */
 enum od_err od_undo_seal_decode(const uint8_t *buf, size_t len,
 				struct od_undo_seal *s);
+
+/* The UNXT record's data: the next pass's file. */
+struct od_undo_next {
+	uint64_t nonce;
+	uint32_t pass;
+};
+void od_undo_next_encode(const struct od_undo_next *n, uint8_t *buf);
+/* OD_ESHORT unless len == OD_UNDO_NEXT_LEN; OD_EFIELD if padding is set
+ * or pass < 2. */
+enum od_err od_undo_next_decode(const uint8_t *buf, size_t len,
+				struct od_undo_next *n);
 
 /* Superblock marks (kind: 0 none, 1 run, 2 undo). */
 enum { OD_UNDO_MARK_NONE, OD_UNDO_MARK_BY_RUN, OD_UNDO_MARK_BY_UNDO };

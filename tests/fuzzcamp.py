@@ -13,7 +13,9 @@ whole image proves it).
         keep the images `xfs_repair -n` rejects; `xfsdefrag run` must
         refuse each with the image byte-identical afterwards.  Misses are
         written as recipes (--misses FILE), figures per fixture and per
-        structure type are printed at the end.
+        structure type are printed at the end; "over" counts the images
+        xfs_repair -n accepts where `xfsdefrag check` finds something
+        (--over FILE lists them), which run would refuse too.
     fuzzcamp.py read --bin ASAN_XFSDEFRAG [options] FIXTURE...
         every damaged image through the read commands (info, bmap -v on
         every path, report, check, plan): no crash (no sanitizer report,
@@ -28,7 +30,9 @@ whole image proves it).
 
 Options: --fixtures DIR (tests/fixtures), --work DIR (scratch, sparse
 copies of the images), --per-fixture N (cases sampled per fixture, 0:
-all), --seed S, --jobs J, --verbs LIST, --timeout SECONDS.
+all), --seed S, --jobs J, --verbs LIST, --timeout SECONDS, --lsn-cases
+N (on top of the sample: every structure's LSN field written at the log
+head and at the next cycle, which xfs_db's verbs seldom reach; -1 all).
 
 A recipe line: FIXTURE TAB STYPE TAB FIELD TAB VERB TAB PATCHES, where
 PATCHES is OFFSET:HEX[,OFFSET:HEX...] (byte offset in the image, the new
@@ -47,6 +51,10 @@ import time
 
 VERBS = ['zeroes', 'ones', 'firstbit', 'middlebit', 'lastbit', 'add', 'sub',
          'random']
+# Verbs of our own for LSN fields (xfs_db's rarely move an LSN past the
+# log head): the head itself, and the start of the next cycle.  Every
+# structure with an LSN gets these, on top of the sample.
+LSN_VERBS = ['lsn-head', 'lsn-cycle']
 ZERO = bytes(4096)
 SEEK_DATA, SEEK_HOLE = 3, 4
 
@@ -244,6 +252,7 @@ def targets(img, fixdir, rng, per_kind=2):
             t.append(('refcountbt', ['agf %d' % a, 'addr refcntroot']))
     inos = fixture_inodes(fixdir)
     kinds = {}
+    btree_forks = {}
 
     def kind(name, ino):
         kinds.setdefault(name, []).append(ino)
@@ -255,6 +264,8 @@ def targets(img, fixdir, rng, per_kind=2):
             kind('inode-reg-btree' if fmt == 3 else 'inode-reg', i)
         elif typ == 0o040000:
             kind('inode-dir-sf' if fmt == 1 else 'inode-dir', i)
+            if fmt == 3:
+                btree_forks.setdefault('dir', []).append(i)
         elif typ == 0o120000:
             kind('inode-symlink-local' if fmt == 1 else 'inode-symlink', i)
         elif typ:
@@ -262,6 +273,8 @@ def targets(img, fixdir, rng, per_kind=2):
         if i.get('forkoff', 0):
             af = i.get('aformat', 2)
             kind('inode-attr-sf' if af == 1 else 'inode-attr', i)
+            if af == 3:
+                btree_forks.setdefault('attr', []).append(i)
     for k in sorted(kinds):
         for i in pick(kinds[k], per_kind, rng):
             t.append((k, ['inode %d' % i['ino']]))
@@ -332,6 +345,14 @@ def targets(img, fixdir, rng, per_kind=2):
             nb = max(1, -(-vl // (bs - (56 if v5 else 0))))
             for blk in sorted({vb, vb + nb - 1}):
                 t.append(('attr-remote', nav + ['ablock %d' % blk]))
+    # bmbt blocks of directories and of attribute forks (last, so that
+    # the samples above stay what they were before these were added)
+    for i in pick(btree_forks.get('dir', []), per_kind, rng):
+        t.append(('bmbt-dir', ['inode %d' % i['ino'],
+                               'addr u3.bmbt.ptrs[1]']))
+    for i in pick(btree_forks.get('attr', []), per_kind, rng):
+        t.append(('bmbt-attr', ['inode %d' % i['ino'],
+                                'addr a.bmbt.ptrs[1]']))
     return t
 
 
@@ -404,8 +425,13 @@ class Worker:
 
     def fuzz(self, case):
         stype, nav, field, verb, reg = case
-        rc, out, err = db(self.w, nav + ['fuzz -d %s %s' % (field, verb)],
-                          expert=True)
+        if verb in LSN_VERBS:
+            cyc, blk = self.o.heads[self.fixture]
+            lsn = cyc << 32 | blk if verb == 'lsn-head' else (cyc + 1) << 32
+            cmd = 'write -d %s %d' % (field, lsn)
+        else:
+            cmd = 'fuzz -d %s %s' % (field, verb)
+        rc, out, err = db(self.w, nav + [cmd], expert=True)
         if rc == 124:
             return None
         new = read_at(self.w, reg[0], reg[1])
@@ -552,13 +578,36 @@ def fixture_paths(fixdir, limit):
 
 # ---- campaigns -----------------------------------------------------------------
 
+LOG_HEAD_RE = re.compile(r'is ahead of log \((-?\d+):(-?\d+)\)')
+
+
+def log_head(base):
+    """(cycle, block) of the log head as xfs_repair finds it: asked by
+    putting AG 0's AGF LSN far ahead for a moment (not the superblock's:
+    xfs_repair does not compare that one)."""
+    reg = region(base, ['agf 0'])
+    if not reg:
+        return None
+    old = read_at(base, reg[0], reg[1])
+    try:
+        db(base, ['agf 0', 'write -d lsn %d' % (0x7fff0000 << 32)],
+           expert=True)
+        _, out, err = sh(['xfs_repair', '-n', base])
+    finally:
+        write_at(base, reg[0], old)
+    m = LOG_HEAD_RE.search(out + err)
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
 def prepare(opts, fixture):
     fixdir = os.path.join(opts.fixtures, fixture)
     base = os.path.join(opts.work, fixture + '.base.img')
     if not os.path.exists(base):
         unpack(fixdir, base)
     rng = random.Random('%s:%s' % (opts.seed, fixture))
-    cases = []
+    head = log_head(base) if opts.lsn_cases else None
+    opts.heads[fixture] = head
+    cases, lsn = [], []
     for stype, nav in targets(base, fixdir, rng):
         if opts.only and not re.search(opts.only, stype):
             continue
@@ -571,10 +620,17 @@ def prepare(opts, fixture):
         for f in parse_fields(out):
             for v in opts.verbs:
                 cases.append((stype, nav, f, v, reg))
+            if head and (f == 'lsn' or f.endswith('.lsn')):
+                for v in LSN_VERBS:
+                    lsn.append((stype, nav, f, v, reg))
     rng.shuffle(cases)
     if opts.per_fixture and len(cases) > opts.per_fixture:
         cases = cases[:opts.per_fixture]
-    return fixdir, base, cases
+    # every structure's LSN (or --lsn-cases of them) on top of the sample
+    rng.shuffle(lsn)
+    if opts.lsn_cases > 0:
+        lsn = lsn[:opts.lsn_cases]
+    return fixdir, base, cases + lsn
 
 
 def field_class(stype, field):
@@ -612,8 +668,16 @@ def precheck_case(opts, w, case):
         return (stype, field, verb, 'noop', '', '', '')
     rej, rrc, why = repair_rejects(w.w, opts.timeout)
     if not rej:
+        # does check find something xfs_repair -n does not (run would
+        # refuse an image it accepts)?  Informative: a kernel rule, or
+        # lost blocks, can be the reason
+        crc, out, err = sh([opts.bin, 'check', w.w], opts.timeout)
         w.restore(reg)
-        return (stype, field, verb, 'accepted', '', '', '')
+        if crc == 0:
+            return (stype, field, verb, 'accepted', '', '', '')
+        msg = next((l for l in err.splitlines() if l.strip()), '')
+        return (stype, field, verb, 'over', '', clean(msg),
+                fmt_patches(patches) + '\t' + ' ; '.join(nav))
     if rrc == 124:
         w.restore(reg)
         return (stype, field, verb, 'repair-hang', '', '', '')
@@ -693,7 +757,7 @@ def campaign(opts, mode):
 def report_precheck(opts, allres):
     tot = {}
     bytype = {}
-    misses = []
+    misses, over = [], []
     for fx, res in allres.items():
         for stype, field, verb, verdict, why, msg, rec in res:
             cls = field_class(stype, field)
@@ -702,18 +766,20 @@ def report_precheck(opts, allres):
                 c[verdict] = c.get(verdict, 0) + 1
             if verdict == 'MISSED':
                 misses.append('\t'.join([fx, cls, field, verb, rec, why, msg]))
+            elif verdict == 'over':
+                over.append('\t'.join([fx, cls, field, verb, rec, msg]))
 
     def line(name, c):
         rej = c.get('refused', 0) + c.get('refused-undo', 0) + \
             c.get('MISSED', 0)
         ref = c.get('refused', 0) + c.get('refused-undo', 0)
-        return '%-22s %6d %6d %6d %8s %6d %6d' % (
+        return '%-22s %6d %6d %6d %8s %6d %6d %6d' % (
             name, sum(c.values()), rej, ref,
             '%.2f%%' % (100.0 * ref / rej) if rej else '-',
-            c.get('MISSED', 0), c.get('refused-undo', 0))
+            c.get('MISSED', 0), c.get('refused-undo', 0), c.get('over', 0))
 
-    hdr = '%-22s %6s %6s %6s %8s %6s %6s' % ('', 'cases', 'rejctd', 'refusd',
-                                           'rate', 'missed', 'undo')
+    hdr = '%-22s %6s %6s %6s %8s %6s %6s %6s' % (
+        '', 'cases', 'rejctd', 'refusd', 'rate', 'missed', 'undo', 'over')
     print(hdr)
     allc = {}
     for fx in sorted(tot):
@@ -728,6 +794,10 @@ def report_precheck(opts, allres):
     if opts.misses:
         with open(opts.misses, 'w') as f:
             for m in misses:
+                f.write(m + '\n')
+    if opts.over:
+        with open(opts.over, 'w') as f:
+            for m in over:
                 f.write(m + '\n')
     for m in misses[:opts.show]:
         print('MISS ' + m.split('\t', 5)[0:4].__str__() + ' ' +
@@ -822,8 +892,14 @@ def main():
     ap.add_argument('--seed', default='1')
     ap.add_argument('--jobs', type=int, default=1)
     ap.add_argument('--verbs', default=','.join(VERBS))
+    ap.add_argument('--lsn-cases', type=int, default=-1,
+                    help='cases per fixture that put an LSN at or past the '
+                    'log head (%s), on top of --per-fixture: -1 every '
+                    'structure with an LSN, 0 none' % ', '.join(LSN_VERBS))
     ap.add_argument('--timeout', type=int, default=120)
     ap.add_argument('--misses')
+    ap.add_argument('--over', help='precheck: write the images xfs_repair '
+                    '-n accepts but check does not (column "over") here')
     ap.add_argument('--recipes')
     ap.add_argument('--paths', type=int, default=0,
                     help='read: bmap at most this many paths (0: all)')
@@ -849,6 +925,7 @@ def main():
     if opts.same_as:
         opts.same_as = os.path.abspath(opts.same_as)
     opts.verbs = opts.verbs.split(',')
+    opts.heads = {}
     if opts.mode == 'replay':
         os.makedirs(opts.work, exist_ok=True)
         private_bin(opts)

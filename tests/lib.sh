@@ -60,6 +60,23 @@ t_bin() {
 	echo "$(cd "$(dirname "$b")" && pwd)/$(basename "$b")"
 }
 
+# t_testbin BIN: the test binary (tests/aids: the product's commands plus
+# the test aids) of the build BIN belongs to, as an absolute path:
+# $XFSDEFRAG_TEST_BIN, else xfsdefrag-test beside BIN (build/asan/), else
+# the release build's (beside ./xfsdefrag there is none).
+t_testbin() {
+	local b=${1:-${XFSDEFRAG_BIN:-./xfsdefrag}}
+	if [ -n "${XFSDEFRAG_TEST_BIN:-}" ]; then
+		b=$XFSDEFRAG_TEST_BIN
+	elif [ -x "$(dirname "$b")/xfsdefrag-test" ]; then
+		b=$(dirname "$b")/xfsdefrag-test
+	else
+		b=$T_HERE/../build/release/xfsdefrag-test
+	fi
+	[ -x "$b" ] || echo "t_testbin: $b is not built (make test-bin)" >&2
+	echo "$(cd "$(dirname "$b")" && pwd)/$(basename "$b")"
+}
+
 # t_fixtures [NAME...]: FIXTURES=(the names given, else every committed
 # fixture whose mkfs.opts matches $T_FIXTURE_GREP if set); selected by
 # T_CASE.  No fixture at all is a failure, not "0 passed".

@@ -8,6 +8,9 @@
 # images of >= 5 fixture kinds.  The misses are written to
 # $XFSDEFRAG_LONG_OUT/precheck-misses.txt as replayable recipes (the
 # format of tests/precheck-misses.txt, which t-precheck.sh replays).
+# Every structure's LSN is also put at the log head and at the next
+# cycle.  The images xfs_repair -n accepts but check does not (run would
+# refuse them too) are listed in $XFSDEFRAG_LONG_OUT/precheck-over.txt.
 # Usage: long-precheck.sh XFSDEFRAG [FIXTURE...]
 #   XFSDEFRAG_LONG_PER_FIXTURE  cases per fixture (default 900)
 #   XFSDEFRAG_LONG_JOBS         parallel workers (default 2)
@@ -31,7 +34,8 @@ t_tmpdir
 python3 "$here/fuzzcamp.py" precheck --bin "$bin" --work "$T_TMP" \
 	--per-fixture "${XFSDEFRAG_LONG_PER_FIXTURE:-900}" \
 	--jobs "${XFSDEFRAG_LONG_JOBS:-2}" --seed "${XFSDEFRAG_LONG_SEED:-1}" \
-	--misses "$out/precheck-misses.txt" --min-rate 99 \
+	--misses "$out/precheck-misses.txt" --over "$out/precheck-over.txt" \
+	--min-rate 99 \
 	--min-rejected 2000 "${fixtures[@]}" | tee "$out/precheck.txt"
 rc=${PIPESTATUS[0]}
 [ ${#fixtures[@]} -ge 5 ] || { echo "long-precheck: fewer than 5 fixture kinds"; rc=1; }

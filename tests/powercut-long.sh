@@ -16,6 +16,8 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+. "$here/lib.sh"
+tbin=$(t_testbin "$bin")	# the test aids (tests/aids)
 per=${2:-21}
 shim=$here/../build/release/powercut/pctrace.so
 [ -f "$shim" ] || { echo "powercut-long: build $shim first (make check-long)" >&2; exit 2; }
@@ -23,11 +25,11 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/xfsdefrag-powercut.XXXXXX")
 trap 'mountpoint -q "$tmp/mnt" && umount "$tmp/mnt"; rm -rf "$tmp"' EXIT INT TERM
 keep=$here/../build/powercut-failed
 rm -rf "$keep"
-python3 "$here/powercut/campaign.py" --bin "$bin" --shim "$shim" --tmp "$tmp" \
+python3 "$here/powercut/campaign.py" --bin "$bin" --test-bin "$tbin" --shim "$shim" --tmp "$tmp" \
 	--fixtures aged,bs1k,rmap-nrext64,sect4k-noreflink,isize1k-dir8k \
 	--per "$per" --seed "${POWERCUT_SEED:-12}" --manifest-every 10 --keep "$keep"
 rc=$?
-python3 "$here/powercut/campaign.py" --bin "$bin" --shim "$shim" --tmp "$tmp" \
+python3 "$here/powercut/campaign.py" --bin "$bin" --test-bin "$tbin" --shim "$shim" --tmp "$tmp" \
 	--fixtures aged,bs1k,rmap-nrext64,sect4k-noreflink,isize1k-dir8k \
 	--scenarios renum,renum-undo --per "$per" --seed "${POWERCUT_SEED:-12}" \
 	--manifest-every 10 --keep "$keep" || rc=1

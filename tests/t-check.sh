@@ -8,13 +8,14 @@
 # complain about the same copy too, except where it is known not to: a
 # leak that every counter agrees with, node keys and sibling pointers of
 # AG btrees.  check must never write to the image (its size and times
-# are compared).  Both ways of the inodes phase (XFSDEFRAG_CHECK) must
-# agree on every image.
+# are compared).  Every way of the inodes phase (the test binary's
+# --check-mode) must agree on every image.
 # Usage: t-check.sh XFSDEFRAG [FIXTURE...]
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 bin=$(t_bin "${1:-}")
+tbin=$(t_testbin "$bin")	# the test aids (tests/aids)
 [ $# -gt 0 ] && shift
 t_tmpdir
 T=$T_TMP
@@ -46,9 +47,9 @@ for f in "${fixtures[@]}"; do
 	cmp -s "$T/out" "$T/out1" || t_fail "$f: check -j 1 differs"
 	# and so does reading every chunk again, or most (check_quick.c)
 	for how in reread keep=4096 defer; do
-		XFSDEFRAG_CHECK=$how "$bin" check "$T/$f.img" >"$T/out1" 2>&1
+		"$tbin" --check-mode "$how" check "$T/$f.img" >"$T/out1" 2>&1
 		cmp -s "$T/out" "$T/out1" ||
-			t_fail "$f: check with XFSDEFRAG_CHECK=$how differs"
+			t_fail "$f: check with --check-mode $how differs"
 	done
 	# --json says the same, as one valid JSON object
 	"$bin" check --json "$T/$f.img" >"$T/json" 2>"$T/err"
@@ -175,10 +176,10 @@ expect() {
 	# only a few inodes (some chunks kept, the rest read again), finds
 	# the same, in order
 	for how in reread keep=4096 defer; do
-		XFSDEFRAG_CHECK=$how timeout 120 "$bin" check "$C" \
+		timeout 120 "$tbin" --check-mode "$how" check "$C" \
 			>"$T/out.rr" 2>"$T/err.rr"
 		cmp -s "$T/out" "$T/out.rr" && cmp -s "$T/err" "$T/err.rr" ||
-			t_fail "$name: check with XFSDEFRAG_CHECK=$how differs"
+			t_fail "$name: check with --check-mode $how differs"
 	done
 	# one thread (each AG's phases after the whole scan, no entry put
 	# off), and reads from the device (directory blocks kept from the

@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The command line and the documentation: exit codes for usage errors,
-# --help for every command, every command in the man page, the page
-# lint-clean, and make install laying out the binary, the page and the
-# bash completion.
+# --help for every command, every command in the man page (its options:
+# t-manpage, their values: t-options), no test aid in the product, and
+# make install laying out the binary, the page and the bash completion.
 # Usage: t-cli.sh XFSDEFRAG
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -37,19 +37,40 @@ for c in $cmds; do
 		t_fail "man page does not document $c"
 	fi
 done
+# the product ships no test aids (tests/aids/README.md): no debug
+# commands, no fault or bench options, no switch read from the
+# environment; the test binary has them all (so these checks can fail)
+for c in debug-scribble debug-compare debug-inoruns; do
+	expect 2 "the product has no $c" "$c" x y
+	grep -q "unknown command '$c'" "$T_TMP/err" ||
+		t_fail "$c: $(head -n 1 "$T_TMP/err")"
+done
+expect 2 "the product's run has no --fault-after" run --fault-after 1 x
+expect 2 "the product's tui has no --bench-map" tui --bench-map 1 x
+aids="fault-after fault-error fault-dead fault-pass bench-map debug-scribble
+debug-compare debug-inoruns XFSDEFRAG_READER XFSDEFRAG_CHECK XFSDEFRAG_TIMING"
+strings -a "$bin" > "$T_TMP/strings"
+bad=
+for a in $aids; do grep -q -- "$a" "$T_TMP/strings" && bad="$bad $a"; done
+[ -z "$bad" ] && t_ok "the product's binary holds no test aid's name" ||
+	t_fail "the product's binary holds:$bad"
+tbin=$(t_testbin "$bin" 2> /dev/null)
+if [ -x "$tbin" ]; then
+	strings -a "$tbin" > "$T_TMP/strings"
+	bad=
+	for a in fault-after fault-dead bench-map debug-scribble debug-compare debug-inoruns; do
+		grep -q -- "$a" "$T_TMP/strings" || bad="$bad $a"
+	done
+	"$tbin" debug-compare > /dev/null 2>&1
+	[ $? -eq 2 ] && [ -z "$bad" ] && t_ok "the test binary has the aids" ||
+		t_fail "the test binary lacks:$bad"
+else
+	t_skip "no test binary (make test-bin): its aids not looked for"
+fi
 expect 2 "bmap with a bad option" bmap -Z x y
 expect 2 "report with a bad AG number" report -a x y
 expect 1 "info on a missing image" info "$T_TMP/nonexistent"
 
-if command -v mandoc > /dev/null; then
-	if mandoc -Tlint "$top/man/xfsdefrag.8" > "$T_TMP/lint" 2>&1; then
-		t_ok "man page is lint-clean"
-	else
-		t_fail "mandoc -Tlint: $(head -n 3 "$T_TMP/lint")"
-	fi
-else
-	t_skip "mandoc not installed: man page not linted"
-fi
 grep -q "^\.SH EXIT STATUS" "$top/man/xfsdefrag.8" && t_ok "man page has EXIT STATUS" ||
 	t_fail "man page lacks EXIT STATUS"
 

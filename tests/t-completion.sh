@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Bash completion (cmd/xfsdefrag.bash): the script sourced and its
 # function called with COMP_WORDS/COMP_CWORD set, for commands, options
-# (each one the command accepts), local files, and paths inside the image
+# (each one the command's help lists, and each one the command accepts),
+# option values (--order, --renumber), local files, and paths inside the image
 # (against the fixture's recorded directory listing: odd names, escaped
 # and quoted prefixes); then through a real readline in tmux, that what
 # is inserted is quoted for the shell.
@@ -49,33 +50,57 @@ expect() {
 # commands: those --help lists, never the hidden ones
 "$bin" --help | awk '/^commands:/ {on = 1; next} on && /^  [a-z]/ {print $1}' \
 	> "$T_TMP/cmds"
-{ cat "$T_TMP/cmds"; echo --help; echo --version; } > "$T_TMP/want"
+{ cat "$T_TMP/cmds"; echo help; echo --help; echo --version; } > "$T_TMP/want"
 comp ""
 expect "commands" "$T_TMP/want"
 comp re
 printf 'report\n' > "$T_TMP/want"
 expect "a command's prefix" "$T_TMP/want"
+comp help ""
+expect "help COMMAND: the commands" "$T_TMP/cmds"
 
-# options: every option of the usage line, and each one accepted
+# options: every spelling the command's help lists (and --help), and
+# each one accepted by the command
 while read -r c; do
 	comp "$c" -
-	usage=$("$bin" "$c" --help 2>&1 | head -n 1)
+	"$bin" "$c" --help 2>&1 | sed -n '/^options:/,/^$/p' |
+		grep -o '^  -[-a-z0-9]*\(, --[-a-z0-9]*\)*' |
+		sed 's/^  //; s/, /\n/' | grep -vx -- -h > "$T_TMP/help.opts"
 	bad=
-	for o in $(grep -o '\[-[-a-z0-9]*' <<< "$usage" | tr -d '['); do
-		grep -qx -- "$o" "$T_TMP/c" || bad="$bad missing $o"
-	done
 	while read -r o; do
+		grep -qx -- "$o" "$T_TMP/c" || bad="$bad missing $o"
+	done < "$T_TMP/help.opts"
+	while read -r o; do
+		grep -qx -- "$o" "$T_TMP/help.opts" || bad="$bad not-in-help $o"
 		arg=
-		grep -q -- "\[$o [A-Z]" <<< "$usage" && arg=1
+		[ -n "$("$bin" complete --options "$c" | awk -v o="$o" '
+			{ n = split($1, s, ","); for (i = 1; i <= n; i++)
+				if (s[i] == o && $2 != "-") print $2 }')" ] && arg=1
 		# shellcheck disable=SC2086
-		"$bin" "$c" "$o" $arg --help > /dev/null 2> "$T_TMP/o.err"
-		grep -q "unrecognized option\|invalid option" "$T_TMP/o.err" &&
+		"$bin" "$c" "$o" ${arg:+1} --help > /dev/null 2> "$T_TMP/o.err"
+		grep -q "unknown option\|takes no value" "$T_TMP/o.err" &&
 			bad="$bad bogus $o"
 	done < "$T_TMP/c"
 	[ -z "$bad" ] && [ -s "$T_TMP/c" ] &&
 		t_ok "$c: options ($(wc -l < "$T_TMP/c"))" ||
 		t_fail "$c: options:$bad"
 done < "$T_TMP/cmds"
+comp bmap --s
+printf -- '--stats\n' > "$T_TMP/want"
+expect "bmap --stats is offered" "$T_TMP/want"
+
+# the values an option takes
+printf '%s\n' walk name inode > "$T_TMP/want"
+for c in report plan run; do
+	comp "$c" --order ""
+	expect "$c --order: its values" "$T_TMP/want"
+done
+printf '%s\n' auto all > "$T_TMP/want"
+comp run --renumber a
+expect "run --renumber a: auto, all" "$T_TMP/want"
+printf 'none\n' > "$T_TMP/want"
+COMP_COMP_CWORD=3 comp plan --renumber n "$img"
+expect "plan --renumber before the image" "$T_TMP/want"
 
 # local files where an image or a file goes
 printf '%s\n' "disk one.img" disk2.img > "$T_TMP/want"

@@ -17,6 +17,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+tbin=$(t_testbin "$bin")	# the test aids (tests/aids)
 t_tmpdir
 T=$T_TMP
 MNT=$T/mnt
@@ -97,7 +98,7 @@ judge() {	# NAME RC1 RC2 OUT1 OUT2
 	fi
 	if [ -n "$u" ]; then
 		"$bin" undo "$u" "$IMG" > "$T/undo.out" 2>&1 &&
-			"$bin" debug-compare "$T/orig" "$IMG" > "$T/cmp.out" ||
+			"$tbin" debug-compare "$T/orig" "$IMG" > "$T/cmp.out" ||
 			{ t_fail "$name: after the run that proceeded, undo does not give the original: $(cat "$T/undo.out" "$T/cmp.out" | head -n 2)"; RESULTS+=("$name: LOSS"); return; }
 		RESULTS+=("$name: one proceeded ($([ "$r1" -eq 0 ] && echo first || echo second)), one refused;${6:+ manifest identical;} undo: identical")
 	else
@@ -209,6 +210,8 @@ f = open(sys.argv[1]); fcntl.flock(f, fcntl.LOCK_EX); time.sleep(30)' "$IMG" &
 	# mounted through the loop device
 	if mount -o ro,nouuid "$LOOP" "$MNT" 2>/dev/null; then
 		expect_refusal "image mounted through a loop device" "$IMG" "is mounted on $MNT"
+		# the device itself: the refusal names where, and what to do
+		expect_refusal "loop device mounted" "$LOOP" "$LOOP is mounted on $MNT; unmount it first"
 		umount "$MNT"
 	fi
 	# a device-mapper device built on it

@@ -10,13 +10,14 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+tbin=$(t_testbin "$bin")	# the test aids (tests/aids)
 fx=$here/fixtures
 t_tmpdir
 check=$here/html_check.py
 
 # same FILE COPY: is the image byte-identical to its copy?  (reads only
 # where the sparse files hold data)
-same() { "$bin" debug-scribble --compare "$2" "$1" > /dev/null 2>&1; }
+same() { "$tbin" debug-scribble --compare "$2" "$1" > /dev/null 2>&1; }
 
 # report: every fixture kind that differs in AG count, stripe, version
 for f in aged ag16 stripe v4; do

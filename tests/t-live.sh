@@ -7,7 +7,10 @@
 #   filesystem; report's frag and freesp lines equal xfs_db's; run leaves
 #   a filesystem xfs_repair -n accepts with an identical content manifest,
 #   whose tree the kernel's readdir walk reads front to back in each AG,
-#   with the read-back figures the plan predicted.
+#   with the read-back figures the plan predicted; a plan on the result
+#   moves nothing and a second run writes nothing, after the default run
+#   and after one other order and renumbering mode per filesystem (all
+#   of them, and in passes, in make check-long).
 # Needs root and loop devices; skips loudly without them (fails when
 # XFSDEFRAG_REQUIRE_MOUNT=1, as CI sets).  Usage: t-live.sh XFSDEFRAG
 set -u
@@ -91,6 +94,61 @@ for p, f in zip(bp, bf):
 PY
 }
 
+# The order:renumbering[:passes] modes checked after the default one:
+# one per filesystem (by its seed), every one in make check-long.
+MODES="walk:none name:all inode:auto walk:auto:passes name:none
+inode:none:passes walk:all name:auto inode:none name:none:passes
+walk:none:passes"
+modes() {
+	local seed=$1
+	# shellcheck disable=SC2086
+	set -- $MODES
+	if [ -n "${XFSDEFRAG_TEST_LONG:-}" ]; then
+		echo "$@"
+	else
+		shift $((seed % 7))
+		echo "$1"
+	fi
+}
+
+# mode_args MODE [plan]: the options of run (or, with plan, of the plan
+# that must find nothing after it: passes keep inode numbers)
+mode_args() {
+	local o r p
+	IFS=: read -r o r p <<< "$1"
+	if [ "${2:-}" = plan ]; then
+		[ -n "$p" ] && r=none
+		echo "$o $r"
+	else
+		echo "--order $o --renumber $r${p:+ --passes}"
+	fi
+}
+
+# again NAME IMAGE MODE: after a run in MODE, the plan with the same
+# options moves nothing and a second run in MODE writes nothing
+again() {
+	local name=$1 img=$2 h
+	# shellcheck disable=SC2046
+	set -- "$1" "$2" $(mode_args "$3" plan) "$3"
+	"$bin" plan --json --no-probe --order "$3" --renumber "$4" "$img" \
+		> "$T_TMP/again.json" 2>/dev/null
+	if [ "$(t_json "$T_TMP/again.json" 'd["moved_blocks"], d["inodes_renumbered"], d["forks_rewritten"]')" = "0 0 0" ]; then
+		t_ok "$name: the plan on the result moves nothing"
+	else
+		t_fail "$name: the plan on the result: $(t_json "$T_TMP/again.json" 'd["moved_blocks"], d["inodes_renumbered"], d["forks_rewritten"]')"
+	fi
+	h=$(t_imgsum "$img")
+	rm -f "$T_TMP"/again.undo*
+	# shellcheck disable=SC2046
+	"$bin" run $(mode_args "$5") --undo "$T_TMP/again.undo" "$img" \
+		> "$T_TMP/again.out" 2>&1
+	if [ "$h" = "$(t_imgsum "$img")" ]; then
+		t_ok "$name: a second run writes nothing"
+	else
+		t_fail "$name: a second run changed the image: $(head -n 1 "$T_TMP/again.out")"
+	fi
+}
+
 live_one() {
 	local seed=$1 size=$2 opts=$3 scale=${4:-1} img=$T_TMP/live.img
 	local name="live seed $1 ($3)"
@@ -139,6 +197,7 @@ live_one() {
 	fi
 	"$bin" plan --json "$img" > "$T_TMP/plan.json" 2>/dev/null ||
 		{ t_fail "$name: plan failed"; return; }
+	cp --sparse=always "$img" "$T_TMP/live.orig"
 	rm -f "$T_TMP/live.undo" "$T_TMP/live.undo.map"
 	if ! "$bin" run --undo "$T_TMP/live.undo" "$img" > "$T_TMP/run.out" 2>&1; then
 		t_fail "$name: run failed: $(head -n 2 "$T_TMP/run.out")"
@@ -159,6 +218,20 @@ live_one() {
 		diff "$T_TMP/man.orig" "$T_TMP/man.run" | head -n 6 | sed 's/^/    /'
 	fi
 	t_check_walk "$bin" "$name" "$img" "$T_TMP/plan.json"
+	again "$name: walk auto" "$img" walk:auto
+	local m
+	for m in $(modes "$seed"); do
+		cp --sparse=always "$T_TMP/live.orig" "$img"
+		rm -f "$T_TMP"/live.undo*
+		# shellcheck disable=SC2046
+		if "$bin" run $(mode_args "$m") --undo "$T_TMP/live.undo" "$img" \
+		   > "$T_TMP/run.out" 2>&1; then
+			again "$name: ${m//:/ }" "$img" "$m"
+		else
+			t_fail "$name: run ${m//:/ } failed: $(head -n 2 "$T_TMP/run.out")"
+		fi
+	done
+	rm -f "$T_TMP/live.orig"
 }
 
 for c in "${CONFIGS[@]}"; do

@@ -38,6 +38,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 bin=$(t_bin "${1:-}")
+tbin=$(t_testbin "$bin")	# the test aids (tests/aids)
 [ $# -gt 0 ] && shift
 t_tmpdir
 MNT=$T_TMP/mnt
@@ -152,6 +153,14 @@ maxtime() {
 	else
 		t_fail "maxtime: a plan afterwards still moves blocks"
 	fi
+	local h
+	h=$(t_imgsum "$w")
+	"$bin" run --max-time 0.001 --undo "$T_TMP/mt.last.undo" "$w" > "$T_TMP/mt.last" 2>&1
+	if [ "$h" = "$(t_imgsum "$w")" ] && grep -q '^nothing to move' "$T_TMP/mt.last"; then
+		t_ok "maxtime: a further run writes nothing"
+	else
+		t_fail "maxtime: a further run changed the image: $(head -n 1 "$T_TMP/mt.last")"
+	fi
 }
 
 passes() {
@@ -189,7 +198,7 @@ interrupt() {
 	local w=$T_TMP/ip rc
 	cp --sparse=always "$orig" "$w"
 	rm -f "$T_TMP"/ip.undo*
-	"$bin" run --passes --fault-pass 2 --fault-after 40 --undo "$T_TMP/ip.undo" "$w" > "$T_TMP/ip.out" 2>&1
+	"$tbin" --fault-pass 2 --fault-after 40 run --passes --undo "$T_TMP/ip.undo" "$w" > "$T_TMP/ip.out" 2>&1
 	rc=$?
 	if [ $rc -eq 75 ] && [ -f "$T_TMP/ip.undo.2" ] && ! xfs_repair -n "$w" > /dev/null 2>&1; then
 		t_ok "interrupt: a crash at write 40 of pass 2 leaves pass 2 half done (NEEDSREPAIR)"
@@ -205,7 +214,7 @@ interrupt() {
 	fi
 	cp --sparse=always "$orig" "$w"
 	rm -f "$T_TMP"/ip.undo*
-	"$bin" run --passes --fault-pass 3 --fault-error 50 --undo "$T_TMP/ip.undo" "$w" > "$T_TMP/ip.out" 2>&1
+	"$tbin" --fault-pass 3 --fault-error 50 run --passes --undo "$T_TMP/ip.undo" "$w" > "$T_TMP/ip.out" 2>&1
 	rc=$?
 	if [ $rc -eq 1 ] && [ -f "$T_TMP/ip.undo.2" ] && [ ! -e "$T_TMP/ip.undo.3" ] &&
 	   grep -q 'rolled back' "$T_TMP/ip.out" && xfs_repair -n "$w" > /dev/null 2>&1 &&

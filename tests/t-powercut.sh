@@ -16,6 +16,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+tbin=$(t_testbin "$bin")	# the test aids (tests/aids)
 t_tmpdir
 
 command -v xfs_repair >/dev/null 2>&1 || { t_skip "xfs_repair not installed"; # shrinking: half the cuts inside the writes that rewrite the geometry,
@@ -43,7 +44,7 @@ if [ -n "${XFSDEFRAG_ASAN:-}" ]; then
 	export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
 fi
 mkdir -p "$T_TMP/pc"
-if python3 "$here/powercut/campaign.py" --bin "$bin" --shim "$shim" \
+if python3 "$here/powercut/campaign.py" --bin "$bin" --test-bin "$tbin" --shim "$shim" \
 	--tmp "$T_TMP/pc" --fixtures "$fixtures" --per "$per" \
 	--seed "${POWERCUT_SEED:-$$}" --manifest-every 5 > "$T_TMP/out" 2>&1; then
 	t_ok "$(tail -n 1 "$T_TMP/out")"
@@ -54,7 +55,7 @@ fi
 tail -n 1 "$T_TMP/out"
 # renumbering: cuts only inside the writes that renumber inodes, each
 # crash image also compared by manifest (when root)
-if python3 "$here/powercut/campaign.py" --bin "$bin" --shim "$shim" \
+if python3 "$here/powercut/campaign.py" --bin "$bin" --test-bin "$tbin" --shim "$shim" \
 	--tmp "$T_TMP/pc" --fixtures bs1k --scenarios renum --per "$per" \
 	--seed "${POWERCUT_SEED:-$$}" --manifest-every 1 > "$T_TMP/out" 2>&1; then
 	t_ok "$(tail -n 1 "$T_TMP/out")"

@@ -28,6 +28,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 bin=$(t_bin "${1:-}")
+tbin=$(t_testbin "$bin")	# the test aids (tests/aids)
 [ $# -gt 0 ] && shift
 t_tmpdir
 MNT=$T_TMP/mnt
@@ -170,11 +171,11 @@ check_fixture() {
 	for k in "${pts[@]}"; do
 		cp --sparse=always "$orig" "$w"
 		rm -f "$T_TMP/f.undo" "$T_TMP/f.undo.map"
-		"$bin" run --fault-after "$k" --undo "$T_TMP/f.undo" "$w" > /dev/null 2>&1
+		"$tbin" --fault-after "$k" run --undo "$T_TMP/f.undo" "$w" > /dev/null 2>&1
 		local rc=$?
 		n=$((n + 1))
 		if [ $rc -ne 75 ]; then
-			t_fail "$name: run --fault-after $k exited $rc, not 75"; bad=1; continue
+			t_fail "$name: --fault-after $k run exited $rc, not 75"; bad=1; continue
 		fi
 		# once the first write (NEEDSREPAIR) is done, no kernel mounts it
 		if [ -n "$CAN_MOUNT" ] && [ "$k" -gt 0 ] &&

@@ -29,6 +29,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 bin=$(t_bin "${1:-}")
+tbin=$(t_testbin "$bin")	# the test aids (tests/aids)
 t_tmpdir
 MNT=$T_TMP/mnt
 mkdir -p "$MNT"
@@ -205,7 +206,7 @@ PY
 	for k in $a1 $(((a1 + a2) / 2)) $a2 $r1 $(((r1 + r2) / 2)) $r2; do
 		cp --sparse=always "$orig" "$img"
 		rm -f "$T_TMP/u" "$T_TMP/u.map"
-		"$bin" run "${RENUM[@]}" --fault-dead "$k" --undo "$T_TMP/u" "$img" \
+		"$tbin" --fault-dead "$k" run "${RENUM[@]}" --undo "$T_TMP/u" "$img" \
 			> "$T_TMP/int.out" 2>&1
 		if ! "$bin" undo "$T_TMP/u" "$img" > "$T_TMP/undo.out" 2>&1; then
 			t_fail "$name: undo of the run stopped after write $k: $(tail -n 2 "$T_TMP/undo.out")"
@@ -292,7 +293,7 @@ PY
 				t_ok "sparse-frag: manifest identical" ||
 				t_fail "sparse-frag: manifest differs"
 			if "$bin" undo "$T_TMP/su" "$img" > /dev/null 2>&1 &&
-			   "$bin" debug-compare "$T_TMP/sf.orig" "$img" > "$T_TMP/dc.out" 2>&1; then
+			   "$tbin" debug-compare "$T_TMP/sf.orig" "$img" > "$T_TMP/dc.out" 2>&1; then
 				t_ok "sparse-frag: undo restores every block in use"
 			else
 				t_fail "sparse-frag: undo: $(tail -n 1 "$T_TMP/dc.out")"
@@ -361,7 +362,7 @@ PY
 			t_fail "inode32: --map disagrees with the mount"
 		fi
 		if "$bin" undo "$T_TMP/bu" "$img" > /dev/null 2>&1 &&
-		   "$bin" debug-compare "$T_TMP/big.orig" "$img" > "$T_TMP/dc.out" 2>&1; then
+		   "$tbin" debug-compare "$T_TMP/big.orig" "$img" > "$T_TMP/dc.out" 2>&1; then
 			t_ok "inode32: undo restores every block in use ($(tail -n 1 "$T_TMP/dc.out"))"
 		else
 			t_fail "inode32: undo: $(tail -n 2 "$T_TMP/dc.out")"

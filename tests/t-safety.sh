@@ -22,6 +22,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+tbin=$(t_testbin "$bin")	# the test aids (tests/aids)
 t_tmpdir
 T=$T_TMP
 MNT=$T/mnt
@@ -50,7 +51,7 @@ sum() { t_imgsum "$1"; }
 repair_ok() { [ -z "$have_repair" ] || xfs_repair -n "$1" > "$T/repair.out" 2>&1; }
 # same ORIG OTHER: every block in use in ORIG identical in OTHER, repair ok
 same() {
-	"$bin" debug-compare "$1" "$2" > "$T/cmp.out" 2>&1 && repair_ok "$2"
+	"$tbin" debug-compare "$1" "$2" > "$T/cmp.out" 2>&1 && repair_ok "$2"
 }
 # run IMAGE UNDO [OPTION...]
 run() { rm -f "$2" "$2.map"; "$bin" run --undo "$2" "${@:3}" "$1" > "$T/run.out" 2>&1; }
@@ -120,7 +121,7 @@ probe_reuse() {
 		img=$T/r.img
 		cp --sparse=always "$T/$f.orig" "$img"
 		run "$img" "$T/r.undo" || { t_fail "$f reuse: run failed"; continue; }
-		"$bin" debug-scribble --junk-free "$img" > /dev/null ||
+		"$tbin" debug-scribble --junk-free "$img" > /dev/null ||
 			{ t_fail "$f: junk-free failed"; continue; }
 		if "$bin" undo "$T/r.undo" "$img" > "$T/out" 2>&1 &&
 		   same "$T/$f.orig" "$img"; then
@@ -157,9 +158,9 @@ probe_chain() {
 	unpack $f || return
 	cp --sparse=always "$T/$f.orig" "$img"
 	run "$img" "$T/a.undo" || { t_fail "chain: run A failed"; return; }
-	"$bin" debug-scribble --junk-free "$img" > /dev/null
+	"$tbin" debug-scribble --junk-free "$img" > /dev/null
 	rm -f "$T/b.undo" "$T/b.undo.map"
-	"$bin" debug-scribble --free-writes 100 "$T/b.undo" "$img" > "$T/out" 2>&1 ||
+	"$tbin" debug-scribble --free-writes 100 "$T/b.undo" "$img" > "$T/out" 2>&1 ||
 		{ t_fail "chain: scribble B failed: $(head -n 1 "$T/out")"; return; }
 	s=$(sum "$img")
 	"$bin" undo "$T/a.undo" "$img" > "$T/out" 2>&1
@@ -250,7 +251,7 @@ probe_write_errors() {
 		cnt=$((cnt + 1))
 		cp --sparse=always "$T/$f.orig" "$img"
 		rm -f "$T/w.undo" "$T/w.undo.map"
-		"$bin" run --fault-error "$n" --undo "$T/w.undo" "$img" > "$T/out" 2>&1
+		"$tbin" --fault-error "$n" run --undo "$T/w.undo" "$img" > "$T/out" 2>&1
 		rc=$?
 		if [ "$n" -eq 0 ]; then
 			grep -q "nothing was written" "$T/out" || bad=1
@@ -267,7 +268,7 @@ probe_write_errors() {
 	for n in 1 $((writes / 2)); do
 		cp --sparse=always "$T/$f.orig" "$img"
 		rm -f "$T/w.undo" "$T/w.undo.map"
-		"$bin" run --fault-dead "$n" --undo "$T/w.undo" "$img" > "$T/out" 2>&1
+		"$tbin" --fault-dead "$n" run --undo "$T/w.undo" "$img" > "$T/out" 2>&1
 		rc=$?
 		if [ $rc -eq 1 ] && grep -q "rolling back failed" "$T/out" &&
 		   grep -q "marked NEEDSREPAIR, so no kernel will mount it" "$T/out" &&

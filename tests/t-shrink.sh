@@ -17,6 +17,10 @@
 #     the mounted filesystem grows it and xfs_repair -n stays clean;
 #     undo gives back every block in use byte for byte and the original
 #     file size;
+#   a shrink is not judged by its figures: after a run, where a plain
+#     plan moves nothing, plan --shrink by one AG moves a 64 MiB file
+#     that moving gains too little for a plain plan (verdict yes), and
+#     the shrink is judged as above;
 #   live workloads made by the kernel (4 KiB blocks and 4 AGs, churned;
 #     1 KiB blocks, 16 AGs, rmapbt; sparse inode chunks past the end; AGFL
 #     blocks past the end): the same judges;
@@ -30,13 +34,14 @@
 # fixture both ways, the churned workload to --min too, and stops 40
 # runs.  Without
 # loop mounts what needs one skips (XFSDEFRAG_REQUIRE_MOUNT=1 fails it).
-# T_CASE selects groups: plan, refusals, FIXTURE, live-4k, live-1k16,
-# sparse, agfl, faults, discard, blockdev.
+# T_CASE selects groups: plan, refusals, FIXTURE, judged, live-4k,
+# live-1k16, sparse, agfl, faults, discard, blockdev.
 # Usage: t-shrink.sh XFSDEFRAG
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 bin=$(t_bin "${1:-}")
+tbin=$(t_testbin "$bin")	# the test aids (tests/aids)
 t_tmpdir
 MNT=$T_TMP/mnt
 mkdir -p "$MNT"
@@ -121,7 +126,7 @@ judge() {
 		rm -f "$T_TMP/grow.img"
 	fi
 	if "$bin" undo "$undo" "$img" > "$T_TMP/undo.out" 2>&1 &&
-	   "$bin" debug-compare "$orig" "$img" > "$T_TMP/cmp.out" 2>&1 &&
+	   "$tbin" debug-compare "$orig" "$img" > "$T_TMP/cmp.out" 2>&1 &&
 	   [ "$(stat -c %s "$img")" = "$(stat -c %s "$orig")" ]; then
 		t_ok "$name: undo gives back every block in use and the file's $(stat -c %s "$orig") bytes"
 	else
@@ -289,6 +294,58 @@ for f in $SHRINK_FIXTURES; do
 	rm -f "$T_TMP/$f.img"
 done
 
+# ---- a shrink is not judged by its figures ----
+# A plan whose figures gain too little moves nothing (the fixed point);
+# a shrink's must move what lies past its new end all the same, or the
+# cut would lose it.  The case: after a run (inode numbers kept), one
+# 64 MiB file and a few small ones in the last AG; a plain plan moves
+# nothing, and moving the file into another AG gains less read-back
+# than the judge asks for 64 MiB copied, yet the shrink moves it.
+if t_case judged && needs_mount "judged"; then
+	orig=$T_TMP/jo.img
+	rm -f "$orig"; truncate -s 512m "$orig"
+	mkfs.xfs -q -f -d agcount=4 "$orig" && mount -o loop "$orig" "$MNT" &&
+		python3 - "$MNT" <<'PY' && umount "$MNT" || t_fail "judged: the workload"
+import os, sys
+r = sys.argv[1]
+for i in range(16):
+    d = os.path.join(r, "d%d" % i)
+    os.mkdir(d)
+    for k in range(20):
+        with open(os.path.join(d, "s%d" % k), "wb") as f:
+            f.write(os.urandom(4096 * (k % 3 + 1)))
+# the directory with the highest inode number is in the last AG
+last = max(range(16), key=lambda i: os.stat(os.path.join(r, "d%d" % i)).st_ino)
+with open(os.path.join(r, "d%d" % last, "big"), "wb") as f:
+    for _ in range(64):
+        f.write(os.urandom(1 << 20))
+PY
+	mountpoint -q "$MNT" && umount "$MNT"
+	rm -f "$T_TMP/j.u" "$T_TMP/j.u.map"
+	"$bin" run --renumber none --undo "$T_TMP/j.u" "$orig" > /dev/null 2>&1 ||
+		t_fail "judged: the run before failed"
+	rm -f "$T_TMP/j.u" "$T_TMP/j.u.map"
+	db=$(sbval "$orig" dblocks); agb=$(sbval "$orig" agblocks)
+	bs=$(sbval "$orig" blocksize)
+	n=$(( (db - 1) / agb * agb ))
+	"$bin" plan --json --renumber none "$orig" > "$T_TMP/j0.json" 2>/dev/null
+	"$bin" plan --json --renumber none --shrink $((n * bs)) "$orig" \
+		> "$T_TMP/j1.json" 2>/dev/null
+	plain=$(jget "$T_TMP/j0.json" 'd["moved_blocks"]')
+	got=$(jget "$T_TMP/j1.json" 'd["moved_blocks"], d["shrink"]["data_beyond"], d["verdict"]["worth_running"]' | tr -d '(),')
+	set -- $got
+	# (64 MiB of file data past the end at least)
+	if [ "$plain" = 0 ] && [ "${2:-0}" -ge $(( (64 << 20) / bs )) ] &&
+	   [ "$1" -ge "$2" ] && [ "$3" = True ]; then
+		t_ok "judged: after a run a plan moves nothing; plan --shrink by one AG moves $1 blocks ($2 of file data past the end), verdict yes"
+	else
+		t_fail "judged: after a run: a plan moves ${plain:-?} blocks; plan --shrink: moved, data past the end, worth running: ${got:-?}"
+	fi
+	set --
+	shrink_case judged "$orig" --renumber none --size $((n * bs))
+	rm -f "$orig"
+fi
+
 # ---- live workloads ----
 live() {	# NAME SIZE MKFS-OPTS...: a filesystem the kernel aged
 	local name=$1 size=$2
@@ -298,7 +355,7 @@ live() {	# NAME SIZE MKFS-OPTS...: a filesystem the kernel aged
 	mkfs.xfs -q -f "$@" "$T_TMP/live.img" || { t_fail "$name: mkfs.xfs $*"; return 1; }
 	mount -o loop "$T_TMP/live.img" "$MNT" || { t_fail "$name: mount"; return 1; }
 	python3 "$here/live_workload.py" "$MNT" 11 > /dev/null &&
-		python3 "$here/../bench/churn.py" "$MNT" 3 45 > /dev/null ||
+		python3 "$here/../bench/churn.py" --use 45 "$MNT" 3 > /dev/null ||
 		t_fail "$name: workload"
 	umount "$MNT"
 }
@@ -377,7 +434,7 @@ if [ -z "${XFSDEFRAG_ASAN:-}" ] && t_case agfl && needs_mount "agfl"; then
 	img=$T_TMP/agfl.img
 	rm -f "$img"; truncate -s 1g "$img"
 	mkfs.xfs -q -f "$img" && mount -o loop "$img" "$MNT" &&
-		python3 "$here/../bench/churn.py" "$MNT" 5 50 > /dev/null
+		python3 "$here/../bench/churn.py" --use 50 "$MNT" 5 > /dev/null
 	umount "$MNT"
 	"$bin" run --undo "$T_TMP/agfl.u" "$img" > /dev/null 2>&1; rm -f "$T_TMP/agfl.u" "$T_TMP/agfl.u.map"
 	mount -o loop "$img" "$MNT" && python3 - "$MNT" <<'PY'
@@ -469,11 +526,11 @@ if t_case faults; then
 		for k in "${pts[@]}"; do
 			cp --sparse=always "$orig" "$w"
 			rm -f "$T_TMP/ff.u" "$T_TMP/ff.u.map"
-			"$bin" shrink --min --fault-after "$k" --undo "$T_TMP/ff.u" "$w" > /dev/null 2>&1
+			"$tbin" --fault-after "$k" shrink --min --undo "$T_TMP/ff.u" "$w" > /dev/null 2>&1
 			rc=$?
 			[ $rc -eq 75 ] || { t_fail "faults: --fault-after $k exited $rc"; bad=1; continue; }
 			if ! "$bin" undo "$T_TMP/ff.u" "$w" > "$T_TMP/fu.out" 2>&1 ||
-			   ! "$bin" debug-compare "$orig" "$w" > "$T_TMP/fc.out" 2>&1 ||
+			   ! "$tbin" debug-compare "$orig" "$w" > "$T_TMP/fc.out" 2>&1 ||
 			   [ "$(stat -c %s "$w")" != "$(stat -c %s "$orig")" ] ||
 			   ! xfs_repair -n "$w" > /dev/null 2>&1; then
 				t_fail "faults: stopped after write $k of $writes: $(tail -n 1 "$T_TMP/fu.out") $(tail -n 1 "$T_TMP/fc.out")"
@@ -493,7 +550,7 @@ if t_case discard; then
 		cp --sparse=always "$orig" "$w"
 		rm -f "$T_TMP/d.u" "$T_TMP/d.u.map"
 		# a copy whose free space holds bytes: then there is something to give back
-		"$bin" debug-scribble --junk-free "$w" > /dev/null 2>&1
+		"$tbin" debug-scribble --junk-free "$w" > /dev/null 2>&1
 		a0=$(du -k "$w" | cut -f1)
 		if [ $c = run ]; then args=(run); else args=(shrink --min); fi
 		if "$bin" "${args[@]}" --discard --undo "$T_TMP/d.u" "$w" > "$T_TMP/d.out" 2>&1; then
@@ -507,7 +564,7 @@ if t_case discard; then
 			repair_ok discard "$w" "$c --discard"
 			cp --sparse=always "$orig" "$T_TMP/dj.img"
 			if "$bin" undo "$T_TMP/d.u" "$w" > /dev/null 2>&1 &&
-			   "$bin" debug-compare "$orig" "$w" > "$T_TMP/dc.out" 2>&1; then
+			   "$tbin" debug-compare "$orig" "$w" > "$T_TMP/dc.out" 2>&1; then
 				t_ok "discard: undo after $c --discard gives back every block in use"
 			else
 				t_fail "discard: undo after $c --discard: $(tail -n 1 "$T_TMP/dc.out")"
@@ -536,7 +593,7 @@ if [ -z "${XFSDEFRAG_ASAN:-}" ] && t_case blockdev && needs_mount "blockdev"; th
 		fi
 		repair_ok blockdev "$LOOPDEV" "shrunk on a loop device"
 		if "$bin" undo "$T_TMP/b.u" "$LOOPDEV" > /dev/null 2>&1 &&
-		   "$bin" debug-compare "$orig" "$LOOPDEV" > "$T_TMP/bc.out" 2>&1; then
+		   "$tbin" debug-compare "$orig" "$LOOPDEV" > "$T_TMP/bc.out" 2>&1; then
 			t_ok "blockdev: undo gives back every block in use"
 		else
 			t_fail "blockdev: undo: $(tail -n 1 "$T_TMP/bc.out")"

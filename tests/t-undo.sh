@@ -15,6 +15,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 bin=$(t_bin "${1:-}")
+tbin=$(t_testbin "$bin")	# the test aids (tests/aids)
 t_tmpdir
 T=$T_TMP
 
@@ -23,12 +24,12 @@ command -v xfs_repair >/dev/null 2>&1 || have_repair=
 [ -n "$have_repair" ] || t_skip "xfs_repair not installed: consistency checks"
 
 # scribble [OPTS...] JOURNAL IMAGE: the fixture's paths appended
-scribble() { "$bin" debug-scribble "$@" $paths; }
+scribble() { "$tbin" debug-scribble "$@" $paths; }
 
 # same A B [PLAN]: is B byte-identical to A?  With PLAN, first copy A's
 # bytes into B where the run wrote into free space (undo leaves those).
 # debug-scribble --compare reads only where either file has data.
-same() { "$bin" debug-scribble --compare "$@"; }
+same() { "$tbin" debug-scribble --compare "$@"; }
 
 # restored NAME IMAGE PLAN: byte-identical to pristine outside free writes,
 # and xfs_repair -n clean.  Leaves IMAGE equal to pristine on success.

@@ -11,6 +11,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+tbin=$(t_testbin "$bin")	# the test aids (tests/aids)
 fx=$here/fixtures/aged
 t_tmpdir
 
@@ -94,7 +95,7 @@ for case in "gpt 1" "dos 2"; do
 	expect_named "$disk" "$label" "$xp" check "$disk"
 	expect_named "$disk" "$label" "$xp" plan "$disk"
 	expect_named "$disk" "$label" "$xp" run --undo "$T_TMP/u.undo" "$disk"
-	[ ! -e "$T_TMP/u.undo" ] && "$bin" debug-scribble --compare \
+	[ ! -e "$T_TMP/u.undo" ] && "$tbin" debug-scribble --compare \
 		"$disk.orig" "$disk" > /dev/null 2>&1 &&
 		t_ok "$label: run on the whole disk wrote nothing" ||
 		t_fail "$label: run on the whole disk wrote something"

@@ -212,9 +212,6 @@ void agmap_fit(struct agmap *a, const struct tui *t,
 int agmap_compute(struct agmap *a, const struct blkmap *bm,
 		  const struct agmap_layout *l);
 
-/* bench.c: time n map (and directory) redraws without a terminal */
-int tui_bench(struct tui *t, const char *dir, unsigned n);
-
 /* worst.c */
 void worst_draw(struct tui *t);
 void worst_key(struct tui *t, struct tui_key k);

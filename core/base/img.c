@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "core/base/img.h"
 #include "core/base/excl.h"
+#include "core/base/probe.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -96,6 +97,24 @@ static const struct img_ops file_ops = {
 	.close = file_close,
 };
 
+/*
+ * O_EXCL refused a block device: name its mount point when it has one
+ * (/proc/self/mountinfo), else say what else holds a device so.
+ */
+static int busy(const char *path, const struct stat *st, struct err *e)
+{
+	char mnt[512];
+
+	if (probe_dev_mounted(st->st_rdev, mnt, sizeof(mnt)))
+		return err_set(e, -EBUSY, "refusing to write: %s is mounted"
+			       "%s%s; unmount it first", path,
+			       mnt[0] ? " on " : "", mnt);
+	return err_set(e, -EBUSY, "refusing to write: %s is busy: another "
+		       "program has it open exclusively (a mount, a swap "
+		       "area, a device-mapper or md device, a partition of "
+		       "it in use)", path);
+}
+
 int img_open_file(const char *path, unsigned flags, struct img **out,
 		  struct err *e)
 {
@@ -120,9 +139,7 @@ int img_open_file(const char *path, unsigned flags, struct img **out,
 	if (fd < 0) {
 		ret = -errno;
 		if (ret == -EBUSY)
-			return err_set(e, ret, "refusing to write: %s is busy: "
-				       "it is mounted, or another program has "
-				       "it open exclusively", path);
+			return busy(path, &st, e);
 		if (ret == -EROFS)
 			return err_set(e, ret, "refusing to write: %s is "
 				       "read-only", path);

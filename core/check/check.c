@@ -74,6 +74,7 @@ static void teardown(struct check_ctx *c)
 				    sizeof(*ca->skip_nlink));
 			bigmem_free(ca->dent, ca->cap_dent,
 				    sizeof(*ca->dent));
+			inoidx_ag_free(&ca->idx);
 		}
 		free(c->cag);
 	}

@@ -407,6 +407,33 @@ static void compare_ino_fino(struct check_ctx *c, struct check_ag *ca)
 	}
 }
 
+/*
+ * The AGFL's LSN: the kernel's AGFL verifier compares it with the log
+ * head whenever it reads the list, xfs_repair when the list is not
+ * empty.  The scan kept only the slots, so its sector is read again.
+ */
+static void agfl_lsn(struct check_ctx *c, struct check_ag *ca)
+{
+	const struct od_geo *g = c->g;
+	uint64_t daddr = (od_agb_lin(g, ca->agno, 0) << g->bbshift) +
+			 3 * (g->sectsize >> OD_BBSHIFT);
+	struct err e = { 0 };
+	uint8_t *buf = malloc(g->sectsize);
+	char what[32];
+	uint64_t lsn;
+
+	if (!buf) {
+		check_fatal(c, -ENOMEM);
+		return;
+	}
+	snprintf(what, sizeof(what), "ag %u AGFL", ca->agno);
+	/* a sector that does not read or decode was named by the scan */
+	if (!fs_read_daddr(c->fs, daddr, buf, g->sectsize, &e, what) &&
+	    od_agfl_lsn(buf, g->sectsize, g, &lsn) == OD_OK)
+		check_note_lsn(&ca->lsn, lsn, "%s", what);
+	free(buf);
+}
+
 void check_ag_trees(struct check_ctx *c, uint32_t agno)
 {
 	struct check_ag *ca = &c->cag[agno];
@@ -421,6 +448,8 @@ void check_ag_trees(struct check_ctx *c, uint32_t agno)
 		check_note_lsn(&ca->lsn, agf->lsn, "ag %u AGF", agno);
 	if (g->v5 && ca->ag->have_agi)
 		check_note_lsn(&ca->lsn, agi->lsn, "ag %u AGI", agno);
+	if (g->v5 && ca->ag->have_agf)
+		agfl_lsn(c, ca);
 	if (ca->ag->have_agf) {
 		walk_tree(c, ca, CT_BNO, OD_BT_BNO, CK_BNOBT,
 			  agf->roots[OD_BTNUM_BNO], agf->levels[OD_BTNUM_BNO],

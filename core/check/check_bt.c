@@ -2,7 +2,6 @@
 /* The checker's btree checks, as hooks on the generic walker (check_bt.h). */
 #include "core/check/check_bt.h"
 #include "core/fs/btwalk.h"
-#include "ondisk/be.h"
 #include "ondisk/bmbt.h"
 
 #include <stdio.h>

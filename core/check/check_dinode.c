@@ -11,9 +11,9 @@
  * reads them when it allocates.
  */
 #include "core/check/check_int.h"
-#include "ondisk/be.h"
 #include "ondisk/bmbt.h"
 #include "ondisk/inode.h"
+#include "ondisk/inode_lite.h"
 
 #include <stdio.h>
 
@@ -425,45 +425,41 @@ bool check_dinode_quick(const struct check_ctx *c, const uint8_t *raw,
 					   OD_DIFLAG2_NREXT64;
 	uint32_t lit = g->inodesize - OD_DINODE_V3_CORE, dsize = lit;
 	unsigned i;
+	bool nrext64;
 
-	if (raw[82]) {
-		dsize = (uint32_t)raw[82] * 8;
+	if (od_dinode_forkoff(raw)) {
+		dsize = (uint32_t)od_dinode_forkoff(raw) * 8;
 		if (dsize >= lit)
 			return false;
 	}
-	if (raw[4] != 3 || (od_get_be16(raw + 2) & 0170000) != 0100000 ||
-	    raw[5] != OD_FMT_EXTENTS ||
-	    raw[83] != OD_FMT_EXTENTS || od_get_be16(raw + 6) != 0 ||
-	    od_get_be16(raw + 90) != 0 || od_get_be32(raw + 72) != 0 ||
-	    od_get_be32(raw + 96) != NULLAGINO ||
-	    od_get_be32(raw + 128) != 0)
+	if (od_dinode_version(raw) != 3 ||
+	    !od_mode_isreg(od_dinode_mode(raw)) ||
+	    od_dinode_format(raw) != OD_FMT_EXTENTS ||
+	    od_dinode_aformat(raw) != OD_FMT_EXTENTS ||
+	    od_dinode_onlink(raw) != 0 || od_dinode_flags(raw) != 0 ||
+	    od_dinode_extsize(raw) != 0 ||
+	    od_dinode_next_unlinked(raw) != NULLAGINO ||
+	    od_dinode_cowextsize(raw) != 0)
 		return false;
-	flags2 = od_get_be64(raw + 120);
+	flags2 = od_dinode_flags2(raw);
 	if ((flags2 & ~known) ||
 	    ((flags2 & OD_DIFLAG2_BIGTIME) && !g->bigtime) ||
 	    ((flags2 & OD_DIFLAG2_NREXT64) && !g->nrext64))
 		return false;
-	if (flags2 & OD_DIFLAG2_NREXT64) {
-		nextents = od_get_be64(raw + 24);
-		if (od_get_be32(raw + 76) != 0 || od_get_be16(raw + 80) != 0)
-			return false;
-	} else {
-		nextents = od_get_be32(raw + 76);
-		if (od_get_be16(raw + 80) != 0 || od_get_be64(raw + 24) != 0)
-			return false;
-	}
+	nrext64 = flags2 & OD_DIFLAG2_NREXT64;
+	nextents = od_dinode_nextents(raw, nrext64);
+	if (od_dinode_anextents(raw, nrext64) != 0 ||
+	    !od_dinode_counter_pad_zero(raw, nrext64))
+		return false;
 	if (nextents > dsize / OD_BMBT_REC_LEN ||
-	    nextents > od_get_be64(raw + 64))
+	    nextents > od_dinode_nblocks(raw))
 		return false;
-	if (od_get_be16(raw + 22) != 0 && !od_sb_has_projid32(sb))
+	if (od_dinode_projid_hi(raw) != 0 && !od_sb_has_projid32(sb))
 		return false;
-	if (!(flags2 & OD_DIFLAG2_BIGTIME)) {
-		static const unsigned nsec_at[4] = { 36, 44, 52, 148 };
-
-		for (i = 0; i < 4; i++)
-			if (od_get_be32(raw + nsec_at[i]) >= NSEC_PER_SEC)
+	if (!(flags2 & OD_DIFLAG2_BIGTIME))
+		for (i = OD_ATIME; i <= OD_CRTIME; i++)
+			if (od_dinode_nsec(raw, i) >= NSEC_PER_SEC)
 				return false;
-	}
 	return ino != sb->rootino && ino != sb->rbmino &&
 	       ino != sb->rsumino && ino != sb->uquotino &&
 	       ino != sb->gquotino && ino != sb->pquotino;

@@ -19,7 +19,9 @@ struct dctx {
 	struct check_ag *ca;
 	struct check_log *log;	/* the entries' problems go here */
 	uint64_t dir;
-	/* the inode the last entry named: entries often come in order */
+	/* the inode the last entry named: entries often come in order;
+	 * else the AG's index (a directory's entries may name inodes
+	 * anywhere) */
 	const struct m_ag *hag;
 	size_t hidx;
 };
@@ -34,8 +36,10 @@ static const struct m_ino *lookup(struct dctx *d, uint64_t ino,
 		*agp = d->hag;
 		return &d->hag->ino[++d->hidx];
 	}
-	mi = model_find(d->c->m, ino, agp);
+	mi = inoidx_ag_find(d->c->m, od_ino_agno(d->c->g, ino),
+			    &d->c->cag[od_ino_agno(d->c->g, ino)].idx, ino);
 	if (mi) {
+		*agp = &d->c->m->ag[od_ino_agno(d->c->g, ino)];
 		d->hag = *agp;
 		d->hidx = (size_t)(mi - d->hag->ino);
 	}

@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "core/check/check.h"
+#include "core/model/inoidx.h"
 #include "core/model/model.h"
 #include "core/model/scan.h"
 #include "ondisk/btree.h"
@@ -67,8 +68,14 @@ void check_log_deliver(const struct check_log *l, check_report_fn fn,
 
 /*
  * The newest metadata LSN seen, and where.  v5 blocks carry the LSN of
- * their last write; none may be at or past the log head (xfs_repair's
- * "metadata LSN is ahead of log"), or log recovery would skip them.
+ * their last write; none may be at or past the log head, or log recovery
+ * would skip them.  Noted for the blocks whose verifiers compare it: the
+ * primary superblock, AGF, AGI, AGFL, every btree block, directory and
+ * attr leaf/node blocks, directory data, block and free blocks, remote
+ * symlink blocks (not remote attr values, dquots or inodes).  Compared
+ * as unsigned cycle and block, the newest first: the kernel refuses
+ * (unsigned) anything past the head, xfs_repair (signed) anything at it
+ * or past; check_lsn_verdict refuses both.
  */
 struct check_lsn {
 	uint64_t lsn;
@@ -196,6 +203,7 @@ struct check_ag {
 	struct check_log log;
 	bool ready;		/* atomic: set up, its model whole */
 	size_t nslots;		/* entries of nlink, refs and skip_nlink */
+	struct inoidx_ag idx;	/* its inode numbers -> ag->ino */
 	struct check_dent *dent;	size_t ndent, cap_dent;
 
 	/* trees phase */

@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A kept message: its code (two bytes, high first), its text, a NUL. */
+#define CODE_LEN	2
+
 /* Keep message msg (code, text, NUL: n bytes); it is counted already. */
 static void keep(struct check_log *l, const char *msg, size_t n)
 {
@@ -39,9 +42,9 @@ void check_log_add(struct check_log *l, enum check_code code,
 	msg[0] = (char)((unsigned)code >> 8);
 	msg[1] = (char)((unsigned)code & 0xff);
 	va_start(ap, fmt);
-	vsnprintf(msg + 2, sizeof(msg) - 2, fmt, ap);
+	vsnprintf(msg + CODE_LEN, sizeof(msg) - CODE_LEN, fmt, ap);
 	va_end(ap);
-	keep(l, msg, 2 + strlen(msg + 2) + 1);
+	keep(l, msg, CODE_LEN + strlen(msg + CODE_LEN) + 1);
 }
 
 /* Messages of in from message *k (at byte *off) while *k < upto, into
@@ -49,9 +52,9 @@ void check_log_add(struct check_log *l, enum check_code code,
 static void copy(struct check_log *out, const struct check_log *in,
 		 size_t *off, uint64_t *k, uint64_t upto)
 {
-	while (*k < upto && *off + 2 < in->len) {
+	while (*k < upto && *off + CODE_LEN < in->len) {
 		const char *msg = in->buf + *off;
-		size_t n = 2 + strlen(msg + 2) + 1;
+		size_t n = CODE_LEN + strlen(msg + CODE_LEN) + 1;
 
 		if (++out->count <= CHECK_LOG_KEEP)
 			keep(out, msg, n);
@@ -87,7 +90,7 @@ void check_log_deliver(const struct check_log *l, check_report_fn fn,
 {
 	size_t off = 0;
 
-	while (off + 2 < l->len) {
+	while (off + CODE_LEN < l->len) {
 		const uint8_t *p = (const uint8_t *)l->buf + off;
 		enum check_code code = (enum check_code)(p[0] << 8 | p[1]);
 		const struct check_problem_info *pi = check_problem_lookup(code);
@@ -96,9 +99,9 @@ void check_log_deliver(const struct check_log *l, check_report_fn fn,
 		m.code = code;
 		m.name = pi ? pi->name : "unknown";
 		m.structure = pi ? pi->structure : "unknown";
-		m.text = (const char *)p + 2;
+		m.text = (const char *)p + CODE_LEN;
 		fn(priv, &m);
-		off += 2 + strlen(m.text) + 1;
+		off += CODE_LEN + strlen(m.text) + 1;
 	}
 	res->problems += l->count;
 }

@@ -44,7 +44,8 @@ static void set_up(struct check_ctx *c, struct model *m, uint32_t a)
 	ca->nlink = bigmem_calloc(n, sizeof(*ca->nlink));
 	ca->refs = bigmem_calloc(n, sizeof(*ca->refs));
 	ca->skip_nlink = bigmem_calloc(n, sizeof(*ca->skip_nlink));
-	if (!ca->nlink || !ca->refs || !ca->skip_nlink) {
+	if (!ca->nlink || !ca->refs || !ca->skip_nlink ||
+	    inoidx_ag_build(m, a, &ca->idx)) {
 		check_fatal(c, -ENOMEM);
 		return;
 	}

@@ -13,7 +13,7 @@
 #include "core/check/check_int.h"
 #include "core/base/bigmem.h"
 #include "core/model/inorun.h"
-#include "ondisk/be.h"
+#include "ondisk/inode_lite.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -47,10 +47,10 @@ static bool quiet(const struct check_ctx *c, const struct m_ag *ag,
 	if ((mi->flags & MI_DAMAGED) || !check_simple_inode(mi) ||
 	    !check_dinode_quick(c, raw, mi->ino))
 		return false;
-	/* v3 (the quick look's first rule): di_nlink at 16, di_nblocks 64 */
-	return od_get_be32(raw + 16) == mi->nlink &&
+	/* v3 (the quick look's first rule) */
+	return od_dinode_nlink(raw) == mi->nlink &&
 	       nblocks_quiet(c->g, ag->ext + mi->ext, mi->nde + mi->nae,
-			     od_get_be64(raw + 64));
+			     od_dinode_nblocks(raw));
 }
 
 /* The AG's chunk records, made by whichever part of it gets here first. */

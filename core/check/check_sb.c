@@ -15,6 +15,7 @@
  */
 #include "core/check/check_int.h"
 #include "ondisk/crc32c.h"
+#include "ondisk/mkfs.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -397,38 +398,10 @@ static void check_secondary(struct check_ctx *c, uint32_t agno,
 		return;
 	}
 	s.sb = &sb;
+	/* no LSN check: only the primary's is compared with the log head
+	 * (the kernel refuses to mount past it); a copy's is never read */
 	check_one(&s, buf, len);
-	if (g->v5)
-		check_note_lsn(&c->lsn, sb.lsn, "superblock %u", agno);
 	compare_primary(&s);
-}
-
-/*
- * Where mkfs puts the root directory (xfs_ialloc_calc_rootino): after
- * the AG headers, the btree roots, the initial AGFL and (when it is in
- * AG 0) the log, rounded up to the inode allocation alignment.
- * xfs_repair insists on it, and on the realtime inodes right after.
- */
-static uint64_t calc_rootino(const struct od_sb *sb, const struct od_geo *g)
-{
-	bool align = sb->versionnum & OD_SB_VERSION_ALIGN;
-	uint32_t ialloc_align = align && sb->inoalignmt >=
-				g->blocks_per_cluster ? sb->inoalignmt : 0;
-	uint64_t first = (4ull * sb->sectsize + sb->blocksize - 1) /
-			 sb->blocksize;
-
-	first += 2 + 1;			/* bnobt, cntbt and inobt roots */
-	first += g->rmapbt ? 6 : 4;	/* AGFL: xfs_alloc_min_freelist */
-	first += g->finobt + g->rmapbt + g->reflink;
-	if (sb->logstart && od_fsb_agno(g, sb->logstart) == 0)
-		first += sb->logblocks;
-	if ((sb->versionnum & OD_SB_VERSION_DALIGN) && ialloc_align &&
-	    sb->unit)
-		first = (first + sb->unit - 1) / sb->unit * sb->unit;
-	else if (align && sb->inoalignmt > 1)
-		first = (first + sb->inoalignmt - 1) / sb->inoalignmt *
-			sb->inoalignmt;
-	return od_agino_ino(g, 0, (uint32_t)(first << g->inopblog));
 }
 
 /* The inodes the primary names: where mkfs put them, or in use. */
@@ -436,7 +409,9 @@ static void check_sb_inodes(struct check_ctx *c)
 {
 	const struct od_sb *sb = &c->fs->sb;
 	const struct m_ag *ag;
-	uint64_t root = calc_rootino(sb, c->g);
+	/* xfs_repair insists on where mkfs put them, for the stripe unit
+	 * the superblock gives */
+	uint64_t root = od_mkfs_rootino(sb, c->g, sb->unit);
 	const uint64_t q[3] = { sb->uquotino, sb->gquotino, sb->pquotino };
 	static const char *const qn[3] = { "uquotino", "gquotino",
 					   "pquotino" };
@@ -488,6 +463,8 @@ void check_superblocks(struct check_ctx *c)
 	}
 	check_one(&s, buf, len);
 	check_sb_inodes(c);
+	/* xfs_repair does not compare it, but the kernel's log mount
+	 * refuses a primary superblock LSN past the log head */
 	if (g->v5)
 		check_note_lsn(&c->lsn, c->fs->sb.lsn, "superblock 0");
 	for (a = 1; a < g->agcount; a++)

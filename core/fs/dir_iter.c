@@ -85,30 +85,21 @@ static int iter_block(struct dir *d, uint64_t dablk, dir_iter_fn fn,
 	if (ret)
 		return ret;
 	for (pos = hdr.hdr_len; pos < hdr.end;) {
-		const uint8_t *b = d->buf + pos;
-		struct od_dirent de;
-		uint32_t nl, size;
+		struct od_dirent de, q;	/* q stays in registers */
+		uint32_t size;
 		bool unused;
 
-		/*
-		 * An entry in use that od_dir2_data_entry would accept, read
-		 * inline (the scan lists every entry of every directory);
-		 * free space and anything doubtful are left to it.
-		 */
-		if (pos + 11 <= hdr.end && pos % OD_DIR2_DATA_ALIGN == 0 &&
-		    od_get_be16(b) != OD_DIR2_DATA_FREE_TAG) {
-			nl = b[8];
-			size = od_dir2_data_entsize(g->ftype, nl);
-			if (nl && size <= hdr.end - pos &&
-			    od_get_be16(b + size - 2) == pos) {
-				ret = fn(priv, b + 9, nl, od_get_be64(b),
-					 g->ftype ? b[9 + nl] : OD_FT_UNKNOWN,
-					 e);
-				if (ret)
-					return ret;
-				pos += size;
-				continue;
-			}
+		/* an entry in use read inline (the scan lists every entry of
+		 * every directory); free space and anything doubtful are
+		 * left to od_dir2_data_entry */
+		size = od_dir2_data_entry_quick(d->buf, pos, hdr.end, g->ftype,
+						&q);
+		if (size) {
+			ret = fn(priv, q.name, q.namelen, q.ino, q.ftype, e);
+			if (ret)
+				return ret;
+			pos += size;
+			continue;
 		}
 		oe = od_dir2_data_entry(d->buf, &hdr, g->ftype, &pos, &de,
 					&unused, &field);

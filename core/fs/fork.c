@@ -159,7 +159,8 @@ int fork_map(struct fs *fs, const struct inode *ip, int whichfork,
 		for (i = 0; i < c.limit && !ret; i++) {
 			struct od_irec r;
 
-			od_bmbt_rec_unpack(fork + 16 * (size_t)i, &r);
+			od_bmbt_rec_unpack(fork + OD_BMBT_REC_LEN * (size_t)i,
+					   &r);
 			ret = fork_add(&c, &r, e);
 		}
 		break;

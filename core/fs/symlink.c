@@ -9,6 +9,14 @@
 int symlink_read(struct fs *fs, const struct inode *ip,
 		 char target[OD_SYMLINK_MAXLEN + 1], struct err *e)
 {
+	return symlink_read_hdrs(fs, ip, target, NULL, NULL, e);
+}
+
+int symlink_read_hdrs(struct fs *fs, const struct inode *ip,
+		      char target[OD_SYMLINK_MAXLEN + 1],
+		      void (*hdr)(void *priv, const struct od_symlink_hdr *h),
+		      void *priv, struct err *e)
+{
 	const struct od_geo *g = &fs->geo;
 	uint64_t size = ip->di.size, done = 0;
 	unsigned long long ino = (unsigned long long)ip->di.ino;
@@ -67,6 +75,8 @@ int symlink_read(struct fs *fs, const struct inode *ip,
 				ret = err_od(e, oe, field, bwhat);
 				goto out;
 			}
+			if (hdr)
+				hdr(priv, &h);
 			/* xfs_symlink_hdr_ok: each block holds exactly its
 			 * share of the target, no more, no less */
 			avail = len - OD_SYMLINK_HDR_LEN;

@@ -10,4 +10,11 @@
 int symlink_read(struct fs *fs, const struct inode *ip,
 		 char target[OD_SYMLINK_MAXLEN + 1], struct err *e);
 
+/* The same, and each v5 remote block's header, once it verified, to
+ * hdr (the checker compares their LSNs with the log head). */
+int symlink_read_hdrs(struct fs *fs, const struct inode *ip,
+		      char target[OD_SYMLINK_MAXLEN + 1],
+		      void (*hdr)(void *priv, const struct od_symlink_hdr *h),
+		      void *priv, struct err *e);
+
 #endif

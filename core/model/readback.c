@@ -3,6 +3,7 @@
 #include "core/model/readback.h"
 #include "core/base/bigmem.h"
 #include "core/base/par.h"
+#include "core/model/inoidx.h"
 #include "ondisk/inode.h"
 
 #include <math.h>
@@ -109,8 +110,10 @@ struct rbctx {
 	/* per AG, the first agino of each chunk (the model's or lay's) */
 	uint32_t *const *start;
 	const size_t *nstart;
-	/* the chunk the last inode was in: the walk reads a directory's
-	 * files, and they are mostly in one chunk, so it is tried first */
+	/* per AG, an index of start (when every AG's are sorted): the
+	 * chunk of an inode in one look-up, whatever the layout */
+	const struct chunkidx *cidx;
+	/* the chunk the last inode was in, when there is no index */
 	uint32_t hint_ag;
 	size_t hint_lo;		/* 0: none yet */
 	/* the inodes of the last cluster looked up, [seen_lo, seen_hi) in
@@ -128,8 +131,22 @@ struct rbctx {
 	size_t nev, cap_ev;
 	uint64_t *ag_first;	/* per AG: first data access (UINT64_MAX: none) */
 	struct rb_fig fig;
+	const struct rb_trace *trace;	/* one segment only (NULL: none) */
+	uint32_t cur;		/* the walk's dense number being read */
 	int err;
 };
+
+/* One access costed now, and passed to the trace if there is one. */
+static void cost(struct rbctx *c, uint64_t off, uint64_t len, bool cluster)
+{
+	double h = c->acc.f->hdd_seconds;
+	uint64_t r = c->acc.f->requests;
+
+	rb_acc_read(&c->acc, off, len);
+	if (c->trace && len)
+		c->trace->fn(c->trace->priv, c->cur, cluster,
+			     c->acc.f->hdd_seconds - h, c->acc.f->requests - r);
+}
 
 static size_t nchunks(const struct rbctx *c, uint32_t agno)
 {
@@ -150,14 +167,15 @@ static inline int record(struct rbctx *c, uint64_t v)
 }
 
 /* An access of len bytes at off: costed now (the first segment) or recorded. */
-static inline int access(struct rbctx *c, uint64_t off, uint64_t len)
+static inline int access(struct rbctx *c, uint64_t off, uint64_t len,
+			 bool cluster)
 {
 	unsigned bl = c->g->blocklog;
 	uint64_t blk = off >> bl, n = len >> bl;
 	int ret;
 
 	if (!c->rec) {
-		rb_acc_read(&c->acc, off, len);
+		cost(c, off, len, cluster);
 		return 0;
 	}
 	if (!len)
@@ -208,8 +226,15 @@ static int read_inode(struct rbctx *c, const struct m_ino *mi)
 	if (agno == c->seen_ag && agino >= c->seen_lo && agino < c->seen_hi)
 		return 0;	/* its cluster, just seen */
 	/* lo: the chunks starting at or before it (the same answer as the
-	 * search below, which the hint only short-cuts) */
-	if (c->hint_lo && c->hint_ag == agno && c->hint_lo <= hi &&
+	 * search below, which the index and the hint only short-cut; the
+	 * index says nothing of lo when no chunk holds the inode) */
+	if (c->cidx) {
+		size_t k;
+
+		lo = 0;
+		if (hi && chunkidx_find(&c->cidx[agno], agino, &k))
+			lo = k + 1;
+	} else if (c->hint_lo && c->hint_ag == agno && c->hint_lo <= hi &&
 	    chunk_start(c, agno, c->hint_lo - 1) <= agino &&
 	    (c->hint_lo == hi || chunk_start(c, agno, c->hint_lo) > agino)) {
 		lo = c->hint_lo;
@@ -229,7 +254,7 @@ static int read_inode(struct rbctx *c, const struct m_ino *mi)
 		/* in no chunk the scan saw: count its block, every time */
 		c->acc.f->clusters++;
 		return access(c, od_agb_lin(g, agno, agbno) << g->blocklog,
-			      g->blocksize);
+			      g->blocksize, true);
 	}
 	cb = od_agino_agbno(g, chunk_start(c, agno, lo - 1));
 	ci = (agbno - cb) / bpc;
@@ -256,7 +281,7 @@ static int read_inode(struct rbctx *c, const struct m_ino *mi)
 		return record(c, RB_EV_CLUSTER | bit);
 	off = od_agb_lin(g, agno, cb + ci * bpc) << g->blocklog;
 	c->acc.f->clusters++;
-	rb_acc_read(&c->acc, off, (uint64_t)bpc << g->blocklog);
+	cost(c, off, (uint64_t)bpc << g->blocklog, true);
 	return 0;
 }
 
@@ -279,7 +304,7 @@ static inline int read_rec(struct rbctx *c, const struct m_ino *mi,
 		c->ag_end[agno] = off + len;
 	}
 	c->acc.f->data_bytes += len;
-	return access(c, off, len);
+	return access(c, off, len, false);
 }
 
 static int read_data(struct rbctx *c, const struct m_ag *ag,
@@ -302,28 +327,70 @@ static int read_data(struct rbctx *c, const struct m_ag *ag,
 	return ret;
 }
 
+/*
+ * The walk reaches inodes in any order: on a tree whose directories'
+ * files are spread over the disk, each m_ino and its first extent record
+ * is a cache miss.  They are fetched RB_AHEAD inodes ahead, the records
+ * half as far (their index is in the m_ino).
+ */
+#define RB_AHEAD	16
+
+struct ahead {
+	const struct m_ag *ag;
+	const struct m_ino *mi;
+};
+
+/* The inode of dense index d, and its AG (kept in *ag, [*lo, *hi)). */
+static inline const struct m_ino *locate(const struct walk *w, uint32_t d,
+					 const struct m_ag **ag,
+					 uint64_t *lo, uint64_t *hi)
+{
+	if (d >= *lo && d < *hi)
+		return &(*ag)->ino[d - *lo];
+	/* mostly the AG of the inode before: no search for it */
+	{
+		const struct m_ino *mi = walk_inode(w, d, ag);
+
+		*lo = w->base[(*ag)->agno];
+		*hi = w->base[(*ag)->agno + 1];
+		return mi;
+	}
+}
+
 /* Cost (or record) the segment w->seq[c->lo, c->hi). */
 static void run_segment(struct rbctx *c)
 {
 	const struct walk *w = c->w;
-	const struct m_ag *ag = NULL;
+	const struct m_ag *pag = NULL;
 	struct rb_fig *f = c->acc.f;
-	uint64_t ag_lo = 1, ag_hi = 0;	/* ag's dense indices */
+	struct ahead ring[RB_AHEAD];
+	uint64_t plo = 1, phi = 0;	/* pag's dense indices */
 	size_t i;
 	int ret = 0;
 
+	for (i = c->lo; i < c->hi && i < c->lo + RB_AHEAD; i++) {
+		ring[i % RB_AHEAD].mi = locate(w, w->seq[i], &pag, &plo, &phi);
+		ring[i % RB_AHEAD].ag = pag;
+		__builtin_prefetch(ring[i % RB_AHEAD].mi);
+	}
 	for (i = c->lo; i < c->hi && !ret; i++) {
-		uint32_t d = w->seq[i];
-		const struct m_ino *mi;
+		const struct m_ino *mi = ring[i % RB_AHEAD].mi;
+		const struct m_ag *ag = ring[i % RB_AHEAD].ag;
 		bool dir;
 
-		/* mostly the AG of the inode before: no search for it */
-		if (d >= ag_lo && d < ag_hi) {
-			mi = &ag->ino[d - ag_lo];
-		} else {
-			mi = walk_inode(w, d, &ag);
-			ag_lo = w->base[ag->agno];
-			ag_hi = w->base[ag->agno + 1];
+		if (i + RB_AHEAD < c->hi) {
+			struct ahead *n = &ring[i % RB_AHEAD];
+
+			n->mi = locate(w, w->seq[i + RB_AHEAD], &pag, &plo, &phi);
+			n->ag = pag;
+			__builtin_prefetch(n->mi);
+			__builtin_prefetch((const char *)(n->mi + 1) - 1);
+		}
+		if (i + RB_AHEAD / 2 < c->hi) {
+			const struct ahead *h = &ring[(i + RB_AHEAD / 2) % RB_AHEAD];
+
+			if (h->mi->nde)
+				__builtin_prefetch(&h->ag->ext[h->mi->ext]);
 		}
 		dir = od_mode_isdir(mi->mode);
 		if (!dir && !od_mode_isreg(mi->mode))
@@ -332,6 +399,7 @@ static void run_segment(struct rbctx *c)
 			f->dirs++;
 		else
 			f->files++;
+		c->cur = w->seq[i];
 		ret = read_inode(c, mi);
 		if (!ret && (dir || !(mi->flags & MI_REALTIME)))
 			ret = read_data(c, ag, mi);
@@ -403,12 +471,31 @@ int readback_model_layout(const struct walk *w, rb_fork_fn fork, void *priv,
 	return readback_model_segs(w, fork, priv, lay, nseg, f, e);
 }
 
+static int model_segs(const struct walk *w, rb_fork_fn fork, void *priv,
+		      const struct rb_layout *lay, const struct rb_trace *t,
+		      unsigned nseg, struct rb_fig *f, struct err *e);
+
 int readback_model_segs(const struct walk *w, rb_fork_fn fork, void *priv,
 			const struct rb_layout *lay, unsigned nseg,
 			struct rb_fig *f, struct err *e)
 {
+	return model_segs(w, fork, priv, lay, NULL, nseg, f, e);
+}
+
+int readback_model_trace(const struct walk *w, rb_fork_fn fork, void *priv,
+			 const struct rb_layout *lay, const struct rb_trace *t,
+			 struct rb_fig *f, struct err *e)
+{
+	return model_segs(w, fork, priv, lay, t, 1, f, e);
+}
+
+static int model_segs(const struct walk *w, rb_fork_fn fork, void *priv,
+		      const struct rb_layout *lay, const struct rb_trace *t,
+		      unsigned nseg, struct rb_fig *f, struct err *e)
+{
 	const struct model *m = w->m;
 	struct rbctx *c;
+	struct chunkidx *cidx = NULL;
 	uint64_t nbits = 0, *cbase;
 	uint32_t a, chunk_blocks, cpc, **start = NULL;
 	size_t *nstart = NULL;
@@ -461,6 +548,17 @@ int readback_model_segs(const struct walk *w, rb_fork_fn fork, void *priv,
 		for (k = 1; k < nstart[a] && sorted; k++)
 			sorted = start[a][k - 1] <= start[a][k];
 	}
+	if (sorted) {
+		cidx = calloc(m->agcount + 1, sizeof(*cidx));
+		for (a = 0; cidx && a < m->agcount; a++) {
+			if (chunkidx_build(&cidx[a], start[a], nstart[a]))
+				break;
+		}
+		if (!cidx || a < m->agcount) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
 	for (s = 0; s < nseg; s++) {
 		struct rbctx *cs = &c[s];
 
@@ -470,6 +568,7 @@ int readback_model_segs(const struct walk *w, rb_fork_fn fork, void *priv,
 		cs->priv = priv;
 		cs->lay = lay;
 		cs->cbase = cbase;
+		cs->cidx = cidx;
 		cs->start = start;
 		cs->nstart = nstart;
 		cs->cpc = cpc;
@@ -477,6 +576,7 @@ int readback_model_segs(const struct walk *w, rb_fork_fn fork, void *priv,
 		cs->lo = w->nreached * s / nseg;
 		cs->hi = w->nreached * (s + 1) / nseg;
 		cs->rec = s > 0;
+		cs->trace = t;
 		rb_acc_init(&cs->acc, s ? &cs->fig : f);
 		cs->cseen = calloc(nbits / 64 + 1, sizeof(*cs->cseen));
 		cs->ag_end = calloc(m->agcount + 1, sizeof(*cs->ag_end));
@@ -515,6 +615,9 @@ out:
 		free(c[s].ag_first);
 		bigmem_free(c[s].ev, c[s].cap_ev, sizeof(*c[s].ev));
 	}
+	for (a = 0; cidx && a < m->agcount; a++)
+		chunkidx_free(&cidx[a]);
+	free(cidx);
 	for (a = 0; !lay && start && a < m->agcount; a++)
 		free(start[a]);
 	free(start);

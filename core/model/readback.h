@@ -95,6 +95,22 @@ struct rb_layout {
 int readback_model_layout(const struct walk *w, rb_fork_fn fork, void *priv,
 			  const struct rb_layout *lay, struct rb_fig *f,
 			  struct err *e);
+/*
+ * Each access of a walk, in walk order, as it is costed: the walk's dense
+ * number of the inode it is for, whether it reads the inode's cluster
+ * (else its data), and what it added to the figures (its transfer and
+ * the jump to it).
+ */
+struct rb_trace {
+	void (*fn)(void *priv, uint32_t dense, bool cluster, double hdd_s,
+		   uint64_t requests);
+	void *priv;
+};
+
+/* readback_model_layout on one thread, each access passed to t. */
+int readback_model_trace(const struct walk *w, rb_fork_fn fork, void *priv,
+			 const struct rb_layout *lay, const struct rb_trace *t,
+			 struct rb_fig *f, struct err *e);
 /* The same in nseg segments (threads), whatever the walk's length. */
 int readback_model_segs(const struct walk *w, rb_fork_fn fork, void *priv,
 			const struct rb_layout *lay, unsigned nseg,

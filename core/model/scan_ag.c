@@ -71,12 +71,12 @@ static int scan_fork(struct agscan *s, const struct od_inode *di,
 		cnt = whichfork == FORK_DATA ? di->nextents : di->anextents;
 		fork = od_inode_fork(di, raw, whichfork, &len);
 		for (i = 0; i < cnt; i++) {
-			od_bmbt_rec_unpack(fork + 16 * i, &r);
+			od_bmbt_rec_unpack(fork + OD_BMBT_REC_LEN * i, &r);
 			ret = fork_check_rec(s->fs, di->ino, whichfork, rt,
 					     i ? &prev : NULL, &r, i, &s->e);
 			if (ret)
 				return ret;
-			ret = push_ext(s, &r, fork + 16 * i);
+			ret = push_ext(s, &r, fork + OD_BMBT_REC_LEN * i);
 			if (ret)
 				return err_set(&s->e, ret, "out of memory");
 			prev = r;
@@ -242,12 +242,13 @@ static bool scan_lite(struct agscan *s, uint64_t ino, const uint8_t *raw)
 				return false;
 		fork = raw + l.dfork_off;
 		for (i = 0; i < l.nextents; i++) {
-			od_bmbt_rec_unpack(fork + 16 * i, &r);
+			od_bmbt_rec_unpack(fork + OD_BMBT_REC_LEN * i, &r);
 			if (!fork_rec_ok(g, end, &r))
 				return false;
 			end = r.startoff + r.blockcount;
 			/* kept only once ag->next moves past it */
-			memcpy(ag->ext[ext0 + i].rec, fork + 16 * i, 16);
+			memcpy(ag->ext[ext0 + i].rec,
+			       fork + OD_BMBT_REC_LEN * i, OD_BMBT_REC_LEN);
 		}
 		ag->next = ext0 + l.nextents;
 	}

@@ -3,14 +3,17 @@
  * Walk orders over the model's directory links (walk.h).  Memory: four
  * bytes per inode for the order, one bit per inode for "seen", sixteen
  * bytes per directory for the index into the links, and one frame per
- * level of the walk; on threads (dfs_par), each slice after the first
- * has an order and a "seen" of its own as well.
+ * level of the walk, and the index from inode numbers to the model's
+ * inodes (inoidx.h: a few bytes per 64-inode slot in use); on threads
+ * (dfs_par), each slice after the first has an order and a "seen" of
+ * its own as well.
  */
 #include "core/model/walk.h"
 #include "core/base/bigmem.h"
 #include "core/base/par.h"
 #include "core/base/sort.h"
 #include "core/fs/dir.h"
+#include "core/model/inoidx.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +38,8 @@ struct walker {
 	const struct model *m;
 	struct walk *w;
 	struct err *e;
+	const struct inoidx *idx;	/* inode number -> model inode */
+	struct inoidx_cur cur;		/* its last slot */
 	struct drun **runs;	/* per AG, sorted by parent */
 	size_t *nruns, *capruns;	/* capruns: bigmem's, for the free */
 	uint64_t *seen;		/* bit per dense index */
@@ -42,10 +47,17 @@ struct walker {
 	size_t nout;
 	struct frame *st;
 	size_t top, cap;
-	/* the last inode looked up: a directory's entries usually name
-	 * inodes in sequence, so the next one is checked before a search */
-	const struct m_ag *hint_ag;
-	size_t hint_k;
+};
+
+/*
+ * An inode to visit: its dense index and, when dir >= 0, whether it is
+ * a directory and its number (found without reading its m_ino: the
+ * walk reaches them in any order, and each read is a cache miss).
+ */
+struct kid {
+	uint32_t d;
+	int dir;
+	uint64_t ino;
 };
 
 static int cmp_drun(const void *a, const void *b)
@@ -123,24 +135,16 @@ static bool seen_test_set(struct walker *wk, uint32_t d)
 	return was;
 }
 
-static inline int dense_of(struct walker *wk, uint64_t ino, uint32_t *d,
-		    const struct m_ino **mip)
+static inline int dense_of(struct walker *wk, uint64_t ino, struct kid *kd)
 {
-	const struct m_ag *ag = wk->hint_ag;
-	const struct m_ino *mi = NULL;
-	size_t k = wk->hint_k + 1;
+	uint32_t agno, k;
+	bool dir;
 
-	if (ag && k < ag->nino && ag->ino[k].ino == ino)
-		mi = &ag->ino[k];
-	else
-		mi = model_find(wk->m, ino, &ag);
-	if (!mi)
+	if (!inoidx_locate(wk->idx, &wk->cur, ino, &agno, &k, &dir))
 		return -ENOENT;
-	wk->hint_ag = ag;
-	wk->hint_k = (size_t)(mi - ag->ino);
-	*d = walk_dense(wk->w, ag, mi);
-	if (mip)
-		*mip = mi;
+	kd->d = (uint32_t)(wk->w->base[agno] + k);
+	kd->dir = dir;
+	kd->ino = ino;
 	return 0;
 }
 
@@ -163,14 +167,14 @@ static int name_cb(void *priv, const uint8_t *name, size_t len, uint64_t ino,
 		   uint8_t ftype, struct err *e)
 {
 	struct ncollect *nc = priv;
-	uint32_t d;
+	struct kid kd;
 
 	(void)ftype;
 	(void)e;
 	if ((len == 1 && name[0] == '.') ||
 	    (len == 2 && name[0] == '.' && name[1] == '.'))
 		return 0;
-	if (dense_of(nc->wk, ino, &d, NULL))
+	if (dense_of(nc->wk, ino, &kd))
 		return 0;	/* not an inode the scan kept */
 	if (nc->n == nc->cap) {
 		size_t cap = nc->cap ? nc->cap * 2 : 64;
@@ -193,7 +197,7 @@ static int name_cb(void *priv, const uint8_t *name, size_t len, uint64_t ino,
 	memcpy(nc->pool + nc->used, name, len);
 	nc->v[nc->n].off = (uint32_t)nc->used;
 	nc->v[nc->n].len = (uint32_t)len;
-	nc->v[nc->n].dense = d;
+	nc->v[nc->n].dense = kd.d;
 	nc->used += len;
 	nc->n++;
 	return 0;
@@ -298,18 +302,15 @@ static int push_dir(struct walker *wk, uint64_t ino)
 	return 0;
 }
 
-/*
- * The next child of the top frame: 1 and its dense index (and *mi, or
- * NULL when the caller is to look it up), or 0 when it is done.
- */
-static inline int frame_next(struct walker *wk, struct frame *f, uint32_t *d,
-		      const struct m_ino **mi)
+/* The next child of the top frame: 1 and the child, or 0 when it is done. */
+static inline int frame_next(struct walker *wk, struct frame *f,
+			     struct kid *kd)
 {
 	if (f->kids) {
 		if (f->pos == f->nkids)
 			return 0;
-		*d = f->kids[f->pos++];
-		*mi = NULL;
+		kd->d = f->kids[f->pos++];
+		kd->dir = -1;	/* the caller looks it up */
 		return 1;
 	}
 	for (;;) {
@@ -318,7 +319,7 @@ static inline int frame_next(struct walker *wk, struct frame *f, uint32_t *d,
 		if (f->link < f->end) {
 			uint64_t ino = wk->m->ag[f->agno].link[f->link++].child;
 
-			if (dense_of(wk, ino, d, mi) == 0)
+			if (dense_of(wk, ino, kd) == 0)
 				return 1;
 			continue;
 		}
@@ -332,16 +333,19 @@ static inline int frame_next(struct walker *wk, struct frame *f, uint32_t *d,
 	}
 }
 
-static inline int visit(struct walker *wk, uint32_t d, const struct m_ino *mi)
+static inline int visit(struct walker *wk, const struct kid *kd)
 {
-	if (seen_test_set(wk, d))
+	if (seen_test_set(wk, kd->d))
 		return 0;
-	if (!mi)
-		mi = walk_inode(wk->w, d, NULL);
-	wk->out[wk->nout++] = d;
-	if (od_mode_isdir(mi->mode))
-		return push_dir(wk, mi->ino);
-	return 0;
+	wk->out[wk->nout++] = kd->d;
+	if (kd->dir < 0) {
+		const struct m_ino *mi = walk_inode(wk->w, kd->d, NULL);
+
+		if (od_mode_isdir(mi->mode))
+			return push_dir(wk, mi->ino);
+		return 0;
+	}
+	return kd->dir ? push_dir(wk, kd->ino) : 0;
 }
 
 static void pop(struct walker *wk)
@@ -355,18 +359,17 @@ static void pop(struct walker *wk)
 /* Walk until the stack is empty. */
 static int dfs_run(struct walker *wk)
 {
-	const struct m_ino *mi;
-	uint32_t d;
+	struct kid kd;
 	int ret = 0;
 
 	while (!ret && wk->top) {
 		struct frame *f = &wk->st[wk->top - 1];
 
-		if (frame_next(wk, f, &d, &mi) == 0) {
+		if (frame_next(wk, f, &kd) == 0) {
 			pop(wk);
 			continue;
 		}
-		ret = visit(wk, d, mi);
+		ret = visit(wk, &kd);
 	}
 	while (wk->top)
 		pop(wk);
@@ -375,13 +378,12 @@ static int dfs_run(struct walker *wk)
 
 static int dfs(struct walker *wk)
 {
-	const struct m_ino *mi;
-	uint32_t d;
+	struct kid kd;
 	int ret;
 
-	if (dense_of(wk, wk->m->fs->sb.rootino, &d, &mi))
+	if (dense_of(wk, wk->m->fs->sb.rootino, &kd))
 		return 0;	/* no root: nothing is reached */
-	ret = visit(wk, d, mi);
+	ret = visit(wk, &kd);
 	return ret ? ret : dfs_run(wk);
 }
 
@@ -431,14 +433,13 @@ static void slice_run(void *priv, unsigned i)
 static int root_kids(struct walker *wk, uint32_t **kids, size_t *n)
 {
 	size_t cap = 1024;
-	const struct m_ino *mi;
-	uint32_t d;
+	struct kid kd;
 
 	*n = 0;
 	*kids = malloc(cap * sizeof(**kids));
 	if (!*kids)
 		return -ENOMEM;
-	while (wk->top && frame_next(wk, &wk->st[0], &d, &mi)) {
+	while (wk->top && frame_next(wk, &wk->st[0], &kd)) {
 		if (*n == cap) {
 			uint32_t *k = realloc(*kids, 2 * cap * sizeof(**kids));
 
@@ -447,7 +448,7 @@ static int root_kids(struct walker *wk, uint32_t **kids, size_t *n)
 			*kids = k;
 			cap *= 2;
 		}
-		(*kids)[(*n)++] = d;
+		(*kids)[(*n)++] = kd.d;
 	}
 	while (wk->top)
 		pop(wk);
@@ -458,15 +459,16 @@ static int dfs_par(struct walker *wk, unsigned nseg, uint64_t total)
 {
 	struct walk *w = wk->w;
 	struct slice *sl = NULL;
-	const struct m_ino *mi;
+	struct kid kd;
 	uint32_t *kids = NULL;
 	size_t nkids = 0, words = total / 64 + 1, i, k;
 	unsigned s;
 	int ret;
 
-	if (dense_of(wk, wk->m->fs->sb.rootino, &w->seq[0], &mi))
+	if (dense_of(wk, wk->m->fs->sb.rootino, &kd))
 		return 0;	/* no root: nothing is reached */
-	ret = visit(wk, w->seq[0], mi);
+	w->seq[0] = kd.d;
+	ret = visit(wk, &kd);
 	if (!ret)
 		ret = root_kids(wk, &kids, &nkids);
 	if (ret)
@@ -484,6 +486,7 @@ static int dfs_par(struct walker *wk, unsigned nseg, uint64_t total)
 		sw->m = wk->m;
 		sw->w = w;
 		sw->e = wk->e;
+		sw->idx = wk->idx;
 		sw->runs = wk->runs;
 		sw->nruns = wk->nruns;
 		sw->seen = malloc(words * sizeof(*sw->seen));
@@ -549,6 +552,7 @@ int walk_build_segs(const struct model *m, enum walk_order order,
 		    unsigned nseg, struct walk *w, struct err *e)
 {
 	struct walker wk = { 0 };
+	struct inoidx idx = { 0 };
 	uint64_t total = 0;
 	uint32_t a;
 	size_t i;
@@ -585,6 +589,9 @@ int walk_build_segs(const struct model *m, enum walk_order order,
 		goto out;
 	}
 	wk.out = w->seq;
+	if (inoidx_build(m, &idx, e))
+		goto nomem;
+	wk.idx = &idx;
 	ret = index_links(&wk, nseg ? nseg : 1);
 	/* by name, directories are read again: one thread */
 	if (!ret && (order != WALK_READDIR || nseg < 2)) {
@@ -605,6 +612,7 @@ int walk_build_segs(const struct model *m, enum walk_order order,
 			w->seq[w->n++] = (uint32_t)i;
 	}
 out:
+	inoidx_free(&idx);
 	for (a = 0; wk.runs && wk.capruns && a < m->agcount; a++)
 		bigmem_free(wk.runs[a], wk.capruns[a], sizeof(**wk.runs));
 	free(wk.runs);
@@ -615,6 +623,7 @@ out:
 	return ret;
 nomem:
 	ret = err_set(e, -ENOMEM, "out of memory");
+	inoidx_free(&idx);
 	for (a = 0; wk.runs && wk.capruns && a < m->agcount; a++)
 		bigmem_free(wk.runs[a], wk.capruns[a], sizeof(**wk.runs));
 	free(wk.runs);

@@ -220,7 +220,7 @@ int exec_run(struct fs *fs, const struct model *m, const struct plan *p,
 			goto out;
 		}
 	}
-	ret = undo_begin(fs, o->undo_path, &x.u, e);
+	ret = undo_begin_pass(fs, o->undo_path, &o->undo_link, &x.u, e);
 	if (ret)
 		goto out;
 	st->undo_created = true;

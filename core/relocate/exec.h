@@ -51,6 +51,9 @@ struct exec_progress {
 
 struct exec_opts {
 	const char *undo_path;
+	/* a run in passes: this pass and the undo file of the pass before
+	 * (undo_begin_pass); { 0, NULL }: a run in one pass */
+	struct undo_link undo_link;
 	long fault_after;	/* tests: crash after this many writes; <0 none */
 	int fault_err;		/* tests: fail that write with it, not crash */
 	bool fault_sticky;	/* ... and every write after it */

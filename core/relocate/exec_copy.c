@@ -3,12 +3,24 @@
  * The copy phase: every move, in destination order, in batches whose
  * live destinations are journaled (one fsync) before any is written.
  * Sources overwritten earlier in the run are read back from the journal.
+ *
+ * Moves are mostly a few blocks (a small file each) with their sources
+ * anywhere: a read and a write each, one waited for after the other,
+ * kept the copy far below the device's rate.  So a batch is copied in
+ * pieces of up to CBUF bytes: the piece's sources are announced to the
+ * kernel (img_willneed: it reads them many at once), read in disk order
+ * into one buffer laid out in destination order, and written in runs of
+ * adjacent destinations (the plan packs them: mostly one write a piece).
+ * Every source of a piece is read before any of its writes, so a source
+ * the piece overwrites is read as it was; one that an earlier piece
+ * overwrote comes from the journal (x_read_orig).
  */
 #include "core/relocate/exec_priv.h"
 
 #include <stdlib.h>
 
-#define BATCH_BYTES	(64ull << 20)
+#define BATCH_BYTES	(64ull << 20)	/* journaled with one sync */
+#define CBUF		(16u << 20)	/* copied at once */
 
 static int cmp_dst(const void *a, const void *b, void *arg)
 {
@@ -19,6 +31,26 @@ static int cmp_dst(const void *a, const void *b, void *arg)
 	return x->dst < y->dst ? -1 : x->dst > y->dst;
 }
 
+/* A read of a piece: a move's source, and where it goes in the buffer. */
+struct rd {
+	uint64_t src;
+	uint64_t len;		/* blocks */
+	size_t at;		/* bytes into the buffer */
+};
+
+static int cmp_rd(const void *a, const void *b)
+{
+	const struct rd *x = a, *y = b;
+
+	return x->src < y->src ? -1 : x->src > y->src;
+}
+
+struct piece {
+	uint8_t *buf;		/* CBUF bytes */
+	struct rd *rd;		/* room for the most moves a piece holds */
+};
+
+/* A move larger than the buffer: through x->buf in turn. */
 static int copy_one(struct xctx *x, const struct plan_move *mv)
 {
 	uint64_t per = XBUF >> x->g->blocklog, done = 0;
@@ -42,16 +74,115 @@ static int copy_one(struct xctx *x, const struct plan_move *mv)
 	return undo_note_move(x->u, mv->src, mv->dst, mv->len, false, x->e);
 }
 
+/* Copy the moves order[i0, i1): copies, in destination order, CBUF bytes
+ * at most in all. */
+static int copy_piece(struct xctx *x, struct piece *pc, const size_t *order,
+		      size_t i0, size_t i1)
+{
+	const struct plan_move *mv = x->p->mv;
+	unsigned bl = x->g->blocklog;
+	size_t n = i1 - i0, i, j, at = 0;
+	int ret = 0;
+
+	for (i = 0; i < n; i++) {
+		const struct plan_move *m = &mv[order[i0 + i]];
+
+		pc->rd[i].src = m->src;
+		pc->rd[i].len = m->len;
+		pc->rd[i].at = at;
+		at += (size_t)m->len << bl;
+	}
+	qsort(pc->rd, n, sizeof(*pc->rd), cmp_rd);
+	for (i = 0; i < n; i++) {
+		if (!x_written(x, pc->rd[i].src))
+			img_willneed(x->fs->img, x_off(x, pc->rd[i].src),
+				     pc->rd[i].len << bl);
+	}
+	for (i = 0; i < n && !ret; i++)
+		ret = x_read_orig(x, pc->rd[i].src, pc->buf + pc->rd[i].at,
+				  pc->rd[i].len, "copy source");
+	/* runs of adjacent destinations, one write each */
+	for (i = 0, at = 0; i < n && !ret; i = j) {
+		const struct plan_move *m = &mv[order[i0 + i]];
+		uint64_t len = m->len;
+
+		for (j = i + 1; j < n; j++) {
+			const struct plan_move *q = &mv[order[i0 + j]];
+
+			if (q->dst != m->dst + len)
+				break;
+			len += q->len;
+		}
+		ret = x_write(x, m->dst, pc->buf + at, len, "copy destination");
+		at += (size_t)len << bl;
+		if (!ret)
+			x->st->bytes_copied += len << bl;
+	}
+	/* their copies hold the sources' originals: undo may find them */
+	for (i = i0; i < i1 && !ret; i++) {
+		const struct plan_move *m = &mv[order[i]];
+
+		ret = undo_note_move(x->u, m->src, m->dst, m->len, false,
+				     x->e);
+	}
+	return ret;
+}
+
+/* Copy the batch order[b0, b1), whose destinations are journaled. */
+static int copy_batch(struct xctx *x, struct piece *pc, const size_t *order,
+		      size_t b0, size_t b1, uint64_t total)
+{
+	const struct plan_move *mv = x->p->mv;
+	unsigned bl = x->g->blocklog;
+	size_t i = b0, i0;
+	int ret = 0;
+
+	while (i < b1 && !ret) {
+		const struct plan_move *m = &mv[order[i]];
+		uint64_t bytes = 0;
+
+		if (m->flags & PM_NOCOPY) {
+			x->st->blocks_remapped += m->len;
+			ret = undo_note_move(x->u, m->src, m->dst, m->len,
+					     true, x->e);
+			i++;
+			continue;
+		}
+		if (((uint64_t)m->len << bl) > CBUF) {
+			ret = copy_one(x, m);
+			i++;
+			continue;
+		}
+		/* as many copies as the buffer holds, none too large */
+		for (i0 = i; i < b1; i++) {
+			m = &mv[order[i]];
+			if ((m->flags & PM_NOCOPY) ||
+			    bytes + ((uint64_t)m->len << bl) > CBUF)
+				break;
+			bytes += (uint64_t)m->len << bl;
+		}
+		ret = copy_piece(x, pc, order, i0, i);
+		x_progress(x, "copy", x->st->bytes_copied, total);
+	}
+	return ret;
+}
+
 int exec_copy(struct xctx *x)
 {
 	const struct plan *p = x->p;
+	struct piece pc = { 0 };
 	uint64_t total = 0;
 	size_t *order, i, b0;
 	int ret = 0;
 
 	order = malloc((p->nmv ? p->nmv : 1) * sizeof(*order));
-	if (!order)
-		return err_set(x->e, -ENOMEM, "out of memory");
+	pc.buf = malloc(CBUF);
+	/* a piece holds one move a block at most */
+	pc.rd = malloc((CBUF >> x->g->blocklog) * sizeof(*pc.rd));
+	if (!order || !pc.buf || !pc.rd) {
+		ret = err_set(x->e, -ENOMEM, "out of memory");
+		goto out;
+	}
 	for (i = 0; i < p->nmv; i++) {
 		order[i] = i;
 		if (!(p->mv[i].flags & PM_NOCOPY))
@@ -77,23 +208,16 @@ int exec_copy(struct xctx *x)
 		}
 		if (!ret)
 			ret = undo_sync(x->u, x->e);
-		for (i = b0; i < b1 && !ret; i++) {
-			const struct plan_move *mv = &p->mv[order[i]];
-
-			if (mv->flags & PM_NOCOPY) {
-				x->st->blocks_remapped += mv->len;
-				ret = undo_note_move(x->u, mv->src, mv->dst,
-						     mv->len, true, x->e);
-				continue;
-			}
-			ret = copy_one(x, mv);
-			x_progress(x, "copy", x->st->bytes_copied, total);
-		}
+		if (!ret)
+			ret = copy_batch(x, &pc, order, b0, b1, total);
 		b0 = b1;
 	}
-	free(order);
 	if (!ret)
 		ret = img_flush(x->fs->img) ? err_set(x->e, -EIO,
 			"flushing the image after the copy failed") : 0;
+out:
+	free(order);
+	free(pc.buf);
+	free(pc.rd);
 	return ret;
 }

@@ -71,7 +71,8 @@ static int write_fork(struct xctx *x, struct inode *ip,
 	if (!pf->nbmbt) {
 		memset(fork, 0, flen);
 		for (k = 0; k < pf->nrecs; k++)
-			od_bmbt_rec_pack(&pf->recs[k], fork + 16 * (size_t)k);
+			od_bmbt_rec_pack(&pf->recs[k],
+					 fork + OD_BMBT_REC_LEN * (size_t)k);
 		ip->raw[pf->whichfork == FORK_DATA ? 5 : 83] = OD_FMT_EXTENTS;
 	} else {
 		uint8_t *recs = malloc((size_t)pf->nrecs * 16);
@@ -79,7 +80,8 @@ static int write_fork(struct xctx *x, struct inode *ip,
 		if (!recs)
 			return err_set(x->e, -ENOMEM, "out of memory");
 		for (k = 0; k < pf->nrecs; k++)
-			od_bmbt_rec_pack(&pf->recs[k], recs + 16 * (size_t)k);
+			od_bmbt_rec_pack(&pf->recs[k],
+					 recs + OD_BMBT_REC_LEN * (size_t)k);
 		ret = btbuild(x->g, OD_BT_BMAP, 0, pf->ino, recs, pf->nrecs,
 			      pf->bmbt, flen, &bo, x->e);
 		free(recs);

@@ -21,37 +21,43 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A slot to write: its bytes kept, or a free inode made when written. */
 struct islot {
 	uint64_t ino;
-	size_t at;		/* its bytes in the slot buffer */
+	size_t at;		/* its bytes in the slot buffer, or NOBYTES */
+	uint32_t gen;		/* a free inode's generation */
 };
+
+#define NOBYTES	((size_t)-1)
 
 struct islots {
 	struct islot *v;
 	size_t n, cap;
-	uint8_t *raw;		/* n * inodesize bytes */
-	size_t rawcap;		/* in slots */
+	uint8_t *raw;		/* bytes of up to rawcap slots */
+	size_t nraw, rawcap;
 };
 
+/* A slot whose bytes are kept: NULL when count_slots counted too few. */
 static uint8_t *slot_add(struct xctx *x, struct islots *s, uint64_t ino)
 {
 	size_t isz = x->g->inodesize;
 
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 1024;
-		struct islot *nv = realloc(s->v, cap * sizeof(*nv));
-		uint8_t *nr = nv ? realloc(s->raw, cap * isz) : NULL;
-
-		if (nv)
-			s->v = nv;
-		if (!nv || !nr)
-			return NULL;
-		s->raw = nr;
-		s->cap = cap;
-	}
+	if (s->n == s->cap || s->nraw == s->rawcap)
+		return NULL;
 	s->v[s->n].ino = ino;
-	s->v[s->n].at = s->n * isz;
-	return s->raw + isz * s->n++;
+	s->v[s->n++].at = s->nraw * isz;
+	return s->raw + isz * s->nraw++;
+}
+
+/* A slot that becomes a free inode of generation gen. */
+static int slot_add_free(struct islots *s, uint64_t ino, uint32_t gen)
+{
+	if (s->n == s->cap)
+		return -ENOMEM;
+	s->v[s->n].ino = ino;
+	s->v[s->n].at = NOBYTES;
+	s->v[s->n++].gen = gen;
+	return 0;
 }
 
 static int cmp_slot(const void *a, const void *b)
@@ -92,6 +98,56 @@ static int fix_sf(struct xctx *x, uint8_t *raw, uint64_t ino)
 	return ret;
 }
 
+/*
+ * How many slots collect fills, at most (a shortform directory may turn
+ * out unchanged), and how many of them keep their bytes (*raw: moved
+ * inodes and shortform directories; free inodes are made as they are
+ * written), so that the bytes, a whole inode each, are allocated once:
+ * kept for every slot and doubled as they came, they took up to twice
+ * the size of all the inodes, and more (a gigabyte for a million).
+ */
+static size_t count_slots(struct xctx *x, size_t *raw)
+{
+	const struct plan *p = x->p;
+	size_t i, n = 0;
+	uint32_t a, k;
+
+	for (i = 0; i < p->nino; i++) {
+		uint64_t old = p->ino[i].old;
+
+		if (p->ino[i].new == old)
+			continue;
+		n++;
+		(*raw)++;
+		if (!xr_chunk_freed(x, old) && !xr_is_dest(x, old))
+			n++;
+	}
+	for (i = 0; i < p->nich; i++) {
+		const struct plan_ichunk *c = &p->ich[i];
+		struct od_inobt_rec r = { .holemask = c->holemask };
+
+		for (k = 0; c->alloc && k < 64; k++)
+			if (od_inobt_present(&r, k) &&
+			    !xr_is_dest(x, c->startino + k))
+				n++;
+	}
+	for (a = 0; a < x->m->agcount; a++) {
+		const struct m_ag *ag = &x->m->ag[a];
+
+		for (i = 0; i < ag->nino; i++) {
+			const struct m_ino *mi = &ag->ino[i];
+
+			if (od_mode_isdir(mi->mode) &&
+			    m_dfmt(mi) == OD_FMT_LOCAL &&
+			    xr_new(x, mi->ino) == mi->ino) {
+				n++;
+				(*raw)++;
+			}
+		}
+	}
+	return n;
+}
+
 static int collect(struct xctx *x, struct islots *s)
 {
 	const struct plan *p = x->p;
@@ -122,7 +178,6 @@ static int collect(struct xctx *x, struct islots *s)
 	 * (the moved copies are the first slots, in plan order) */
 	for (i = 0, k = 0; i < p->nino; i++) {
 		uint64_t old = p->ino[i].old;
-		uint8_t *raw;
 		uint32_t gen;
 
 		if (p->ino[i].new == old)
@@ -130,10 +185,8 @@ static int collect(struct xctx *x, struct islots *s)
 		gen = od_dinode_gen(s->raw + (size_t)k++ * isz);
 		if (xr_chunk_freed(x, old) || xr_is_dest(x, old))
 			continue;
-		raw = slot_add(x, s, old);
-		if (!raw)
+		if (slot_add_free(s, old, gen + 1))
 			return err_set(x->e, -ENOMEM, "out of memory");
-		od_dinode_init_free(raw, isz, g, old, gen + 1);
 	}
 	/* new chunks: every present slot no inode moves into is free */
 	for (i = 0; i < p->nich; i++) {
@@ -141,15 +194,11 @@ static int collect(struct xctx *x, struct islots *s)
 		struct od_inobt_rec r = { .holemask = c->holemask };
 
 		for (k = 0; c->alloc && k < 64; k++) {
-			uint8_t *raw;
-
 			if (!od_inobt_present(&r, k) ||
 			    xr_is_dest(x, c->startino + k))
 				continue;
-			raw = slot_add(x, s, c->startino + k);
-			if (!raw)
+			if (slot_add_free(s, c->startino + k, 0))
 				return err_set(x->e, -ENOMEM, "out of memory");
-			od_dinode_init_free(raw, isz, g, c->startino + k, 0);
 		}
 	}
 	/* shortform directories that stay and name a moved inode */
@@ -175,6 +224,7 @@ static int collect(struct xctx *x, struct islots *s)
 				return ret;
 			if (!ret) {
 				s->n--;		/* unchanged: drop it */
+				s->nraw--;
 				continue;
 			}
 			od_dinode_set_ino(raw, isz, g, mi->ino); /* and CRC */
@@ -240,9 +290,16 @@ static int write_slots(struct xctx *x, struct islots *s)
 		j = run_end(x, s, i, &lin0, &nblk);
 		base = x_off(x, lin0);
 		ret = x_read(x, lin0, x->buf, nblk, "inode blocks");
-		for (k = i; !ret && k < j; k++)
-			memcpy(x->buf + (xr_ino_off(x, s->v[k].ino) - base),
-			       s->raw + s->v[k].at, isz);
+		for (k = i; !ret && k < j; k++) {
+			uint8_t *to = x->buf + (xr_ino_off(x, s->v[k].ino) -
+						base);
+
+			if (s->v[k].at == NOBYTES)
+				od_dinode_init_free(to, isz, g, s->v[k].ino,
+						    s->v[k].gen);
+			else
+				memcpy(to, s->raw + s->v[k].at, isz);
+		}
 		if (!ret)
 			ret = x_write(x, lin0, x->buf, nblk, "inode blocks");
 		x_progress(x, "inodes", j, s->n);
@@ -257,7 +314,13 @@ int exec_inodes(struct xctx *x)
 
 	if (!x->xr)
 		return 0;
-	ret = collect(x, &s);
+	s.cap = count_slots(x, &s.rawcap);
+	s.v = malloc((s.cap ? s.cap : 1) * sizeof(*s.v));
+	s.raw = malloc((s.rawcap ? s.rawcap : 1) * (size_t)x->g->inodesize);
+	if (!s.v || !s.raw)
+		ret = err_set(x->e, -ENOMEM, "out of memory");
+	else
+		ret = collect(x, &s);
 	if (!ret)
 		ret = write_slots(x, &s);
 	free(s.v);

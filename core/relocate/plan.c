@@ -375,7 +375,7 @@ static int finish_ag(struct planner *pl, struct agplan *ap)
 			return -ENOSPC;
 		pa->bt_start = at;
 	}
-	pa->freesp = malloc((ap->nseg ? ap->nseg : 1) * sizeof(*pa->freesp));
+	pa->freesp = malloc((ap->nseg + ap->nhole + 1) * sizeof(*pa->freesp));
 	if (!pa->freesp)
 		return -ENOMEM;
 	for (i = 0; i < ap->nseg; i++) {
@@ -385,7 +385,19 @@ static int finish_ag(struct planner *pl, struct agplan *ap)
 		pa->freesp[n].len = ap->seg[i].end - ap->seg[i].cur;
 		n++;
 	}
+	for (i = 0; i < ap->nhole; i++)
+		pa->freesp[n++] = ap->hole[i];
 	sort_any(pa->freesp, n, sizeof(*pa->freesp), cmp_u32pair);
+	/* a hole the stream stepped over may touch a window's rest */
+	for (i = 1, at = 0; i < n; i++) {
+		if (pa->freesp[at].agbno + pa->freesp[at].len ==
+		    pa->freesp[i].agbno)
+			pa->freesp[at].len += pa->freesp[i].len;
+		else
+			pa->freesp[++at] = pa->freesp[i];
+	}
+	if (n)
+		n = at + 1;
 	pa->nfreesp = n;
 	pa->nfree_after = n;
 	for (i = 0; i < n; i++) {
@@ -542,9 +554,83 @@ static uint64_t above32(const struct planner *pl)
 	return n;
 }
 
+/*
+ * What a build does besides planning (plan_gain.c): keep some inodes
+ * where they are, cost the read-back inode by inode, judge the plan;
+ * and a shrink's new end (plan_shrink.c), which is never judged.
+ */
+struct bctx {
+	uint64_t shrink_to;	/* blocks (0: no shrink) */
+	struct plan_gain *gain;	/* cost inode by inode (NULL: not) */
+	struct plan_gain_val *val;	/* and put what each gains here */
+	bool judge;		/* a plan not worth it whole moves nothing */
+	bool *drop;		/* per AG: judged alone, left as it is
+				 * (NULL: not judged so) */
+	size_t ndrop;
+};
+
+/*
+ * The plan moves nothing after all: no moves, forks, inodes or chunks;
+ * every AG as it is; the figures after are those of now.
+ */
+static int clear_plan(struct planner *pl)
+{
+	const struct model *m = pl->m;
+	struct plan *p = pl->p;
+	size_t i;
+	uint32_t a;
+
+	for (i = 0; i < p->npf; i++) {
+		free(p->pf[i].recs);
+		free(p->pf[i].bmbt);
+	}
+	p->npf = p->nmv = p->nnote = p->nino = p->nich = 0;
+	p->ninway = p->nag_added = 0;
+	p->moved_blocks = p->copied_blocks = 0;
+	p->extents_before = p->extents_after = 0;
+	p->frag_actual_after = p->frag_ideal_after = 0;
+	p->frag_actual_rest = p->frag_ideal_rest = 0;
+	p->files_multi_after = p->undo_estimate = 0;
+	p->dist_median_after = p->dist_p90_after = p->dist_max_after = 0;
+	for (a = 0; a < m->agcount; a++) {
+		const struct m_ag *ag = &m->ag[a];
+		struct plan_ag *pa = &p->ag[a];
+
+		free(pa->freesp);
+		pa->freesp = malloc((ag->nfree ? ag->nfree : 1) *
+				    sizeof(*pa->freesp));
+		if (!pa->freesp)
+			return -ENOMEM;
+		memcpy(pa->freesp, ag->freesp, ag->nfree * sizeof(*pa->freesp));
+		pa->nfreesp = pa->nfree_after = ag->nfree;
+		pa->free_after = pa->free_before;
+		pa->longest_after = pa->longest_before;
+		pa->bt_start = pa->bt_len = 0;
+		pa->moved_blocks = 0;
+		pa->changed = false;
+		pa->newino = ~0u;
+	}
+	return plan_metrics(pl);
+}
+
+/* After plan_metrics: a plan not worth it moves nothing (plan_gain.c). */
+static int judge_plan(struct planner *pl)
+{
+	const struct plan *p = pl->p;
+
+	if (plan_gain_worth(pl->g, p->rb_now.hdd_seconds -
+			    p->rb_after.hdd_seconds,
+			    (int64_t)p->rb_now.requests -
+			    (int64_t)p->rb_after.requests, p->copied_blocks,
+			    (int64_t)p->extents_before -
+			    (int64_t)p->extents_after))
+		return 0;
+	return clear_plan(pl);
+}
+
 static int build_once(const struct model *m, enum walk_order order,
 		      enum plan_renumber mode, bool inode32,
-		      const struct plan_limits *lim, uint64_t shrink_to,
+		      const struct plan_limits *lim, struct bctx *bc,
 		      struct plan *p, struct err *e)
 {
 	struct planner pl = { 0 };
@@ -553,7 +639,7 @@ static int build_once(const struct model *m, enum walk_order order,
 	bool *compact = NULL;
 	/* (inode order: inodes keep their numbers, data follows them) */
 	bool renumber = (mode == PR_ALL || inode32) && order != WALK_INODE;
-	uint64_t big = 0;
+	uint64_t big = 0, shrink_to = bc ? bc->shrink_to : 0;
 	uint32_t a;
 	size_t k;
 	int ret = 0;
@@ -566,6 +652,7 @@ static int build_once(const struct model *m, enum walk_order order,
 	pl.g = &m->fs->geo;
 	pl.p = p;
 	pl.e = e;
+	pl.gain = bc ? bc->gain : NULL;
 	p->ag = calloc(m->agcount, sizeof(*p->ag));
 	aps = calloc(m->agcount, sizeof(*aps));
 	pl.ref = malloc((m->ninodes ? m->ninodes : 1) * sizeof(*pl.ref));
@@ -628,6 +715,12 @@ static int build_once(const struct model *m, enum walk_order order,
 		ret = plan_metrics(&pl);
 	if (!ret)
 		plan_shrink_figures(&pl);
+	if (!ret && bc && bc->val)
+		ret = plan_gain_values(&pl, bc->val);
+	if (!ret && bc && bc->drop && !p->nino)
+		ret = plan_gain_ags(&pl, aps, bc->drop, &bc->ndrop);
+	if (!ret && bc && bc->judge && !(bc->drop && bc->ndrop))
+		ret = judge_plan(&pl);
 	if (!ret && inode32 && (big = above32(&pl)) != 0)
 		ret = -ENOSPC;
 out:
@@ -663,6 +756,138 @@ out:
 /* AUTO takes the renumbering only when it cuts the modelled read-back. */
 #define AUTO_GAIN	0.97
 
+/*
+ * A plan judged whole; one that keeps inode numbers is judged AG by AG
+ * first (plan_gain_ags), and built again without the AGs that are not
+ * worth it (left as they are, as --ag would), which changes no other
+ * AG.  Plans that must renumber (--inode32) are not judged, nor is a
+ * shrink (shrink_to blocks, 0: none): what lies past its new end moves
+ * whatever the figures gain, or the shrink cuts it off.
+ */
+static int build_ags(const struct model *m, enum walk_order order,
+		     enum plan_renumber mode, bool inode32,
+		     const struct plan_limits *lim, uint64_t shrink_to,
+		     struct plan_gain_val *val, bool **left, struct plan *p,
+		     struct err *e)
+{
+	struct bctx bc = { shrink_to, NULL, NULL, !inode32 && !shrink_to,
+			   NULL, 0 };
+	struct plan_limits l2;
+	bool *ags = NULL, *drop = NULL, user = plan_limits_any(lim);
+	uint32_t a;
+	int ret;
+
+	if (inode32 || shrink_to)
+		return build_once(m, order, mode, inode32, lim, &bc, p, e);
+	bc.drop = drop = calloc(m->agcount ? m->agcount : 1, sizeof(*drop));
+	if (!drop)
+		return err_set(e, -ENOMEM, "out of memory");
+	/* what each inode gains: of the last build, which overwrites it */
+	bc.val = val;
+	if (val && plan_gain_new(m->ninodes, &bc.gain)) {
+		free(drop);
+		return err_set(e, -ENOMEM, "out of memory");
+	}
+	ret = build_once(m, order, mode, inode32, lim, &bc, p, e);
+	if (ret || !bc.ndrop)
+		goto out;
+	plan_free(p);
+	ags = malloc(m->agcount * sizeof(*ags));
+	if (!ags) {
+		ret = err_set(e, -ENOMEM, "out of memory");
+		goto out;
+	}
+	l2 = user ? *lim : (struct plan_limits){ 0 };
+	for (a = 0; a < m->agcount; a++)
+		ags[a] = (!user || !lim->ags || lim->ags[a]) && !drop[a];
+	l2.ags = ags;
+	bc.drop = NULL;
+	ret = build_once(m, order, mode, inode32, &l2, &bc, p, e);
+	if (!ret && !user) {
+		/* the AGs left alone are the judge's, not the user's limits */
+		p->limited = false;
+		p->files_selected = 0;
+		p->nag_added = 0;
+	}
+out:
+	free(ags);
+	plan_gain_free(bc.gain);
+	if (!ret && left && bc.ndrop) {
+		*left = drop;	/* the AGs the judge left alone */
+		return 0;
+	}
+	free(drop);
+	return ret;
+}
+
+static int build(const struct model *m, enum walk_order order,
+		 enum plan_renumber mode, bool inode32,
+		 const struct plan_limits *lim, uint64_t shrink_to,
+		 struct plan *p, struct err *e)
+{
+	return build_ags(m, order, mode, inode32, lim, shrink_to, NULL, NULL,
+			 p, e);
+}
+
+int plan_build_kept(const struct model *m, const struct plan_opts *o,
+		    struct plan_gain_val *val, struct plan *p, struct err *e)
+{
+	return build_ags(m, o->order, PR_NONE, false,
+			 plan_limits_any(o->lim) ? o->lim : NULL, 0, val, NULL,
+			 p, e);
+}
+
+/*
+ * A limited plan (inode numbers kept).  One pass over some AGs (focus)
+ * moves only what the whole plan under the same limits moves, and only
+ * if that plan is worth it whole: the pass does part of that plan's
+ * work, so passes end where one run ends, and on its result find
+ * nothing to do.
+ */
+static int pass_build(const struct model *m, enum walk_order order,
+		      const struct plan_limits *lim, struct plan *p,
+		      struct err *e)
+{
+	struct plan_limits whole = *lim, part = *lim;
+	struct bctx bc = { 0, NULL, NULL, false, NULL, 0 };
+	struct plan full;
+	bool *left = NULL, *ags = NULL;
+	uint32_t a;
+	int ret;
+
+	if (!lim->focus)
+		return build(m, order, PR_NONE, false, lim, 0, p, e);
+	whole.focus = NULL;
+	whole.home = NULL;
+	whole.nhome = 0;
+	ret = build_ags(m, order, PR_NONE, false,
+			plan_limits_any(&whole) ? &whole : NULL, 0, NULL, &left,
+			&full, e);
+	if (ret)
+		return ret;
+	if (!full.nmv && !full.npf) {
+		*p = full;	/* nothing to do, the pass neither */
+		free(left);
+		return 0;
+	}
+	plan_free(&full);
+	if (left) {
+		/* the AGs the whole plan leaves alone, the pass does too */
+		ags = malloc(m->agcount * sizeof(*ags));
+		if (!ags) {
+			free(left);
+			return err_set(e, -ENOMEM, "out of memory");
+		}
+		for (a = 0; a < m->agcount; a++)
+			ags[a] = (!lim->ags || lim->ags[a]) && !left[a];
+		part.ags = ags;
+	}
+	ret = build_once(m, order, PR_NONE, false, &part, &bc, p, e);
+	free(left);
+	free(ags);
+	return ret;
+}
+
 int plan_build(const struct model *m, const struct plan_opts *o,
 	       struct plan *p, struct err *e)
 {
@@ -674,40 +899,45 @@ int plan_build(const struct model *m, const struct plan_opts *o,
 	struct plan alt;
 	int ret;
 
-	if (to && (plan_limits_any(lim) || order == WALK_INODE)) {
+	if (to && (plan_limits_any(lim) || order == WALK_INODE ||
+		   o->max_write)) {
 		memset(p, 0, sizeof(*p));
 		return err_set(e, -EINVAL, "a shrink lays out the whole "
-			       "filesystem in a walk order: not with --order "
-			       "inode, --ag, --path, --min-extents or passes");
+			       "filesystem in a walk order and moves all that "
+			       "lies past its new end: not with --order inode, "
+			       "--ag, --path, --min-extents, --max-write or "
+			       "passes");
 	}
 	/*
 	 * Renumbering lays out every AG at once; a plan kept to some AGs,
-	 * paths or one pass keeps inode numbers (auto acts as none).
+	 * paths, one pass or a write budget keeps inode numbers (auto acts
+	 * as none).
 	 */
-	if (plan_limits_any(lim)) {
+	if (plan_limits_any(lim) || (o && o->max_write)) {
 		if (mode == PR_ALL || inode32) {
 			memset(p, 0, sizeof(*p));
 			return err_set(e, -EINVAL, "--renumber all and --inode32 "
 				       "renumber the whole filesystem: not with "
-				       "--ag, --path, --min-extents or passes");
+				       "--ag, --path, --min-extents, --max-write "
+				       "or passes");
 		}
-		return build_once(m, order, PR_NONE, false, lim, 0, p, e);
+		if (o->max_write)
+			return plan_budget(m, o, p, e);
+		return pass_build(m, order, lim, p, e);
 	}
 	if (mode != PR_AUTO || inode32)
-		return build_once(m, order, inode32 && mode == PR_AUTO ?
-				  PR_ALL : mode, inode32, NULL, to, p, e);
-	ret = build_once(m, order, PR_ALL, false, NULL, to, p, e);
+		return build(m, order, inode32 && mode == PR_AUTO ? PR_ALL :
+			     mode, inode32, NULL, to, p, e);
+	ret = build(m, order, PR_ALL, false, NULL, to, p, e);
 	if (ret == -ENOSPC) {
 		/* no room laid out that way: keep the inodes where they are */
 		err_clear(e);
-		return build_once(m, order, PR_AUTO, false, NULL, to, p, e);
+		return build(m, order, PR_AUTO, false, NULL, to, p, e);
 	}
-	if (ret)
+	if (ret || !p->nino)
 		return ret;
-	if (!p->nino)
-		return 0;
 	/* the same without renumbering (PR_AUTO: AGI newino still set) */
-	ret = build_once(m, order, PR_AUTO, false, NULL, to, &alt, e);
+	ret = build(m, order, PR_AUTO, false, NULL, to, &alt, e);
 	if (ret == -ENOSPC) {
 		/* only the renumbered layout fits */
 		err_clear(e);

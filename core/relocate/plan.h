@@ -105,6 +105,12 @@ struct plan_opts {
 	bool inode32;		/* every inode below 2^32, or -ENOSPC */
 	/* limits (plan_limits.h); NULL: none */
 	const struct plan_limits *lim;
+	/*
+	 * Bytes the run may copy, 0: no limit.  The plan then moves what
+	 * gains most per byte copied (plan_budget.c) and keeps inode
+	 * numbers.
+	 */
+	uint64_t max_write;
 	/* shrink the filesystem to this many blocks (plan_shrink.h); 0: no */
 	uint64_t shrink_to;
 };
@@ -154,6 +160,11 @@ struct plan {
 						 * anyway (shared blocks), sorted */
 	uint32_t *ag_added;	size_t nag_added; /* AGs the limits had to add */
 	struct plan_shrink shrink;	/* plan_opts.shrink_to */
+	/* a write budget (plan_opts.max_write) */
+	uint64_t max_write;		/* bytes; 0: none */
+	bool cut;			/* the whole plan did not fit it */
+	uint64_t whole_copied;		/* blocks the whole plan copies */
+	struct rb_fig rb_whole;		/* read-back after the whole plan */
 };
 
 /*

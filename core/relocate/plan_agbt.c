@@ -54,6 +54,7 @@ void plan_agplan_free(struct agplan *ap)
 	bigmem_free(ap->obst, ap->cap_obst, sizeof(*ap->obst));
 	free(ap->seg);
 	free(ap->pinned);
+	free(ap->hole);
 	memset(ap, 0, sizeof(*ap));
 }
 
@@ -70,5 +71,7 @@ bool plan_consolidated(const struct agplan *ap)
 		if (n > longest)
 			longest = n;
 	}
+	for (i = 0; i < ap->nhole; i++)
+		total += ap->hole[i].len;
 	return longest * 10 >= total * 9;
 }

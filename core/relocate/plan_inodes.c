@@ -14,21 +14,22 @@
  * all fit the rest of that cluster shares it: the cluster is in the
  * cache by then) and the rest of the chunk stays free inodes, which the
  * kernel fills with new files of those directories later.  An AG that
- * has no room for that (its free space, less a sixteenth, after the data
- * and inodes it takes in) fills its chunks whole instead (a jump back
- * per cluster, not per file).
+ * has no room for that (its room after the inodes and data it ends up
+ * with, plan_inoag.c) fills its chunks whole instead (a jump back per
+ * cluster, not per file).
  *
  * Fixed: the inodes the superblock names (root, realtime bitmap and
  * summary, quota inodes) and so their chunks; inodes the walk does not
  * reach (no directory entry to rewrite); damaged inodes; AGs the scan
  * could not read whole.  An inode goes into the AG its directory ends
  * up in while that AG has room for it and its data (keeping a sixteenth
- * of the AG free), else stays in its own: a tree walk then reads one AG
- * front to back instead of jumping to the AG of every directory (the
- * kernel's spreading of directories over AGs serves parallel writers,
- * not a reader).  Data follows its inode's AG (plan_place.c).  A new
- * number is below 2^32 whenever the old one was (a shortform directory
- * never grows to 8-byte entries); with --inode32 every moving inode is.
+ * of the AG free; plan_inoag.c), else stays in its own: a tree walk
+ * then reads one AG front to back instead of jumping to the AG of
+ * every directory (the kernel's spreading of directories over AGs
+ * serves parallel writers, not a reader).  Data follows its inode's AG
+ * (plan_place.c).  A new number is below 2^32 whenever the old one was
+ * (a shortform directory never grows to 8-byte entries); with --inode32
+ * every moving inode is.
  */
 #include "core/relocate/plan_priv.h"
 #include "core/base/bigmem.h"
@@ -41,7 +42,7 @@
 #define INO32	(1ull << 32)
 
 /* The AG block before which a chunk keeps all its numbers below 2^32. */
-static uint32_t limit32(const struct od_geo *g, uint32_t agno)
+uint32_t plan_ino_limit32(const struct od_geo *g, uint32_t agno)
 {
 	uint64_t first = (uint64_t)agno << g->agino_log, n;
 
@@ -154,39 +155,6 @@ static int chunk_census(const struct planner *pl, uint32_t agno,
 	return 0;
 }
 
-/* Blocks an AG keeps free when it takes other AGs' inodes and data. */
-#define ROOM_KEEP	16
-
-/* Blocks of the inode's forks outside AG t (what moving it there brings). */
-static uint64_t ino_blocks(const struct od_geo *g, const struct m_ag *ag,
-			   const struct m_ino *mi, uint32_t t)
-{
-	uint64_t n = 0;
-	uint32_t k;
-
-	for (k = 0; k < mi->nde + mi->nae; k++) {
-		struct od_irec r;
-
-		if (k < mi->nde && (mi->flags & MI_REALTIME))
-			continue;
-		m_ext_get(&ag->ext[mi->ext + k], &r);
-		if (od_fsb_agno(g, r.startblock) != t)
-			n += r.blockcount;
-	}
-	return n;
-}
-
-/* Its own AG if numbers below 2^32 fit there, else the nearest below. */
-static uint32_t low_ag(const struct od_geo *g, uint32_t own)
-{
-	uint32_t a = own + 1;
-
-	while (a-- > 0)
-		if (limit32(g, a) >= g->ialloc_blks)
-			return a;
-	return 0;
-}
-
 struct member {
 	uint32_t d;		/* dense index */
 	uint32_t ag;		/* target AG */
@@ -260,7 +228,7 @@ static void take_slot(struct planner *pl, const struct member *mb, size_t at,
 				     c->used++);
 	ip->tag[mb->d] = mb->ag;
 	if (old < INO32 || inode32) {
-		uint32_t lim = limit32(pl->g, mb->ag);
+		uint32_t lim = plan_ino_limit32(pl->g, mb->ag);
 
 		c->need32 = true;
 		c->inode32 |= old >= INO32;
@@ -372,19 +340,6 @@ static int stuck(const struct planner *pl, const struct m_ino *mi,
 		       (unsigned long long)mi->ino, why);
 }
 
-/* The AG inside a shrink's new end with the most room. */
-static uint32_t roomiest(const struct planner *pl, const int64_t *room,
-			 const uint8_t *agok)
-{
-	uint32_t a, best = 0;
-
-	for (a = 0; a < pl->m->agcount; a++)
-		if (!plan_shrink_gone(pl, a) && agok[a] &&
-		    (plan_shrink_gone(pl, best) || room[a] > room[best]))
-			best = a;
-	return best;
-}
-
 /* Which members a mode moves. */
 static bool wants_move(enum plan_renumber mode, bool inode32, uint64_t ino)
 {
@@ -403,7 +358,7 @@ int plan_ino_choose(struct planner *pl, enum plan_renumber mode,
 	struct member *mb = NULL;
 	uint32_t *par = NULL, *cap = NULL, *fin = NULL, a, cl;
 	int64_t *room = NULL, per64;
-	uint8_t *agok = NULL, **cok = NULL;
+	uint8_t *agok = NULL, **cok = NULL, *member = NULL;
 	size_t n = 0, k;
 	int ret = -ENOMEM, pass;
 
@@ -459,41 +414,37 @@ int plan_ino_choose(struct planner *pl, enum plan_renumber mode,
 	ret = -ENOMEM;
 	fin = malloc((pl->nref ? pl->nref : 1) * sizeof(*fin));
 	room = malloc(m->agcount * sizeof(*room));
-	if (!fin || !room)
+	member = calloc(pl->nref ? pl->nref : 1, 1);
+	if (!fin || !room || !member)
 		goto out;
-	for (k = 0; k < pl->nref; k++)
-		fin[k] = od_ino_agno(g, pl->ref[k].mi->ino);
 	cl = g->inodes_per_cluster;
 	if (cl < 1 || cl > OD_INODES_PER_CHUNK)
 		cl = OD_INODES_PER_CHUNK;
 	/* in 64ths of a block: an inode's share of a one-cluster chunk and
 	 * of its alignment gap (half the alignment on average) */
 	per64 = (int64_t)(g->ialloc_blks + ip->align / 2) * 64 / cl;
-	for (a = 0; a < m->agcount; a++)
-		room[a] = ((int64_t)plan_shrink_free_inside(pl, a) -
-			   plan_ag_len(pl, a) / ROOM_KEEP) * 64;
-	/* in walk order: a parent's AG is known before its children's */
+	/* the inodes that move (each to some AG); a shrink's first */
 	for (k = 0; k < pl->walk.n; k++) {
-		uint32_t d = pl->walk.seq[k], p = par[d], own, t;
+		uint32_t d = pl->walk.seq[k], own;
 		const struct m_ino *mi = pl->ref[d].mi;
 		bool forced = ino_forced(pl, mi->ino);
-		int64_t need;
 
 		/* a shrink: an inode past the new end that cannot move */
-		if (forced && (k >= pl->walk.nreached || p == NOSLOT ||
+		if (forced && (k >= pl->walk.nreached || par[d] == NOSLOT ||
 			       named_by_sb(sb, mi->ino) ||
 			       (mi->flags & MI_DAMAGED) ||
 			       !agok[od_ino_agno(g, mi->ino)])) {
-			ret = stuck(pl, mi, k >= pl->walk.nreached || p == NOSLOT
-				    ? "no directory entry the walk reaches names "
-				      "it" : named_by_sb(sb, mi->ino) ?
+			ret = stuck(pl, mi, k >= pl->walk.nreached ||
+				    par[d] == NOSLOT ? "no directory entry "
+				    "the walk reaches names it" :
+				    named_by_sb(sb, mi->ino) ?
 				    "the superblock names it" :
 				    "it or its AG could not be read whole");
 			goto out;
 		}
 		if (k >= pl->walk.nreached)
 			continue;
-		if (p == NOSLOT || named_by_sb(sb, mi->ino) ||
+		if (par[d] == NOSLOT || named_by_sb(sb, mi->ino) ||
 		    (mi->flags & MI_DAMAGED) ||
 		    (!forced && ((nomove && nomove[d] >= 2) ||
 				 !wants_move(mode, inode32, mi->ino))))
@@ -502,30 +453,21 @@ int plan_ino_choose(struct planner *pl, enum plan_renumber mode,
 		if (!agok[own] || chunk_of(&m->ag[own], od_ino_agino(g, mi->ino))
 		    == m->ag[own].nchunk)
 			continue;
-		/* its directory's AG (where that went), if it has room */
-		t = nomove && nomove[d] ? own : fin[p];
-		need = (int64_t)ino_blocks(g, pl->ref[d].ag, mi, t) * 64 +
-		       per64;
-		if (!agok[t] || plan_shrink_gone(pl, t) ||
-		    (t != own && room[t] < need))
-			t = own;
-		if (plan_shrink_gone(pl, t))
-			t = roomiest(pl, room, agok);
-		if ((mi->ino < INO32 || inode32) &&
-		    limit32(g, t) < g->ialloc_blks)
-			t = low_ag(g, plan_shrink_gone(pl, own) ? t : own);
-		/* its data and a new slot come in, its old slot is freed */
-		room[t] -= (int64_t)ino_blocks(g, pl->ref[d].ag, mi, t) * 64 +
-			   per64;
-		room[own] += (int64_t)g->ialloc_blks;
-		if (t != own)
-			room[own] += (int64_t)(mi->nde + mi->nae ?
-				ino_blocks(g, pl->ref[d].ag, mi, m->agcount) -
-				ino_blocks(g, pl->ref[d].ag, mi, own) : 0) * 64;
-		fin[d] = t;
+		member[d] = 1;
+	}
+	ret = plan_ino_ags(pl, par, member, nomove, cok, agok, inode32, per64,
+			   fin, room);
+	if (ret)
+		goto out;
+	ret = -ENOMEM;
+	for (k = 0; k < pl->walk.nreached; k++) {
+		uint32_t d = pl->walk.seq[k];
+
+		if (!member[d])
+			continue;
 		mb[n].d = d;
-		mb[n].ag = t;
-		mb[n].pord = pl->ref[p].order;
+		mb[n].ag = fin[d];
+		mb[n].pord = pl->ref[par[d]].order;
 		mb[n].ord = pl->ref[d].order;
 		n++;
 	}
@@ -590,6 +532,7 @@ out:
 	free(cap);
 	free(mb);
 	free(par);
+	free(member);
 	free(fin);
 	free(room);
 	return ret;

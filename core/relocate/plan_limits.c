@@ -19,6 +19,7 @@
 #define LF_REBUILT	0x10	/* a bmap btree of it is rebuilt (settle) */
 
 struct plim {
+	bool near;		/* limits.only: a few chosen inodes move */
 	bool *ag;		/* per AG: data may move in and out */
 	uint32_t *home;		/* per dense inode: AG a full plan gives it */
 	uint32_t **uhome;	/* per AG, per unit: its first owner's home */
@@ -29,12 +30,18 @@ struct plim {
 
 bool plan_limits_any(const struct plan_limits *l)
 {
-	return l && (l->ags || l->nroots || l->min_extents > 1 || l->focus);
+	return l && (l->ags || l->nroots || l->min_extents > 1 || l->focus ||
+		     l->only);
 }
 
 bool plan_lim_ag(const struct planner *pl, uint32_t agno)
 {
 	return !pl->lim || pl->lim->ag[agno];
+}
+
+bool plan_lim_near(const struct planner *pl)
+{
+	return pl->lim && pl->lim->near;
 }
 
 bool plan_lim_movable(const struct planner *pl, uint32_t idx)
@@ -192,6 +199,7 @@ int plan_lim_setup(struct planner *pl, const struct plan_limits *lim)
 			    lim->home[i].agno < m->agcount)
 				l->home[idx] = lim->home[i].agno;
 	}
+	l->near = lim->only != NULL;
 	l->touched = calloc(m->agcount, sizeof(*l->touched));
 	if (!l->touched)
 		return -ENOMEM;
@@ -227,7 +235,7 @@ int plan_lim_setup(struct planner *pl, const struct plan_limits *lim)
 		}
 		if (hard)
 			l->f[i] |= LF_HARD;
-		if ((!sel || sel[i]) && focus &&
+		if ((!sel || sel[i]) && focus && (!lim->only || lim->only[i]) &&
 		    (lim->min_extents <= 1 || mi->nde >= lim->min_extents)) {
 			l->f[i] |= LF_SOFT;
 			if (hard && od_mode_isreg(mi->mode))

@@ -53,6 +53,12 @@ struct plan_limits {
 	 */
 	const struct plan_home *home;
 	size_t nhome;
+	/*
+	 * Per inode, in the model's order (AG by AG, as scanned; NULL:
+	 * all): only the inodes marked may move, a soft limit like paths
+	 * (the write budget's choice, plan_budget.c).
+	 */
+	const uint8_t *only;
 };
 
 /* Does l limit anything at all? */

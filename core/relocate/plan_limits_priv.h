@@ -20,6 +20,8 @@ int plan_lim_setup(struct planner *pl, const struct plan_limits *l);
 void plan_lim_release(struct planner *pl);
 /* May AG agno change? */
 bool plan_lim_ag(const struct planner *pl, uint32_t agno);
+/* Do the limits move a few chosen inodes (place them near, plan_near.c)? */
+bool plan_lim_near(const struct planner *pl);
 /* May inode (dense index) idx move? */
 bool plan_lim_movable(const struct planner *pl, uint32_t idx);
 /* Must the inode's forks stay exactly as they are (not even rebuilt)?

@@ -194,6 +194,9 @@ static int rb_after(struct planner *pl, struct after *af)
 	size_t *n = NULL;
 	int ret = 0;
 
+	if (!p->nino && pl->gain)
+		return plan_gain_after(pl, rb_fork, af, NULL, &p->rb_after) ?
+		       -ENOMEM : 0;
 	if (!p->nino)
 		return readback_model(&pl->walk, rb_fork, af, &p->rb_after,
 				      pl->e) ? -ENOMEM : 0;
@@ -205,8 +208,10 @@ static int rb_after(struct planner *pl, struct after *af)
 		ret = plan_ino_chunks_after(pl, a, &ch[a], &n[a]);
 	lay.chunks = ch;
 	lay.nchunks = n;
-	if (!ret && readback_model_layout(&pl->walk, rb_fork, af, &lay,
-					  &p->rb_after, pl->e))
+	if (!ret && (pl->gain ?
+		     plan_gain_after(pl, rb_fork, af, &lay, &p->rb_after) :
+		     readback_model_layout(&pl->walk, rb_fork, af, &lay,
+					   &p->rb_after, pl->e)))
 		ret = -ENOMEM;
 	for (a = 0; ch && a < pl->m->agcount; a++)
 		free(ch[a]);
@@ -302,7 +307,8 @@ int plan_metrics(struct planner *pl)
 		p->dist_max_after = dist[nd - 1];
 	}
 	p->undo_estimate = live_overwrite(pl);
-	if (readback_model(&pl->walk, NULL, NULL, &p->rb_now, pl->e))
+	if (pl->gain ? plan_gain_now(pl, &p->rb_now) :
+	    readback_model(&pl->walk, NULL, NULL, &p->rb_now, pl->e))
 		goto out;
 	ret = rb_after(pl, &af);
 out:

@@ -392,8 +392,8 @@ bool plan_seg_take(struct agplan *ap, uint32_t len, uint32_t *at)
  * ones before it; the big window, kept last for free space, is left
  * alone here.
  */
-static bool seg_take_near(struct agplan *ap, uint32_t len, uint32_t hint,
-			  uint32_t *at)
+bool plan_seg_take_near(struct agplan *ap, uint32_t len, uint32_t hint,
+			uint32_t *at)
 {
 	size_t lo = 0, hi = ap->nseg ? ap->nseg - 1 : 0, i, n = 0;
 
@@ -880,6 +880,10 @@ int plan_place_all(struct planner *pl, struct agplan *aps)
 		choose_target(g, aps, all + i, j - i, room, have, debt);
 		i = j;
 	}
+	if (pl->stream && plan_lim_near(pl)) {
+		ret = plan_place_near(pl, aps, all, n);
+		goto out;
+	}
 	if (pl->stream) {
 		ret = plan_place_stream(pl, aps, all, n);
 		goto out;
@@ -925,7 +929,7 @@ int plan_place_all(struct planner *pl, struct agplan *aps)
 		if (un->owner_ag == un->target)
 			hint = anchor(&wr[un->target], od_agino_agbno(g,
 					od_ino_agino(g, un->key << 6)), rem[i]);
-		if (seg_take_near(dst, (uint32_t)total, hint, &at)) {
+		if (plan_seg_take_near(dst, (uint32_t)total, hint, &at)) {
 			wroom_take(&wr[un->target], at, (uint32_t)total);
 			for (; i < j && !ret; i++) {
 				struct agplan *s2 = &aps[all[i].agno];

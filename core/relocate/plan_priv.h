@@ -68,6 +68,7 @@ struct planner {
 	struct plim *lim;	/* plan_limits.c; NULL: no limits */
 	struct inoplan *ip;	/* inode renumbering (NULL: inodes stay) */
 	const struct plan_shrink *shr;	/* a shrink (NULL: none) */
+	struct plan_gain *gain;	/* costs by inode (NULL: not) */
 };
 
 /* ---- shrinking (plan_shrink.c): every call a no-op without one ---- */
@@ -144,6 +145,20 @@ struct inoplan {
 int plan_ino_choose(struct planner *pl, enum plan_renumber mode,
 		    bool inode32, const uint8_t *nomove);
 void plan_ino_free(struct inoplan *ip);
+/*
+ * The AG each inode ends up in (plan_inoag.c): ag_of[d] per dense index
+ * (those not in member stay in their own), and each AG's room left, in
+ * 64ths of a block.  par: the directory the walk reaches each inode
+ * through; chunk_ok: per AG and model chunk, the model has all its
+ * in-use inodes; agok: per AG, inodes may go there; per64: an inode's
+ * share of a new chunk, in 64ths of a block.
+ */
+int plan_ino_ags(struct planner *pl, const uint32_t *par,
+		 const uint8_t *member, const uint8_t *nomove,
+		 uint8_t *const *chunk_ok, const uint8_t *agok, bool inode32,
+		 int64_t per64, uint32_t *ag_of, int64_t *room);
+/* The AG block before which a chunk keeps all its numbers below 2^32. */
+uint32_t plan_ino_limit32(const struct od_geo *g, uint32_t agno);
 /* Does model chunk k of AG agno go away (its inodes all move)? */
 bool plan_ino_vacated(const struct planner *pl, uint32_t agno, size_t k);
 /* The AG inode ino_idx (dense) ends up in. */
@@ -187,6 +202,9 @@ struct agplan {
 	bool compact;		/* move everything (second pass) */
 	uint8_t *pinned;	/* per unit: stays where it is */
 	uint32_t bt_at, bt_len;	/* run reserved for the AG btrees */
+	/* blocks the stream stepped over to leave a fork where it is:
+	 * free after the run, but not filled by this plan */
+	struct m_free *hole;	size_t nhole, cap_hole;
 };
 
 /* A unit, named across AGs. */
@@ -206,6 +224,16 @@ int plan_place_all(struct planner *pl, struct agplan *aps);
  * new inode chunks go into the stream right before their members. */
 int plan_place_stream(struct planner *pl, struct agplan *aps,
 		      const struct uref *all, size_t n);
+/* Place near the data read before (plan_near.c): a few chosen files. */
+int plan_place_near(struct planner *pl, struct agplan *aps,
+		    const struct uref *all, size_t n);
+/*
+ * len contiguous blocks from the first window at or after block hint
+ * with room, else the nearest before it (the big window, kept for free
+ * space, last); false if none holds them.
+ */
+bool plan_seg_take_near(struct agplan *ap, uint32_t len, uint32_t hint,
+			uint32_t *at);
 /* Do two units (in placement order) belong to one fork? */
 bool plan_same_fork(const struct agplan *aps, const struct uref *x,
 		    const struct uref *y);
@@ -231,5 +259,67 @@ uint8_t plan_fork_ftype(const struct m_ino *mi, int whichfork);
 
 /* The figures after the run (plan_metrics.c): totals, distances, read-back. */
 int plan_metrics(struct planner *pl);
+
+/* ---- what a plan gains, whole and inode by inode (plan_gain.c) ---- */
+
+/* The least a plan saves, and for each MiB it copies, to be worth it. */
+#define GAIN_HDD_MIN_MS		2.0	/* modelled 7200 rpm read-back, ms */
+#define GAIN_HDD_MS_PER_MIB	1.0
+#define GAIN_SSD_MIN		2	/* SSD requests */
+#define GAIN_SSD_PER_MIB	1.0
+
+/*
+ * Is a change worth it: does it join extents (joined records fewer), or
+ * save hdd seconds and req SSD requests enough for the blocks it copies?
+ */
+bool plan_gain_worth(const struct od_geo *g, double hdd, int64_t req,
+		     uint64_t blocks, int64_t joined);
+
+/* What one inode's moves gain and cost (plan_gain_values). */
+struct plan_gain_val {
+	double hdd;		/* modelled read-back seconds saved */
+	int64_t req;		/* SSD requests saved */
+	uint64_t blocks;	/* blocks its moves copy */
+	int64_t joined;		/* extent records fewer after */
+	bool moved;		/* a fork of it changes */
+};
+
+struct plan_gain;
+int plan_gain_new(size_t ninodes, struct plan_gain **out);
+void plan_gain_free(struct plan_gain *g);
+/* The read-back now, each access put down to its inode (once per model). */
+int plan_gain_now(struct planner *pl, struct rb_fig *f);
+/* The read-back after the plan (readback_model_layout's arguments), the
+ * same way. */
+int plan_gain_after(struct planner *pl, rb_fork_fn fork, void *priv,
+		    const struct rb_layout *lay, struct rb_fig *f);
+/* After plan_gain_after: per inode (dense index), what it gains. */
+int plan_gain_values(struct planner *pl, struct plan_gain_val *val);
+/* Per inode (the model's order, as the dense index): moved, blocks and
+ * joined of what the plan does to its forks (hdd and req zero). */
+void plan_gain_moved(const struct plan *p, struct plan_gain_val *val);
+
+/*
+ * After plan_metrics, for a plan that keeps inode numbers: the AGs whose
+ * moves all stay inside them and are not worth it by themselves (the
+ * read-back after the plan against the same with the AG as it is now),
+ * set in drop (per AG, zeroed by the caller); how many in *ndrop.
+ */
+int plan_gain_ags(struct planner *pl, const struct agplan *aps, bool *drop,
+		  size_t *ndrop);
+
+/* ---- builds for the write budget (plan.c, plan_budget.c) ---- */
+
+/*
+ * One plan keeping inode numbers under the limits o->lim (o->renumber,
+ * o->inode32 and o->max_write are not looked at), judged AG by AG and
+ * whole as plan_build judges such plans, and if val, what each inode
+ * gains.
+ */
+int plan_build_kept(const struct model *m, const struct plan_opts *o,
+		    struct plan_gain_val *val, struct plan *p, struct err *e);
+/* plan_build with o->max_write set. */
+int plan_budget(const struct model *m, const struct plan_opts *o,
+		struct plan *p, struct err *e);
 
 #endif

@@ -5,7 +5,9 @@
  * reader walking the tree reads every AG front to back.
  *
  * - A fork whose blocks already sit where the stream reaches them stays:
- *   nothing to copy (so a second run moves nothing).
+ *   nothing to copy (so a second run moves nothing); so does one that
+ *   sits a little further on in the same window (STAY_SLACK): moving it
+ *   back would only save reading the gap through, and the gap stays free.
  * - A fork that does not fit what is left of a window goes to the next
  *   window that holds it, when the room skipped is no more than the fork
  *   or 1 MiB (a forward gap the reader's drive reads through; the holes
@@ -16,14 +18,23 @@
  * - The AG's largest window keeps the free space: the stream takes from
  *   it only what the windows after it cannot hold, from its front, so the
  *   rest stays one extent.
+ * - Reflinked blocks move as one piece with all their owners and are
+ *   placed with the first owner the walk reaches.  When that piece ends
+ *   a fork, another owner whose data goes on, unshared, right where the
+ *   piece ends (a copy appended to, a source truncated after the copy)
+ *   gets its unshared run placed right after the piece: that owner is
+ *   then contiguous there too, where its walk turn would have left a
+ *   break.
  */
 #include "core/relocate/plan_priv.h"
+#include "core/base/sort.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #define LOOKAHEAD	256	/* windows looked at for one that fits */
 #define WASTE_MIN	(1024u << 10)	/* bytes a fork may always skip */
+#define STAY_SLACK	(64u << 10)	/* bytes a fork may lie past the stream */
 
 struct strm {
 	size_t *ord;		/* ap->seg indices in block order */
@@ -32,6 +43,7 @@ struct strm {
 	bool in_big;		/* has entered the big window */
 	uint64_t big_limit;	/* and may fill it up to this block */
 	uint32_t waste_min;	/* blocks a fork may always skip */
+	uint32_t slack;		/* blocks a fork may lie past the cursor */
 };
 
 static bool is_big(const struct agplan *ap, size_t si)
@@ -114,7 +126,8 @@ static int put(struct agplan *aps, const struct uref *u, size_t nu,
 
 /*
  * Does the fork already lie, in file order and unbroken, at the cursor of
- * the window the stream is in?  Then it stays.
+ * the window the stream is in, or at most st->slack blocks past it (and
+ * within what the stream may fill there)?  Then it stays.
  */
 static bool stays(const struct agplan *aps, const struct uref *u, size_t nu,
 		  const struct agplan *dst, const struct strm *st,
@@ -135,10 +148,33 @@ static bool stays(const struct agplan *aps, const struct uref *u, size_t nu,
 		end += un->len;
 	}
 	sg = &dst->seg[st->ord[st->at]];
-	if (u0->start != sg->cur || end > sg->end)
+	if (u0->start < sg->cur || end > sg->end)
+		return false;
+	if (u0->start > sg->cur && (u0->start - sg->cur > st->slack ||
+				    end - sg->cur > room_at(dst, st, st->at)))
 		return false;
 	*at = u0->start;
 	return true;
+}
+
+/* Blocks [at, at+len) the stream steps over: free after the run. */
+static int add_hole(struct agplan *ap, uint32_t at, uint32_t len)
+{
+	if (!len)
+		return 0;
+	if (ap->nhole == ap->cap_hole) {
+		size_t cap = ap->cap_hole ? 2 * ap->cap_hole : 16;
+		struct m_free *nv = realloc(ap->hole, cap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		ap->hole = nv;
+		ap->cap_hole = cap;
+	}
+	ap->hole[ap->nhole].agbno = at;
+	ap->hole[ap->nhole].len = len;
+	ap->nhole++;
+	return 0;
 }
 
 static void took(struct agplan *dst, struct strm *st, size_t si,
@@ -172,8 +208,12 @@ static int place_fork(struct agplan *aps, const struct uref *u, size_t nu,
 	size_t k, n;
 
 	if (stays(aps, u, nu, dst, st, &at)) {
-		took(dst, st, st->ord[st->at], at, total);
-		return put(aps, u, nu, at);
+		size_t si = st->ord[st->at];
+		int ret = add_hole(dst, dst->seg[si].cur,
+				   at - dst->seg[si].cur);
+
+		took(dst, st, si, at, total);
+		return ret ? ret : put(aps, u, nu, at);
 	}
 	for (k = st->at, n = 0; k < st->nord && n < LOOKAHEAD; k++, n++) {
 		uint64_t room = room_at(dst, st, k);
@@ -308,6 +348,193 @@ static int chunks_before(struct planner *pl, struct agplan *aps,
 	return ret;
 }
 
+/* A fork mapping, found by its owner and file offset (owned tails). */
+struct mref {
+	uint32_t ino_idx;
+	uint8_t fork;
+	uint64_t startoff;
+	uint32_t agno;
+	size_t map;
+};
+
+struct tails {
+	struct mref *v;
+	size_t n;
+	bool built;
+};
+
+static int cmp_mref(const void *a, const void *b)
+{
+	const struct mref *x = a, *y = b;
+
+	if (x->ino_idx != y->ino_idx)
+		return x->ino_idx < y->ino_idx ? -1 : 1;
+	if (x->fork != y->fork)
+		return x->fork < y->fork ? -1 : 1;
+	return x->startoff < y->startoff ? -1 : x->startoff > y->startoff;
+}
+
+static int tails_build(struct tails *t, const struct agplan *aps,
+		       uint32_t agcount)
+{
+	size_t n = 0, i;
+	uint32_t a;
+
+	t->built = true;
+	for (a = 0; a < agcount; a++)
+		n += aps[a].nmap;
+	t->v = malloc((n ? n : 1) * sizeof(*t->v));
+	if (!t->v)
+		return -ENOMEM;
+	for (a = 0; a < agcount; a++)
+		for (i = 0; i < aps[a].nmap; i++) {
+			const struct pmap *pm = &aps[a].map[i];
+
+			t->v[t->n].ino_idx = pm->ino_idx;
+			t->v[t->n].fork = pm->fork;
+			t->v[t->n].startoff = pm->startoff;
+			t->v[t->n].agno = a;
+			t->v[t->n].map = i;
+			t->n++;
+		}
+	sort_any(t->v, t->n, sizeof(*t->v), cmp_mref);
+	return 0;
+}
+
+/* The mapping of (ino_idx, fork) starting at file offset off, or NULL. */
+static const struct mref *tails_find(const struct tails *t, uint32_t ino_idx,
+				     uint8_t fork, uint64_t off)
+{
+	struct mref key = { ino_idx, fork, off, 0, 0 };
+	size_t lo = 0, hi = t->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (cmp_mref(&t->v[mid], &key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < t->n && !cmp_mref(&t->v[lo], &key) ? &t->v[lo] : NULL;
+}
+
+/*
+ * The shared unit last (of AG la) ends where window si of dst has its
+ * cursor: the unshared run of another owner that goes on from where the
+ * unit ends goes there, and what follows it in that owner's file,
+ * unshared, too (only one owner's: the first found).
+ */
+static int owned_tail(struct agplan *aps, uint32_t agcount, struct tails *t,
+		      uint32_t la, const struct unit *last, struct agplan *dst,
+		      size_t si, struct strm *st)
+{
+	const struct agplan *src = &aps[la];
+	size_t first = (size_t)(last - src->unit), i;
+	struct seg *sg = &dst->seg[si];
+	int ret;
+
+	if (!t->built && (ret = tails_build(t, aps, agcount)) != 0)
+		return ret;
+	for (i = 0; i < src->nmap; i++) {
+		const struct pmap *pm = &src->map[i];
+		uint64_t off;
+		bool took_any = false;
+
+		if (pm->unit != first ||
+		    pm->start + pm->len != last->start + last->len)
+			continue;
+		off = pm->startoff + pm->len;
+		for (;;) {
+			const struct mref *r = tails_find(t, pm->ino_idx,
+							  pm->fork, off);
+			struct agplan *oa;
+			struct unit *un;
+			const struct pmap *om;
+
+			if (!r)
+				break;
+			oa = &aps[r->agno];
+			om = &oa->map[r->map];
+			un = &oa->unit[om->unit];
+			if (un->shared || un->npieces || oa->pinned[om->unit] ||
+			    un->target != dst->agno || un->start != om->start ||
+			    un->len != om->len || sg->end - sg->cur < un->len)
+				break;
+			ret = plan_add_piece(oa, un, 0, un->len, sg->cur);
+			if (ret)
+				return ret;
+			took(dst, st, si, sg->cur, un->len);
+			off += un->len;
+			took_any = true;
+		}
+		if (took_any)
+			break;
+	}
+	return 0;
+}
+
+/* After placing a fork that ends with shared unit last, in the stream. */
+static int tail_after(struct agplan *aps, uint32_t agcount, struct tails *t,
+		      uint32_t la, const struct unit *last, struct agplan *dst,
+		      struct strm *st)
+{
+	size_t si;
+
+	if (st->at >= st->nord || !last->npieces)
+		return 0;
+	si = st->ord[st->at];
+	if (aps[la].piece[last->piece0].dst + last->len != dst->seg[si].cur)
+		return 0;	/* placed out of the stream */
+	return owned_tail(aps, agcount, t, la, last, dst, si, st);
+}
+
+/* The window that starts at block b, or nseg. */
+static size_t seg_at(const struct agplan *ap, uint32_t b)
+{
+	size_t lo = 0, hi = ap->nseg ? ap->nseg - 1 : 0;
+
+	if (ap->nseg && ap->seg[ap->nseg - 1].start == b)
+		return ap->nseg - 1;	/* the big one, out of order */
+	while (lo < hi) {	/* segments [0, nseg-1) are in block order */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ap->seg[mid].start < b)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < ap->nseg - 1 && ap->seg[lo].start == b ? lo : ap->nseg;
+}
+
+/*
+ * Shared units that stay where they are: a window that begins where one
+ * ends takes that unit's owned tail first, before the stream fills it.
+ */
+static int tails_of_pinned(struct agplan *aps, uint32_t agcount,
+			   struct tails *t, struct strm *st)
+{
+	uint32_t a;
+	size_t i, k;
+	int ret = 0;
+
+	for (a = 0; a < agcount && !ret; a++) {
+		struct agplan *ap = &aps[a];
+
+		for (i = 0; i < ap->nunit && !ret; i++) {
+			const struct unit *un = &ap->unit[i];
+
+			if (!un->shared || !ap->pinned[i])
+				continue;
+			k = seg_at(ap, un->start + un->len);
+			if (k < ap->nseg && ap->seg[k].cur == ap->seg[k].start)
+				ret = owned_tail(aps, agcount, t, a, un, ap, k,
+						 &st[a]);
+		}
+	}
+	return ret;
+}
+
 /*
  * Pass 2 in stream mode: all[] holds every movable unit in placement
  * order, each with its target AG chosen.
@@ -316,17 +543,24 @@ int plan_place_stream(struct planner *pl, struct agplan *aps,
 		      const struct uref *all, size_t n)
 {
 	const struct od_geo *g = pl->g;
+	struct tails tl = { NULL, 0, false };
+	struct uref *grp;
 	struct strm *st;
 	uint32_t a;
 	size_t i;
 	int ret = 0;
 
 	st = calloc(g->agcount, sizeof(*st));
-	if (!st)
+	grp = malloc((n ? n : 1) * sizeof(*grp));
+	if (!st || !grp) {
+		free(st);
+		free(grp);
 		return -ENOMEM;
+	}
 	for (a = 0; a < g->agcount && !ret; a++) {
 		ret = strm_init(&st[a], &aps[a]);
 		st[a].waste_min = WASTE_MIN >> g->blocklog;
+		st[a].slack = STAY_SLACK >> g->blocklog;
 	}
 	for (i = 0; i < n && !ret; i++) {
 		const struct unit *un = &aps[all[i].agno].unit[all[i].idx];
@@ -341,23 +575,34 @@ int plan_place_stream(struct planner *pl, struct agplan *aps,
 		for (i = 0; i < pl->ip->nch; i++)
 			pl->ip->ch[i].agbno = NOAGBNO;
 	}
+	ret = tails_of_pinned(aps, g->agcount, &tl, st);
 	for (i = 0; i < n && !ret;) {
 		const struct unit *un = &aps[all[i].agno].unit[all[i].idx];
-		uint64_t total = un->len;
-		size_t j = i + 1;
+		uint64_t total = 0;
+		size_t j = i, ng = 0;
 
+		/* the fork's units, but those placed already (owned tails) */
 		while (j < n) {
 			const struct unit *v = &aps[all[j].agno].unit[all[j].idx];
 
 			if (!plan_same_fork(aps, &all[i], &all[j]) ||
 			    v->target != un->target || total + v->len > UINT32_MAX)
 				break;
-			total += v->len;
+			if (!v->npieces) {
+				total += v->len;
+				grp[ng++] = all[j];
+			}
 			j++;
 		}
 		ret = chunks_before(pl, aps, st, un->key2);
-		if (!ret)
-			ret = place_fork(aps, all + i, j - i, total,
+		if (!ret && ng)
+			ret = place_fork(aps, grp, ng, total, &aps[un->target],
+					 &st[un->target]);
+		if (!ret && ng &&
+		    aps[grp[ng - 1].agno].unit[grp[ng - 1].idx].shared)
+			ret = tail_after(aps, g->agcount, &tl, grp[ng - 1].agno,
+					 &aps[grp[ng - 1].agno].unit[
+						grp[ng - 1].idx],
 					 &aps[un->target], &st[un->target]);
 		i = j;
 	}
@@ -366,5 +611,7 @@ int plan_place_stream(struct planner *pl, struct agplan *aps,
 	for (a = 0; a < g->agcount; a++)
 		free(st[a].ord);
 	free(st);
+	free(grp);
+	free(tl.v);
 	return ret;
 }

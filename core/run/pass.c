@@ -134,6 +134,9 @@ int run_one_pass(struct run_ctx *c, const bool *focus, const char *what,
 		goto out;
 	}
 	xo.undo_path = rec.undo;
+	xo.undo_link.pass = rec.n;
+	xo.undo_link.prev = rec.n > 1 ? c->r->pass[c->r->npass - 1].undo :
+			    NULL;
 	xo.fault_after = -1;
 	if (o->fault && o->fault->pass == rec.n) {
 		xo.fault_after = o->fault->after;

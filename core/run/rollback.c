@@ -7,6 +7,7 @@
  * and the undo file stays, for `xfsdefrag undo` once the cause is fixed.
  */
 #include "core/run/run_priv.h"
+#include "core/undo/chain.h"
 #include "core/undo/undo.h"
 
 #include <unistd.h>
@@ -48,7 +49,7 @@ void run_failed_pass(struct run_ctx *c, struct fs *fs,
 	r->failed_pass = true;
 	if (st->writes_done == 0) {
 		r->rollback = RUN_RB_UNTOUCHED;
-		if (!st->undo_created || unlink(undo) == 0)
+		if (!st->undo_created || undo_discard(undo, &e) == 0)
 			run_say(c, RUN_SAY_ERROR, "nothing was written to %s: "
 				"it is unchanged (no undo file is left)",
 				image);
@@ -63,7 +64,7 @@ void run_failed_pass(struct run_ctx *c, struct fs *fs,
 		r->rollback = RUN_RB_DONE;
 		r->rb_blocks = ui.blocksize ? (ui.bytes + ui.blocksize - 1) /
 			       ui.blocksize : 0;
-		unlink(undo);
+		undo_discard(undo, &e);
 		run_say(c, RUN_SAY_ERROR, "rolled back: %s is as it was before "
 			"the run (%llu blocks restored from %s, which is "
 			"removed)", image, (unsigned long long)r->rb_blocks,

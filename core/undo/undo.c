@@ -401,8 +401,7 @@ static uint64_t make_nonce(void)
 	return n;
 }
 
-/* Make the new file's directory entry durable too. */
-static int sync_dir(const char *path)
+int undo_sync_dir(const char *path)
 {
 	char *dir = strdup(path), *slash;
 	int fd, ret = 0;
@@ -425,15 +424,37 @@ static int sync_dir(const char *path)
 	return ret;
 }
 
-static int write_header(struct undo *u, struct err *e)
+/* What the header says of the chain (undo_begin_pass). */
+struct hchain {
+	unsigned pass;
+	uint64_t chain, prev_nonce;
+	uint32_t prev_seal;
+};
+
+/*
+ * The header and record 0, the original of block 0, in one write, then
+ * fsync (and the directory): a file that exists holds both or was cut.
+ */
+static int write_header(struct undo *u, const struct hchain *hc,
+			struct err *e)
 {
 	struct od_undo_hdr h = { 0 };
+	struct od_undo_rec r = { 0 };
 	const struct fs *fs = u->fs;
-	uint8_t *buf = calloc(1, OD_UNDO_HDR_LEN);
+	uint32_t len = u->size < u->bs ? (uint32_t)u->size : u->bs;
+	size_t total = OD_UNDO_HDR_LEN + OD_UNDO_REC_LEN + len;
+	uint8_t *buf = calloc(1, total), *data;
 	int ret;
 
 	if (!buf)
 		return err_set(e, -ENOMEM, "out of memory");
+	data = buf + OD_UNDO_HDR_LEN + OD_UNDO_REC_LEN;
+	ret = img_pread(fs->img, data, len, 0);
+	if (ret) {
+		err_set(e, ret, "%s: reading block 0 failed: %s", fs->path,
+			strerror(-ret));
+		goto out;
+	}
 	h.nonce = u->nonce;
 	memcpy(h.uuid, fs->sb.uuid, 16);
 	memcpy(h.meta_uuid, fs->sb.meta_uuid, 16);
@@ -447,20 +468,84 @@ static int write_header(struct undo *u, struct err *e)
 	h.log_off = u->log_off;
 	h.log_len = u->log_len;
 	h.log_crc = u->log_crc;
+	h.sb_crc = od_undo_crc(data, fs->geo.sectsize);
+	h.pass = hc->pass;
+	h.chain = hc->pass > 1 ? hc->chain : u->nonce;
+	h.prev_nonce = hc->prev_nonce;
+	h.prev_seal = hc->prev_seal;
 	snprintf(h.path, sizeof(h.path), "%s", fs->path);
 	od_undo_hdr_encode(&h, buf);
-	ret = write_all(u->fd, buf, OD_UNDO_HDR_LEN, 0);
+	r.kind = OD_UNDO_DATA;
+	r.len = len;
+	r.dcrc = od_undo_crc(data, len);
+	od_undo_rec_encode(&r, u->nonce, buf + OD_UNDO_HDR_LEN);
+	ret = write_all(u->fd, buf, total, 0);
 	if (ret)
 		err_set(e, ret, "undo file %s: writing the header failed: %s",
 			u->path, strerror(-ret));
 	else if (fsync(u->fd) < 0)
 		ret = err_set(e, -errno, "undo file %s: fsync failed: %s",
 			      u->path, strerror(errno));
-	else if ((ret = sync_dir(u->path)) != 0)
+	else if ((ret = undo_sync_dir(u->path)) != 0)
 		err_set(e, ret, "undo file %s: fsync of its directory failed: "
 			"%s", u->path, strerror(-ret));
+	if (ret)
+		goto out;
+	/* record 0 is journaled and durable: the superblock's mark needs
+	 * no record of its own */
+	ret = bm_set(&u->done, 0, 1);
+	if (ret == 0)
+		ret = rix_add(u, 0, 1, OD_UNDO_HDR_LEN);
+	if (ret) {
+		err_set(e, ret, "out of memory");
+		goto out;
+	}
+	u->end = total;
+	u->seq = 1;
+	u->batch = 1;
+	u->bytes = len;
+out:
 	free(buf);
 	return ret;
+}
+
+/* The file before (pass > 1): finished, and fs as it left it. */
+static int read_prev(struct fs *fs, const struct undo_link *link,
+		     struct hchain *hc, struct err *e)
+{
+	uint32_t ss = fs->geo.sectsize;
+	uint8_t *sb = malloc(ss);
+	struct utail t;
+	int ret;
+
+	if (!sb)
+		return err_set(e, -ENOMEM, "out of memory");
+	ret = undo_tail_read(link->prev, &t, e);
+	if (ret == 0 && (t.version < OD_UNDO_VERSION_CHAIN ||
+			 t.pass != link->pass - 1))
+		ret = err_set(e, -EINVAL, "undo file %s is not pass %u's of "
+			      "this run (its header says pass %u)", link->prev,
+			      link->pass - 1, t.pass);
+	if (ret == 0) {
+		ret = img_pread(fs->img, sb, ss, 0);
+		if (ret)
+			err_set(e, ret, "%s: reading the superblock failed: %s",
+				fs->path, strerror(-ret));
+		else if (od_undo_crc(sb, ss) != t.seal_sb_crc)
+			ret = err_set(e, -ESTALE, "%s is not as pass %u left "
+				      "it (the superblock differs from the one "
+				      "undo file %s names): refusing to begin "
+				      "pass %u", fs->path, link->pass - 1,
+				      link->prev, link->pass);
+	}
+	free(sb);
+	if (ret)
+		return ret;
+	hc->pass = link->pass;
+	hc->chain = t.chain;
+	hc->prev_nonce = t.nonce;
+	hc->prev_seal = t.seal_dcrc;
+	return 0;
 }
 
 static void undo_free(struct undo *u)
@@ -484,6 +569,14 @@ static void undo_free(struct undo *u)
 int undo_begin(struct fs *fs, const char *path, struct undo **out,
 	       struct err *e)
 {
+	return undo_begin_pass(fs, path, NULL, out, e);
+}
+
+int undo_begin_pass(struct fs *fs, const char *path,
+		    const struct undo_link *link, struct undo **out,
+		    struct err *e)
+{
+	struct hchain hc = { 1, 0, 0, 0 };
 	struct undo *u;
 	struct img *layer = NULL;
 	bool created = false;
@@ -493,6 +586,14 @@ int undo_begin(struct fs *fs, const char *path, struct undo **out,
 	if (!fs->img->writable)
 		return err_set(e, -EROFS, "%s: not open for writing; nothing "
 			       "to journal", fs->path);
+	if (link && link->pass > 1 && !link->prev)
+		return err_set(e, -EINVAL, "undo file %s: pass %u needs the "
+			       "undo file of the pass before", path, link->pass);
+	if (link && link->pass > 1) {
+		ret = read_prev(fs, link, &hc, e);
+		if (ret)
+			return ret;
+	}
 	u = calloc(1, sizeof(*u));
 	if (!u)
 		return err_set(e, -ENOMEM, "out of memory");
@@ -534,7 +635,10 @@ int undo_begin(struct fs *fs, const char *path, struct undo **out,
 		goto fail;
 	}
 	created = true;
-	ret = write_header(u, e);
+	ret = write_header(u, &hc, e);
+	/* durable: now the file before may name it (before any write) */
+	if (ret == 0 && hc.pass > 1)
+		ret = undo_link_put(link->prev, u->nonce, hc.pass, e);
 	if (ret)
 		goto fail;
 	layer->ops = &undo_ops;
@@ -547,7 +651,13 @@ int undo_begin(struct fs *fs, const char *path, struct undo **out,
 	*out = u;
 	return 0;
 fail:
-	/* no image write happened: a half-made journal is worth nothing */
+	/* no image write happened: a half-made journal is worth nothing
+	 * (and the file before must not name it) */
+	if (created && hc.pass > 1) {
+		struct err ignore = { 0 };
+
+		undo_link_drop(link->prev, u->nonce, &ignore);
+	}
 	if (created)
 		unlink(path);
 	free(layer);

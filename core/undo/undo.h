@@ -48,13 +48,29 @@
 struct undo;
 
 /*
- * Create journal file path (must not exist: O_EXCL) for fs, write and
- * fsync its header (and its directory), and stack the journaling layer on
- * fs->img (the fs then writes through it).  fs must be open read-write.
- * Call undo_end before fs_close.
+ * Create journal file path (must not exist: O_EXCL) for fs, write its
+ * header and the original of block 0 (the first block the run writes,
+ * for the superblock's mark) in one write, fsync it (and its directory),
+ * and stack the journaling layer on fs->img (the fs then writes through
+ * it).  fs must be open read-write.  Call undo_end before fs_close.
  */
 int undo_begin(struct fs *fs, const char *path, struct undo **out,
 	       struct err *e);
+/*
+ * The same for pass link->pass of a run in passes (chain.h): link->prev
+ * is the file of the pass before (pass > 1), complete, and fs must be as
+ * that pass left it (the superblock its seal names).  The new file names
+ * its pass and the file before; once it is durable, a link record naming
+ * it is appended to the file before and synced, before any image write.
+ * link NULL, or pass 1: as undo_begin.
+ */
+struct undo_link {
+	unsigned pass;		/* from 1 */
+	const char *prev;	/* pass - 1's undo file (pass > 1) */
+};
+int undo_begin_pass(struct fs *fs, const char *path,
+		    const struct undo_link *link, struct undo **out,
+		    struct err *e);
 /*
  * Blocks [linblock, linblock+len) (linear block numbers) were free when
  * the run began: writes there need no journal record, and undo leaves
@@ -138,6 +154,16 @@ enum undo_state {
 	UNDO_COMPLETE,		/* end record: the run finished */
 };
 
+/* Where undo found the filesystem, by a file (undo_chain_undo). */
+enum undo_found {
+	UNDO_FOUND_NONE,	/* not checked (an earlier file failed) */
+	UNDO_FOUND_END,		/* as the run (pass) left it */
+	UNDO_FOUND_START,	/* as before it: never written, or undone */
+	UNDO_FOUND_MIDWAY,	/* an undo of it was interrupted */
+	UNDO_FOUND_RUN,		/* the run was interrupted while writing */
+	UNDO_FOUND_DONE,	/* undone by an earlier undo of the chain */
+};
+
 /* What undo_check learned about a journal. */
 struct undo_info {
 	uint8_t uuid[16];
@@ -159,6 +185,11 @@ struct undo_info {
 	uint64_t copies;	/* of those, reused since: undo copies back */
 	bool log_checked;	/* the log's crc was in the header */
 	bool undo_begun;	/* the superblock carries this file's undo mark */
+	/* v3: its pass (0 before), and the next pass's file began */
+	unsigned pass;
+	bool has_next;
+	enum undo_found found;	/* where the filesystem is, by this file */
+	bool present;		/* the file exists (chains) */
 };
 
 /*
@@ -192,8 +223,10 @@ int undo_check_each(const char *path, struct fs *fs, struct undo_info *info,
  * Verify as undo_check, then restore (fs must be open read-write): mark
  * the superblock (NEEDSREPAIR and this file's undo mark), copy back the
  * vacated blocks reused since, write every record's original bytes but
- * the superblock's, and last the original superblock, with an fsync after
- * each step.  Idempotent, and again after an interrupted undo.
+ * the superblock's, read them back, and last the original superblock,
+ * with an fsync after each step.  Again after an interrupted undo, it
+ * finishes; once the filesystem is as before, it writes nothing.  The
+ * file alone, whatever its pass (chain.h undoes a run in passes).
  */
 int undo_apply(const char *path, struct fs *fs, struct undo_info *info,
 	       struct err *e);

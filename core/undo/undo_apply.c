@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Rolling a run back from its undo file: undo_check (read-only) and
- * undo_apply, after undo_scan.c has read the file and undo_verify.c has
- * found the filesystem as the run left it; and opening an image whose
- * primary superblock the run overwrote (undo_open_fs).
+ * Rolling a run back from its undo file: the steps of a restore (the
+ * order is chain_apply.c's), undo_check and undo_apply for one file, and
+ * opening an image whose primary superblock the run overwrote
+ * (undo_open_fs).
  *
  * The restore is ordered so that an interrupted undo can be run again
  * and a filesystem it left is never taken for something else: first the
@@ -13,7 +13,7 @@
  * but the superblock's, and last the original superblock; an fsync after
  * each step.
  */
-#include "core/undo/undo_scan.h"
+#include "core/undo/chain_priv.h"
 #include "core/base/probe.h"
 #include "ondisk/be.h"
 #include "ondisk/crc32c.h"
@@ -23,30 +23,55 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static void fill_info(const struct scan *s, const struct uverify *v,
-		      struct undo_info *info)
+void undo_fill_info(const struct scan *s, const struct uverify *v,
+		    struct undo_info *info)
 {
 	scan_fill_info(s, info);
 	info->proof_blocks = v->proof_blocks;
 	info->move_blocks = v->move_blocks;
 	info->copies = v->copy_blocks;
 	info->undo_begun = v->undo_begun;
+	info->pass = s->h.pass;
+	info->has_next = s->has_next;
+}
+
+/* One file alone through the chain's undo (check: write nothing). */
+static int one_file(const char *path, struct fs *fs, bool check,
+		    struct undo_info *info, undo_each_fn each, void *priv,
+		    struct err *e)
+{
+	struct undo_chain_opts o = { 0 };
+	struct undo_chain_result r;
+	int ret;
+
+	o.check = check;
+	o.alone = true;
+	o.each = each;
+	o.each_priv = priv;
+	ret = undo_chain_undo(path, fs, &o, &r, e);
+	memset(info, 0, sizeof(*info));
+	if (r.info)
+		*info = r.info[1];
+	undo_chain_result_free(&r);
+	return ret;
 }
 
 int undo_check_each(const char *path, struct fs *fs, struct undo_info *info,
 		    undo_each_fn each, void *priv, struct err *e)
 {
-	struct uverify v = { 0 };
 	struct scan s;
-	int ret = scan_all(&s, path, fs, each, priv, e);
+	int ret;
 
+	if (fs)
+		return one_file(path, fs, true, info, each, priv, e);
+	/* the file alone, no filesystem to hold it against */
+	ret = scan_all(&s, path, NULL, each, priv, e);
 	memset(info, 0, sizeof(*info));
-	if (ret == 0 && fs)
-		ret = undo_verify(&s, fs, &v, e);
-	/* what the file holds, also when the filesystem moved on */
-	if (ret == 0 || ret == -ESTALE || ret == -EPROTO)
-		fill_info(&s, &v, info);
-	undo_verify_free(&v);
+	if (ret == 0) {
+		struct uverify v = { 0 };
+
+		undo_fill_info(&s, &v, info);
+	}
 	scan_free(&s);
 	return ret;
 }
@@ -55,6 +80,12 @@ int undo_check(const char *path, struct fs *fs, struct undo_info *info,
 	       struct err *e)
 {
 	return undo_check_each(path, fs, info, NULL, NULL, e);
+}
+
+int undo_apply(const char *path, struct fs *fs, struct undo_info *info,
+	       struct err *e)
+{
+	return one_file(path, fs, false, info, NULL, NULL, e);
 }
 
 static int flush(struct fs *fs, struct err *e)
@@ -80,9 +111,16 @@ static int put(struct fs *fs, const void *buf, size_t len, uint64_t off,
 	return ret;
 }
 
-/* The original superblock with NEEDSREPAIR and this file's undo mark. */
-static int write_mark(struct scan *s, struct fs *fs, const uint8_t *orig,
-		      struct err *e)
+int undo_put_sb(struct fs *fs, const uint8_t *sector, struct err *e)
+{
+	int ret = put(fs, sector, fs->geo.sectsize, 0, e);
+
+	return ret ? ret : flush(fs, e);
+}
+
+/* The original superblock with NEEDSREPAIR and file nonce's undo mark. */
+int undo_write_mark(struct fs *fs, const uint8_t *orig, uint64_t nonce,
+		    struct err *e)
 {
 	uint32_t ss = fs->geo.sectsize;
 	uint8_t *mk = malloc(ss);
@@ -91,19 +129,17 @@ static int write_mark(struct scan *s, struct fs *fs, const uint8_t *orig,
 	if (!mk)
 		return err_set(e, -ENOMEM, "out of memory");
 	memcpy(mk, orig, ss);
-	od_undo_mark_put(mk, OD_UNDO_MARK_BY_UNDO, s->h.nonce);
+	od_undo_mark_put(mk, OD_UNDO_MARK_BY_UNDO, nonce);
 	if (od_sb_is_v5(&fs->sb))
 		od_sb_set_needsrepair(mk, ss, true);
-	ret = put(fs, mk, ss, 0, e);
-	if (ret == 0)
-		ret = flush(fs, e);
+	ret = undo_put_sb(fs, mk, e);
 	free(mk);
 	return ret;
 }
 
 /* Vacated blocks reused since: their copies hold the originals. */
-static int write_copies(struct scan *s, struct fs *fs,
-			const struct uverify *v, struct err *e)
+int undo_write_copies(struct scan *s, struct fs *fs, const struct uverify *v,
+		      struct err *e)
 {
 	unsigned bl = fs->geo.blocklog;
 	uint64_t per = (4u << 20) >> bl;
@@ -135,8 +171,8 @@ static int write_copies(struct scan *s, struct fs *fs,
 }
 
 /* Every record's originals, the superblock sector left for last. */
-static int write_records(struct scan *s, struct fs *fs, bool skip_sb,
-			 struct err *e)
+int undo_write_records(struct scan *s, struct fs *fs, bool skip_sb,
+		       struct err *e)
 {
 	uint32_t ss = fs->geo.sectsize;
 	size_t i;
@@ -163,7 +199,7 @@ static int write_records(struct scan *s, struct fs *fs, bool skip_sb,
 }
 
 /* An image file a shrink cut short: back to its size, before any write. */
-static int extend(struct scan *s, struct fs *fs, struct err *e)
+int undo_extend(struct scan *s, struct fs *fs, struct err *e)
 {
 	struct stat st;
 	int ret;
@@ -178,38 +214,6 @@ static int extend(struct scan *s, struct fs *fs, struct err *e)
 		err_set(e, ret, "%s: extending the file to %llu bytes failed: "
 			"%s; run undo again", fs->path,
 			(unsigned long long)s->h.image_size, strerror(-ret));
-	return ret;
-}
-
-int undo_apply(const char *path, struct fs *fs, struct undo_info *info,
-	       struct err *e)
-{
-	struct uverify v = { 0 };
-	struct scan s;
-	int ret = scan_all(&s, path, fs, NULL, NULL, e);
-
-	memset(info, 0, sizeof(*info));
-	if (ret == 0)
-		ret = undo_verify(&s, fs, &v, e);
-	if (ret == 0 && !fs->img->writable)
-		ret = err_set(e, -EROFS, "%s: not open for writing", fs->path);
-	if (ret == 0)
-		ret = extend(&s, fs, e);
-	if (ret == 0 && v.orig_sb)
-		ret = write_mark(&s, fs, v.orig_sb, e);
-	if (ret == 0)
-		ret = write_copies(&s, fs, &v, e);
-	if (ret == 0)
-		ret = write_records(&s, fs, v.orig_sb != NULL, e);
-	if (ret == 0 && v.orig_sb) {
-		ret = put(fs, v.orig_sb, fs->geo.sectsize, 0, e);
-		if (ret == 0)
-			ret = flush(fs, e);
-	}
-	if (ret == 0)
-		fill_info(&s, &v, info);
-	undo_verify_free(&v);
-	scan_free(&s);
 	return ret;
 }
 

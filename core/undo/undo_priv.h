@@ -117,5 +117,27 @@ int undo_append_meta(struct undo *u, enum od_undo_kind kind,
 /* Note a successful write of [off, off+len) for the proof. */
 int undo_note_written(struct undo *u, const uint8_t *buf, uint64_t off,
 		      uint64_t len);
+/* fsync the directory holding path (its new or removed entry). */
+int undo_sync_dir(const char *path);
+
+/* The end of a finished undo file (chain_link.c), read from its end. */
+struct utail {
+	uint64_t fsize;
+	uint64_t nonce, chain;
+	uint32_t pass, version;
+	uint64_t end_at;	/* the byte after its end record */
+	uint32_t seal_dcrc;	/* its seal record's data crc */
+	uint32_t seal_sb_crc;	/* the superblock it left */
+	bool has_next;		/* a link record follows */
+	struct od_undo_next next;
+};
+/* 0, or -EFSCORRUPTED (no end record, no seal before it) in e. */
+int undo_tail_read(const char *path, struct utail *t, struct err *e);
+/* Append (in place of any) the link record naming the next pass's file;
+ * fsync. */
+int undo_link_put(const char *path, uint64_t next_nonce, unsigned next_pass,
+		  struct err *e);
+/* Drop the link record, if it names only (0: whichever); fsync. */
+int undo_link_drop(const char *path, uint64_t only, struct err *e);
 
 #endif

@@ -19,7 +19,10 @@
  * Order: data records, then (version 2) the run's proof and move records
  * and one seal, then the end record.  A seal whose own batch lost a proof
  * record is no seal (undo_verify counts them): the run's last writes
- * wait for it to be durable.
+ * wait for it to be durable.  Version 3: record 0 is the original of
+ * block 0, written with the header (a file without it was cut short),
+ * and a link record may follow the end record: the next pass's file
+ * began (chain.c).  A torn link is none: the next pass had not written.
  */
 #include "core/undo/undo_scan.h"
 #include "core/base/sort.h"
@@ -219,6 +222,15 @@ static int keep(struct scan *s, const struct od_undo_rec *r, uint64_t pos,
 	if (r->kind != OD_UNDO_DATA && s->h.version < 2)
 		return scan_damaged(s, e, pos, "a version 1 file holds a "
 				    "version 2 record");
+	if (r->kind == OD_UNDO_NEXT)
+		return scan_damaged(s, e, pos, "a link record before the end "
+				    "record");
+	if (r->seq == 0 && s->h.version >= OD_UNDO_VERSION_CHAIN &&
+	    (r->kind != OD_UNDO_DATA || r->off != 0 ||
+	     r->len < (s->h.image_size < s->h.blocksize ? s->h.image_size :
+		       s->h.blocksize)))
+		return scan_damaged(s, e, pos, "its first record is not the "
+				    "original of block 0");
 	switch (r->kind) {
 	case OD_UNDO_DATA:
 		ret = push_to(&s->v, &s->n, &s->cap, &u, e);
@@ -231,6 +243,7 @@ static int keep(struct scan *s, const struct od_undo_rec *r, uint64_t pos,
 		if (od_undo_seal_decode(s->buf, r->len, &s->seal) != OD_OK)
 			return scan_damaged(s, e, pos, "the seal record has bad "
 					    "fields");
+		s->seal_dcrc = r->dcrc;
 		if (s->seal.data_bytes != s->bytes)
 			return scan_damaged(s, e, pos, "the seal does not count "
 					    "the bytes journaled");
@@ -347,6 +360,35 @@ static int scan_tail(struct scan *s, uint64_t pos, uint64_t k0,
 	return 0;
 }
 
+/*
+ * What follows the end record of a v3 file (at pos): nothing, or a link
+ * record ending the file.  Bytes that are no valid link are a torn one
+ * (next_torn), ignored; a valid link followed by more is damage.
+ */
+static int scan_link(struct scan *s, uint64_t pos, uint64_t seq,
+		     struct err *e)
+{
+	struct od_undo_rec r;
+	int rc;
+
+	if (pos == s->fsize)
+		return 0;
+	rc = read_rec(s, pos, &r, e);
+	if (rc < 0)
+		return rc;
+	if (rc > 0 || r.kind != OD_UNDO_NEXT || r.seq != seq ||
+	    od_undo_next_decode(s->buf, r.len, &s->next) != OD_OK) {
+		s->next_torn = true;
+		memset(&s->next, 0, sizeof(s->next));
+		return 0;
+	}
+	if (pos + OD_UNDO_REC_LEN + r.len != s->fsize)
+		return scan_damaged(s, e, pos + OD_UNDO_REC_LEN + r.len,
+				    "data follows the link record");
+	s->has_next = true;
+	return 0;
+}
+
 static int scan_records(struct scan *s, struct err *e)
 {
 	struct od_undo_rec r;
@@ -366,16 +408,22 @@ static int scan_records(struct scan *s, struct err *e)
 			break;
 		}
 		if (r.end) {
+			bool linked = s->h.version >= OD_UNDO_VERSION_CHAIN;
+
 			if (r.off != s->bytes)
 				rc = scan_damaged(s, e, pos, "the end record does "
 					     "not count the bytes journaled");
-			else if (pos + OD_UNDO_REC_LEN != s->fsize)
+			else if (!linked && pos + OD_UNDO_REC_LEN != s->fsize)
 				rc = scan_damaged(s, e, pos, "data follows the end "
 					     "record");
 			else if (s->h.version >= 2 && !s->sealed)
 				rc = scan_damaged(s, e, pos, "the end record has "
 					     "no seal before it");
+			else if (linked)
+				rc = scan_link(s, pos + OD_UNDO_REC_LEN,
+					       r.seq + 1, e);
 			s->complete = rc == 0;
+			s->end_at = pos + OD_UNDO_REC_LEN;
 			break;
 		}
 		rc = keep(s, &r, pos, e);

@@ -33,6 +33,11 @@ struct scan {
 	bool complete;		/* an end record */
 	bool sealed;		/* a seal record (its counts checked later) */
 	struct od_undo_seal seal;
+	uint32_t seal_dcrc;	/* its data's crc: the file's identity in a chain */
+	uint64_t end_at;	/* complete: the byte after the end record */
+	bool has_next;		/* v3: a link record after the end record */
+	bool next_torn;		/* v3: bytes after the end record, no link */
+	struct od_undo_next next;
 	uint8_t *buf;		/* record data */
 	size_t buflen;
 	undo_each_fn each;	/* may be NULL */
@@ -66,17 +71,78 @@ struct ucopy {
 	uint64_t x, y, n;	/* blocks [x, x+n) get the bytes at [y, y+n) */
 };
 
+/* A proof record's run: blocks [b, b+n), their crcs at crc[c0 ..]. */
+struct prun {
+	uint64_t b;
+	uint32_t n;
+	size_t c0;
+};
+
+/* The proof and move records of a file. */
+struct uproof {
+	struct prun *run;
+	size_t nrun, caprun;
+	uint32_t *crc;
+	size_t ncrc, capcrc;
+	struct ucopy *mv;	/* the move entries, as recorded */
+	size_t nmv, capmv;
+};
+
+/* Where the file's run is, by the filesystem (a view of it). */
+enum uv_where {
+	UV_NONE,
+	UV_AT_END,	/* as the run left it (sealed) */
+	UV_AT_START,	/* as before the run: never written, or undone */
+	UV_MIDWAY,	/* an undo of this file had begun (its mark) */
+	UV_RUN,		/* the run was interrupted (its mark) */
+};
+
+/* UV_TOP: any state a file alone may be found in; UV_END: as left. */
+enum uv_mode { UV_TOP, UV_END };
+
 struct uverify {
 	uint8_t *orig_sb;	/* the original superblock sector, or NULL */
 	bool undo_begun;	/* it carries this file's undo mark */
-	struct ucopy *cp;
+	enum uv_where where;
+	struct ucopy *cp;	/* the vacated blocks to copy back */
 	size_t ncp, capcp;
 	uint64_t copy_blocks;
 	uint64_t proof_blocks, move_blocks;
+	struct uproof p;
 };
 
-int undo_verify(struct scan *s, struct fs *fs, struct uverify *v,
+/* The log's crc now: computed once for the files of a chain. */
+struct ulog {
+	uint64_t off, len;
+	uint32_t crc;
+	bool have;
+};
+
+/*
+ * Check s against fs as seen through view (NULL: the image): fills v;
+ * log may be NULL.  0, or the refusal in e (nothing was written).
+ */
+int undo_verify(struct scan *s, struct fs *fs, struct img *view,
+		enum uv_mode mode, struct ulog *log, struct uverify *v,
 		struct err *e);
 void undo_verify_free(struct uverify *v);
+
+/* Read s's proof and move records (a seal they do not add up to, from a
+ * torn batch, is no seal: s->sealed cleared). */
+int undo_proof_load(struct scan *s, uint64_t nblocks, struct uproof *p,
+		    struct err *e);
+void undo_proof_free(struct uproof *p);
+/* Index into p->crc of block b, or SIZE_MAX. */
+size_t undo_proof_at(const struct uproof *p, uint64_t b);
+
+#define UNDO_NFIRST	4
+struct bitmap;
+int undo_cmp_records(struct scan *s, const struct uproof *p, struct fs *fs,
+		     struct img *im, struct bitmap *covered, bool skip_sb,
+		     uint64_t *differ, uint64_t *first, int *nfirst,
+		     struct err *e);
+/* "ag A block B (the agf), ..." for the first n of first[]. */
+void undo_name_blocks(const struct fs *fs, const uint64_t *first, int n,
+		      char *out, size_t len);
 
 #endif

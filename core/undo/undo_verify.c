@@ -18,9 +18,17 @@
  *     the copy still holds the original (undo copies it back).
  *
  * An undo that was itself interrupted leaves the superblock with this
- * file's undo mark; then (or once it is back to the original) every
- * journaled block may hold its original as well as the run's bytes.
+ * file's undo mark; then every journaled block may hold its original as
+ * well as the run's bytes.  A superblock without any mark that is the
+ * original is a filesystem the run never wrote, or whose undo finished:
+ * then every block the file holds must hold its original (at start).
+ * Neither, with no mark and no seal, is a file cut short (its run
+ * finished) or a superblock rewritten since.
+ *
+ * The state is read from a view: the image itself, or (chain.c) the
+ * image as undoing the later passes of a run in passes would leave it.
  */
+#include "core/undo/undo_priv.h"
 #include "core/undo/undo_scan.h"
 #include "ondisk/be.h"
 #include "ondisk/crc32c.h"
@@ -31,39 +39,28 @@
 #include <string.h>
 
 #define CHUNK		(1u << 20)
-#define NFIRST		4
+#define NFIRST		UNDO_NFIRST
 
 enum sbstate { SB_ORIG, SB_FINAL, SB_RUN, SB_UNDO, SB_FOREIGN, SB_OTHER };
-
-/* Blocks [b, b+n) of the proof; their crcs at crc[c0 ..]. */
-struct prun {
-	uint64_t b;
-	uint32_t n;
-	size_t c0;
-};
 
 enum { ST_CHANGED, ST_FINAL, ST_ORIG };
 
 struct vctx {
 	struct scan *s;
 	struct fs *fs;
+	struct img *im;		/* where the state is read */
 	struct uverify *v;
+	struct uproof *p;
 	struct err *e;
 	uint32_t bs, ss;
 	unsigned blocklog;
 	uint64_t nblocks;
-	struct prun *run;
-	size_t nrun, caprun;
-	uint32_t *crc;
-	size_t ncrc, capcrc;
 	uint8_t *state;		/* per proof block: ST_* */
-	struct ucopy *mv;	/* the move records' entries */
-	size_t nmv, capmv;
 	bool tolerant;		/* an undo of this file has begun */
 	uint64_t changed, lost;
 	uint64_t first[NFIRST];
 	int nfirst;
-	uint8_t *buf;		/* CHUNK bytes */
+	uint8_t *buf;		/* CHUNK bytes and a spare block */
 };
 
 static int grow(void **v, size_t *cap, size_t need, size_t size)
@@ -83,111 +80,120 @@ static int grow(void **v, size_t *cap, size_t need, size_t size)
 	return 0;
 }
 
-static int nomem(struct vctx *c)
+static int nomem(struct err *e)
 {
-	return err_set(c->e, -ENOMEM, "out of memory");
+	return err_set(e, -ENOMEM, "out of memory");
 }
 
-static int parse_proof(struct vctx *c, const struct urec *r, const uint8_t *d)
+static int parse_proof(struct scan *s, struct uproof *p, uint64_t nblocks,
+		       const struct urec *r, const uint8_t *d, struct err *e)
 {
-	uint32_t p = 0;
+	uint32_t at = 0;
 
-	while (p < r->len) {
+	while (at < r->len) {
 		uint64_t b;
 		uint32_t n, i;
 
-		if (r->len - p < OD_UNDO_PRF_RUNHDR)
-			return scan_damaged(c->s, c->e, r->pos, "a proof record "
-					    "ends inside a run");
-		od_undo_prf_run_decode(d + p, &b, &n);
-		p += OD_UNDO_PRF_RUNHDR;
-		if (n == 0 || (r->len - p) / 4 < n || b > c->nblocks ||
-		    n > c->nblocks - b ||
-		    (c->nrun && b < c->run[c->nrun - 1].b +
-		     c->run[c->nrun - 1].n))
-			return scan_damaged(c->s, c->e, r->pos, "a proof record "
-					    "has a run out of place");
-		if (grow((void **)&c->run, &c->caprun, c->nrun + 1,
-			 sizeof(*c->run)) ||
-		    grow((void **)&c->crc, &c->capcrc, c->ncrc + n,
-			 sizeof(*c->crc)))
-			return nomem(c);
-		c->run[c->nrun++] = (struct prun){ b, n, c->ncrc };
-		for (i = 0; i < n; i++, p += 4)
-			c->crc[c->ncrc++] = od_undo_prf_crc_get(d + p);
+		if (r->len - at < OD_UNDO_PRF_RUNHDR)
+			return scan_damaged(s, e, r->pos, "a proof record ends "
+					    "inside a run");
+		od_undo_prf_run_decode(d + at, &b, &n);
+		at += OD_UNDO_PRF_RUNHDR;
+		if (n == 0 || (r->len - at) / 4 < n || b > nblocks ||
+		    n > nblocks - b ||
+		    (p->nrun && b < p->run[p->nrun - 1].b +
+		     p->run[p->nrun - 1].n))
+			return scan_damaged(s, e, r->pos, "a proof record has a "
+					    "run out of place");
+		if (grow((void **)&p->run, &p->caprun, p->nrun + 1,
+			 sizeof(*p->run)) ||
+		    grow((void **)&p->crc, &p->capcrc, p->ncrc + n,
+			 sizeof(*p->crc)))
+			return nomem(e);
+		p->run[p->nrun++] = (struct prun){ b, n, p->ncrc };
+		for (i = 0; i < n; i++, at += 4)
+			p->crc[p->ncrc++] = od_undo_prf_crc_get(d + at);
 	}
 	return 0;
 }
 
-static int parse_moves(struct vctx *c, const struct urec *r, const uint8_t *d)
+static int parse_moves(struct scan *s, struct uproof *p, uint64_t nblocks,
+		       const struct urec *r, const uint8_t *d, struct err *e)
 {
-	uint32_t p;
+	uint32_t at;
 
 	if (r->len % OD_UNDO_MOV_ENT)
-		return scan_damaged(c->s, c->e, r->pos, "a move record has a "
-				    "bad length");
-	for (p = 0; p < r->len; p += OD_UNDO_MOV_ENT) {
+		return scan_damaged(s, e, r->pos, "a move record has a bad "
+				    "length");
+	for (at = 0; at < r->len; at += OD_UNDO_MOV_ENT) {
 		struct od_undo_move mv;
 
-		od_undo_move_decode(d + p, &mv);
-		if (mv.n == 0 || mv.x > c->nblocks || mv.n > c->nblocks - mv.x ||
-		    mv.y > c->nblocks || mv.n > c->nblocks - mv.y)
-			return scan_damaged(c->s, c->e, r->pos, "a move record "
-					    "lies outside the image");
-		if (grow((void **)&c->mv, &c->capmv, c->nmv + 1,
-			 sizeof(*c->mv)))
-			return nomem(c);
-		c->mv[c->nmv++] = (struct ucopy){ mv.x, mv.y, mv.n };
+		od_undo_move_decode(d + at, &mv);
+		if (mv.n == 0 || mv.x > nblocks || mv.n > nblocks - mv.x ||
+		    mv.y > nblocks || mv.n > nblocks - mv.y)
+			return scan_damaged(s, e, r->pos, "a move record lies "
+					    "outside the image");
+		if (grow((void **)&p->mv, &p->capmv, p->nmv + 1,
+			 sizeof(*p->mv)))
+			return nomem(e);
+		p->mv[p->nmv++] = (struct ucopy){ mv.x, mv.y, mv.n };
 	}
 	return 0;
 }
 
-/* Read the proof and move records; a seal they do not add up to is none. */
-static int load(struct vctx *c)
+void undo_proof_free(struct uproof *p)
 {
-	struct scan *s = c->s;
+	free(p->run);
+	free(p->crc);
+	free(p->mv);
+	memset(p, 0, sizeof(*p));
+}
+
+int undo_proof_load(struct scan *s, uint64_t nblocks, struct uproof *p,
+		    struct err *e)
+{
 	uint64_t moved = 0;
 	size_t i;
 	int ret = 0;
 
+	memset(p, 0, sizeof(*p));
 	for (i = 0; i < s->nm && !ret; i++) {
 		const struct urec *r = &s->m[i];
 
-		ret = scan_data_buf(s, r->len, c->e);
+		ret = scan_data_buf(s, r->len, e);
 		if (ret == 0)
 			ret = scan_read_at(s, s->buf, r->len,
-					   r->pos + OD_UNDO_REC_LEN, c->e);
+					   r->pos + OD_UNDO_REC_LEN, e);
 		if (ret == 0 && od_undo_crc(s->buf, r->len) != r->dcrc)
-			ret = err_set(c->e, -EFSBADCRC, "undo file %s: record "
+			ret = err_set(e, -EFSBADCRC, "undo file %s: record "
 				      "%llu changed while being read", s->path,
 				      (unsigned long long)r->seq);
 		if (ret == 0 && r->kind == OD_UNDO_PROOF)
-			ret = parse_proof(c, r, s->buf);
+			ret = parse_proof(s, p, nblocks, r, s->buf, e);
 		else if (ret == 0 && r->kind == OD_UNDO_MOVES)
-			ret = parse_moves(c, r, s->buf);
+			ret = parse_moves(s, p, nblocks, r, s->buf, e);
 	}
-	for (i = 0; i < c->nmv; i++)
-		moved += c->mv[i].n;
+	for (i = 0; i < p->nmv; i++)
+		moved += p->mv[i].n;
 	if (ret || !s->sealed ||
-	    (c->ncrc == s->seal.proof_blocks && moved == s->seal.move_blocks))
+	    (p->ncrc == s->seal.proof_blocks && moved == s->seal.move_blocks))
 		return ret;
 	if (s->complete)
-		return scan_damaged(c->s, c->e, s->m[s->nm - 1].pos, "the proof "
+		return scan_damaged(s, e, s->m[s->nm - 1].pos, "the proof "
 				    "records do not add up to the seal");
 	/* a proof record of the seal's batch was torn: no seal */
 	s->sealed = false;
-	c->nrun = c->ncrc = c->nmv = 0;
+	p->nrun = p->ncrc = p->nmv = 0;
 	return 0;
 }
 
-/* Index into crc/state of proof block b, or SIZE_MAX. */
-static size_t proof_at(const struct vctx *c, uint64_t b)
+size_t undo_proof_at(const struct uproof *p, uint64_t b)
 {
-	size_t lo = 0, hi = c->nrun;
+	size_t lo = 0, hi = p->nrun;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		const struct prun *r = &c->run[mid];
+		const struct prun *r = &p->run[mid];
 
 		if (b < r->b)
 			hi = mid;
@@ -200,14 +206,15 @@ static size_t proof_at(const struct vctx *c, uint64_t b)
 }
 
 /* The data record holding image block b, or NULL. */
-static const struct urec *record_of(const struct vctx *c, uint64_t b)
+static const struct urec *record_of(const struct scan *s, unsigned blocklog,
+				    uint64_t b)
 {
-	uint64_t off = b << c->blocklog;
-	size_t lo = 0, hi = c->s->n;
+	uint64_t off = b << blocklog;
+	size_t lo = 0, hi = s->n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		const struct urec *r = &c->s->v[mid];
+		const struct urec *r = &s->v[mid];
 
 		if (off < r->off)
 			hi = mid;
@@ -220,28 +227,29 @@ static const struct urec *record_of(const struct vctx *c, uint64_t b)
 }
 
 /* crc of one block's bytes (len of them; block 0 without sector 0). */
-static uint32_t blk_crc(const struct vctx *c, uint64_t b, uint8_t *p,
+static uint32_t blk_crc(uint32_t bs, uint32_t ss, uint64_t b, uint8_t *p,
 			size_t len)
 {
 	if (b == 0)
-		memset(p, 0, c->ss < len ? c->ss : len);
-	if (len < c->bs)
-		memset(p + len, 0, c->bs - len);
-	return od_undo_crc(p, c->bs);
+		memset(p, 0, ss < len ? ss : len);
+	if (len < bs)
+		memset(p + len, 0, bs - len);
+	return od_undo_crc(p, bs);
 }
 
 /* Bytes of image block b (the last one may be partial). */
-static size_t blk_len(const struct vctx *c, uint64_t b)
+static size_t blk_len(uint64_t size, uint32_t bs, unsigned blocklog,
+		      uint64_t b)
 {
-	uint64_t off = b << c->blocklog, size = c->fs->img->size;
+	uint64_t off = b << blocklog;
 
-	return size - off < c->bs ? (size_t)(size - off) : c->bs;
+	return size - off < bs ? (size_t)(size - off) : bs;
 }
 
 /* crc of the original of block b from its record (journaled: true). */
 static int orig_crc(struct vctx *c, uint64_t b, uint32_t *crc, bool *have)
 {
-	const struct urec *r = record_of(c, b);
+	const struct urec *r = record_of(c->s, c->blocklog, b);
 	uint64_t at = b << c->blocklog;
 	size_t len;
 	uint8_t *p = c->buf + CHUNK;	/* the spare block after the chunk */
@@ -255,7 +263,7 @@ static int orig_crc(struct vctx *c, uint64_t b, uint32_t *crc, bool *have)
 	ret = scan_read_at(c->s, p, len, r->pos + OD_UNDO_REC_LEN +
 			   (at - r->off), c->e);
 	if (ret == 0)
-		*crc = blk_crc(c, b, p, len);
+		*crc = blk_crc(c->bs, c->ss, b, p, len);
 	return ret;
 }
 
@@ -265,47 +273,53 @@ static void note_changed(struct vctx *c, uint64_t b)
 		c->first[c->nfirst++] = b;
 }
 
-/* Read n image blocks at b into c->buf (n * bs <= CHUNK). */
-static int read_blocks(struct vctx *c, uint64_t b, uint64_t n)
+/* Read n blocks of im at b into buf (n * bs <= CHUNK). */
+static int read_blocks(struct img *im, struct fs *fs, uint8_t *buf,
+		       uint64_t b, uint64_t n, struct err *e)
 {
-	uint64_t off = b << c->blocklog, len = n << c->blocklog;
+	uint64_t off = b << fs->geo.blocklog, len = n << fs->geo.blocklog;
 	int ret;
 
-	if (len > c->fs->img->size - off)
-		len = c->fs->img->size - off;
-	ret = img_pread(undo_raw_img(c->fs), c->buf, (size_t)len, off);
+	if (len > im->size - off)
+		len = im->size - off;
+	ret = img_pread(im, buf, (size_t)len, off);
 	if (ret)
-		return err_set(c->e, ret, "%s: reading image block %llu "
-			       "failed: %s", c->fs->path,
+		return err_set(e, ret, "%s: reading image block %llu "
+			       "failed: %s", fs->path,
 			       (unsigned long long)b, strerror(-ret));
 	return 0;
 }
 
 static int check_proof(struct vctx *c)
 {
+	const struct uproof *p = c->p;
 	uint64_t per = CHUNK >> c->blocklog;
 	size_t k;
 	int ret = 0;
 
-	c->state = calloc(c->ncrc ? c->ncrc : 1, 1);
+	free(c->state);
+	c->state = calloc(p->ncrc ? p->ncrc : 1, 1);
 	if (!c->state)
-		return nomem(c);
-	for (k = 0; k < c->nrun && !ret; k++) {
-		const struct prun *r = &c->run[k];
+		return nomem(c->e);
+	for (k = 0; k < p->nrun && !ret; k++) {
+		const struct prun *r = &p->run[k];
 		uint64_t i, j, n;
 
 		for (i = 0; i < r->n && !ret; i += n) {
 			n = r->n - i < per ? r->n - i : per;
-			ret = read_blocks(c, r->b + i, n);
+			ret = read_blocks(c->im, c->fs, c->buf, r->b + i, n,
+					  c->e);
 			for (j = 0; j < n && !ret; j++) {
 				uint64_t b = r->b + i + j;
 				size_t at = r->c0 + (size_t)(i + j);
 				uint32_t crc, oc = 0;
 				bool have = false;
 
-				crc = blk_crc(c, b, c->buf + (j << c->blocklog),
-					      blk_len(c, b));
-				if (crc == c->crc[at]) {
+				crc = blk_crc(c->bs, c->ss, b,
+					      c->buf + (j << c->blocklog),
+					      blk_len(c->im->size, c->bs,
+						      c->blocklog, b));
+				if (crc == p->crc[at]) {
 					c->state[at] = ST_FINAL;
 					continue;
 				}
@@ -335,34 +349,41 @@ static int add_copy(struct vctx *c, uint64_t x, uint64_t y)
 		return 0;
 	}
 	if (grow((void **)&v->cp, &v->capcp, v->ncp + 1, sizeof(*v->cp)))
-		return nomem(c);
+		return nomem(c->e);
 	v->cp[v->ncp++] = (struct ucopy){ x, y, 1 };
 	return 0;
 }
 
 static int check_moves(struct vctx *c)
 {
+	const struct uproof *p = c->p;
 	uint64_t per = CHUNK >> c->blocklog;
 	size_t k;
 	int ret = 0;
 
-	for (k = 0; k < c->nmv && !ret; k++) {
-		const struct ucopy *m = &c->mv[k];
+	c->v->ncp = 0;
+	c->v->copy_blocks = 0;
+	for (k = 0; k < p->nmv && !ret; k++) {
+		const struct ucopy *m = &p->mv[k];
 		uint64_t i, j, n;
 
 		for (i = 0; i < m->n && !ret; i += n) {
 			n = m->n - i < per ? m->n - i : per;
-			ret = read_blocks(c, m->x + i, n);
+			ret = read_blocks(c->im, c->fs, c->buf, m->x + i, n,
+					  c->e);
 			for (j = 0; j < n && !ret; j++) {
 				uint64_t x = m->x + i + j, y = m->y + i + j;
-				size_t at = proof_at(c, y);
+				size_t at = undo_proof_at(p, y);
 
 				if (at == SIZE_MAX)
 					return scan_damaged(c->s, c->e, 0,
 						"a move record names a copy "
 						"outside the proof");
-				if (blk_crc(c, x, c->buf + (j << c->blocklog),
-					    blk_len(c, x)) == c->crc[at])
+				if (blk_crc(c->bs, c->ss, x,
+					    c->buf + (j << c->blocklog),
+					    blk_len(c->im->size, c->bs,
+						    c->blocklog, x)) ==
+				    p->crc[at])
 					continue;	/* still there */
 				if (c->state[at] == ST_FINAL) {
 					ret = add_copy(c, x, y);
@@ -373,6 +394,105 @@ static int check_moves(struct vctx *c)
 			}
 		}
 	}
+	return ret;
+}
+
+/*
+ * Compare the image (im) with what undoing s would leave there: every
+ * block of s's records (their original bytes) and every vacated block of
+ * its moves (the bytes of its copy as the run left them).  Blocks set in
+ * covered are skipped (an earlier pass's file decides them), and those
+ * compared are set there (covered may be NULL); with skip_sb the first
+ * sector of block 0 is not compared.  *differ counts blocks that differ,
+ * the first few named in first[] (*nfirst of NFIRST).
+ */
+int undo_cmp_records(struct scan *s, const struct uproof *p, struct fs *fs,
+		     struct img *im, struct bitmap *covered, bool skip_sb,
+		     uint64_t *differ, uint64_t *first, int *nfirst,
+		     struct err *e)
+{
+	uint32_t bs = fs->geo.blocksize, ss = fs->geo.sectsize;
+	unsigned bl = fs->geo.blocklog;
+	uint8_t *a = malloc(CHUNK), *b = malloc(CHUNK + bs);
+	size_t i, k;
+	int ret = 0;
+
+	if (!a || !b) {
+		ret = nomem(e);
+		goto out;
+	}
+	for (i = 0; i < s->n && !ret; i++) {
+		const struct urec *r = &s->v[i];
+		uint64_t at;
+
+		for (at = 0; at < r->len && !ret; at += CHUNK) {
+			size_t len = r->len - at < CHUNK ? (size_t)(r->len - at) :
+				     CHUNK, o;
+
+			ret = scan_read_at(s, a, len, r->pos + OD_UNDO_REC_LEN +
+					   at, e);
+			if (ret)
+				break;
+			ret = img_pread(im, b, len, r->off + at);
+			if (ret)
+				ret = err_set(e, ret, "%s: reading image bytes "
+					      "%llu..%llu failed: %s", fs->path,
+					      (unsigned long long)(r->off + at),
+					      (unsigned long long)(r->off + at +
+								   len - 1),
+					      strerror(-ret));
+			for (o = 0; o < len && !ret; o += bs) {
+				uint64_t blk = (r->off + at + o) >> bl;
+				size_t from = 0, n = len - o < bs ?
+						      len - o : bs;
+
+				if (covered && bm_test(covered, blk))
+					continue;
+				if (covered && bm_set(covered, blk, 1)) {
+					ret = nomem(e);
+					break;
+				}
+				if (skip_sb && blk == 0)
+					from = ss < n ? ss : n;
+				if (memcmp(a + o + from, b + o + from,
+					   n - from) == 0)
+					continue;
+				if (*nfirst < NFIRST)
+					first[(*nfirst)++] = blk;
+				(*differ)++;
+			}
+		}
+	}
+	for (k = 0; p && k < p->nmv && !ret; k++) {
+		const struct ucopy *m = &p->mv[k];
+		uint64_t j;
+
+		for (j = 0; j < m->n && !ret; j++) {
+			uint64_t x = m->x + j;
+			size_t pa = undo_proof_at(p, m->y + j);
+
+			if (covered && bm_test(covered, x))
+				continue;
+			if (covered && bm_set(covered, x, 1)) {
+				ret = nomem(e);
+				break;
+			}
+			if (pa == SIZE_MAX)
+				return scan_damaged(s, e, 0, "a move record names "
+						    "a copy outside the proof");
+			ret = read_blocks(im, fs, b, x, 1, e);
+			if (ret == 0 &&
+			    blk_crc(bs, ss, x, b, blk_len(im->size, bs, bl, x)) !=
+			    p->crc[pa]) {
+				if (*nfirst < NFIRST)
+					first[(*nfirst)++] = x;
+				(*differ)++;
+			}
+		}
+	}
+out:
+	free(a);
+	free(b);
 	return ret;
 }
 
@@ -397,66 +517,6 @@ static enum sbstate classify(struct vctx *c, const uint8_t *cur,
 	return SB_OTHER;
 }
 
-/* Read the sectors, classify; what is wrong goes into why. */
-static int check_sb(struct vctx *c, char *why, size_t len)
-{
-	struct scan *s = c->s;
-	uint8_t *cur = malloc(c->ss);
-	uint64_t nonce = 0;
-	enum sbstate st;
-	bool ok;
-	int kind, ret;
-
-	if (!cur)
-		return nomem(c);
-	ret = img_pread(undo_raw_img(c->fs), cur, c->ss, 0);
-	if (ret) {
-		free(cur);
-		return err_set(c->e, ret, "%s: reading the superblock failed: "
-			       "%s", c->fs->path, strerror(-ret));
-	}
-	if (s->n && s->v[0].off == 0 && s->v[0].len >= c->ss) {
-		c->v->orig_sb = malloc(c->ss);
-		if (!c->v->orig_sb) {
-			free(cur);
-			return nomem(c);
-		}
-		ret = scan_read_at(s, c->v->orig_sb, c->ss,
-				   s->v[0].pos + OD_UNDO_REC_LEN, c->e);
-		if (ret) {
-			free(cur);
-			return ret;
-		}
-	}
-	st = classify(c, cur, c->v->orig_sb, &nonce, &kind);
-	free(cur);
-	c->v->undo_begun = st == SB_UNDO;
-	/* the run never wrote it: nothing to tell an undo apart by */
-	c->tolerant = st == SB_ORIG || st == SB_UNDO || !c->v->orig_sb;
-	if (s->complete)
-		ok = st == SB_FINAL || st == SB_UNDO || st == SB_ORIG;
-	else if (s->sealed)
-		ok = st != SB_FOREIGN && st != SB_OTHER;
-	else
-		ok = st == SB_RUN || st == SB_UNDO || st == SB_ORIG ||
-		     (!c->v->orig_sb && st != SB_FOREIGN);
-	if (ok)
-		return 0;
-	if (st == SB_FOREIGN)
-		snprintf(why, len, "the superblock carries the mark of another "
-			 "xfsdefrag %s that did not finish (undo file nonce "
-			 "%016llx): finish that one first",
-			 kind == OD_UNDO_MARK_BY_RUN ? "run" : "undo",
-			 (unsigned long long)nonce);
-	else if (!s->sealed)
-		snprintf(why, len, "the superblock is not as the interrupted "
-			 "run left it (it should still carry NEEDSREPAIR and "
-			 "the run's mark: something cleared or rewrote it)");
-	else
-		snprintf(why, len, "the superblock is not as the run left it");
-	return 0;
-}
-
 static void say(char *why, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
@@ -475,7 +535,7 @@ static void say(char *why, size_t len, const char *fmt, ...)
 }
 
 /* The AG header sectors in AG block agbno ("" if none): xfs_format.h. */
-static const char *headers_in(const struct vctx *c, uint64_t agbno)
+static const char *headers_in(uint32_t ss, unsigned blocklog, uint64_t agbno)
 {
 	static const char *const name[4][4] = {
 		/* by first and last header sector (0..3) in the block */
@@ -486,27 +546,70 @@ static const char *headers_in(const struct vctx *c, uint64_t agbno)
 		{ "", "", " (the agi)", " (the agi and agfl)" },
 		{ "", "", "", " (the agfl)" },
 	};
-	uint64_t s0 = (agbno << c->blocklog) / c->ss;
-	uint64_t s1 = ((agbno + 1) << c->blocklog) / c->ss - 1;
+	uint64_t s0 = (agbno << blocklog) / ss;
+	uint64_t s1 = ((agbno + 1) << blocklog) / ss - 1;
 
 	if (s0 > 3)
 		return "";
 	return name[s0][s1 > 3 ? 3 : s1];
 }
 
-static void name_blocks(const struct vctx *c, char *out, size_t len)
+void undo_name_blocks(const struct fs *fs, const uint64_t *first, int n,
+		      char *out, size_t len)
 {
-	uint32_t agb = c->fs->geo.agblocks;
+	uint32_t agb = fs->geo.agblocks;
 	size_t at = 0;
 	int i;
 
 	out[0] = '\0';
-	for (i = 0; i < c->nfirst && at + 1 < len; i++)
+	for (i = 0; i < n && at + 1 < len; i++)
 		at += (size_t)snprintf(out + at, len - at, "%sag %llu block "
 				       "%llu%s", i ? ", " : "",
-				       (unsigned long long)(c->first[i] / agb),
-				       (unsigned long long)(c->first[i] % agb),
-				       headers_in(c, c->first[i] % agb));
+				       (unsigned long long)(first[i] / agb),
+				       (unsigned long long)(first[i] % agb),
+				       headers_in(fs->geo.sectsize,
+						  fs->geo.blocklog,
+						  first[i] % agb));
+}
+
+/* The original superblock sector from record 0 (v->orig_sb), if any. */
+static int load_orig_sb(struct vctx *c)
+{
+	struct scan *s = c->s;
+
+	if (!s->n || s->v[0].off != 0 || s->v[0].len < c->ss)
+		return 0;
+	c->v->orig_sb = malloc(c->ss);
+	if (!c->v->orig_sb)
+		return nomem(c->e);
+	return scan_read_at(s, c->v->orig_sb, c->ss,
+			    s->v[0].pos + OD_UNDO_REC_LEN, c->e);
+}
+
+static int read_sb(struct vctx *c, uint8_t *cur)
+{
+	int ret = img_pread(c->im, cur, c->ss, 0);
+
+	if (ret)
+		return err_set(c->e, ret, "%s: reading the superblock failed: "
+			       "%s", c->fs->path, strerror(-ret));
+	return 0;
+}
+
+/* The first data record of s ending past byte off. */
+static size_t rec_after(const struct scan *s, uint64_t off)
+{
+	size_t lo = 0, hi = s->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->v[mid].off + s->v[mid].len <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 /*
@@ -519,18 +622,9 @@ static int log_crc(struct vctx *c, uint32_t *out)
 	struct scan *s = c->s;
 	uint64_t off = s->h.log_off, end = off + s->h.log_len;
 	uint32_t crc = 0xffffffffu;
-	size_t lo = 0, hi = s->n;
+	size_t lo = rec_after(s, off);
 	int ret = 0;
 
-	/* the first data record ending past the log's start */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (s->v[mid].off + s->v[mid].len <= off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	while (off < end && !ret) {
 		const struct urec *r = lo < s->n ? &s->v[lo] : NULL;
 		uint64_t at = r && r->off < end ? r->off : end;
@@ -557,14 +651,228 @@ static int log_crc(struct vctx *c, uint32_t *out)
 	return ret;
 }
 
-int undo_verify(struct scan *s, struct fs *fs, struct uverify *v,
+/*
+ * The log as the run began?  Computed once per image (log->have),
+ * unless the file journals blocks of the log (a shrink's): then from
+ * its originals, for this file only.
+ */
+static int check_log(struct vctx *c, struct ulog *log, bool *same)
+{
+	const struct od_undo_hdr *h = &c->s->h;
+	struct ulog mine = { 0 };
+	size_t r;
+	uint32_t crc;
+	int ret;
+
+	*same = true;
+	if (!h->log_len)
+		return 0;
+	r = rec_after(c->s, h->log_off);
+	if (r < c->s->n && c->s->v[r].off < h->log_off + h->log_len) {
+		ret = log_crc(c, &crc);
+		if (ret && !c->e->code)
+			err_set(c->e, ret, "%s: reading the log failed: %s",
+				c->fs->path, strerror(-ret));
+		if (ret)
+			return ret;
+		*same = crc == h->log_crc;
+		return 0;
+	}
+	if (!log)
+		log = &mine;
+	if (!log->have || log->off != h->log_off || log->len != h->log_len) {
+		log->off = h->log_off;
+		log->len = h->log_len;
+		ret = undo_crc_range(undo_raw_img(c->fs), h->log_off,
+				     h->log_len, &log->crc);
+		if (ret)
+			return err_set(c->e, ret, "%s: reading the log failed: "
+				       "%s", c->fs->path, strerror(-ret));
+		log->have = true;
+	}
+	*same = log->crc == h->log_crc;
+	return 0;
+}
+
+/* Blocks the run wrote that changed, and vacated blocks lost, into why. */
+static void say_changed(struct vctx *c, char *why, size_t len)
+{
+	char where[200];
+
+	undo_name_blocks(c->fs, c->first, c->nfirst, where, sizeof(where));
+	if (c->changed)
+		say(why, len, "%llu block%s the run wrote hold%s other data "
+		    "(first: %s)", (unsigned long long)c->changed,
+		    c->changed == 1 ? "" : "s", c->changed == 1 ? "s" : "",
+		    where);
+	if (c->lost)
+		say(why, len, "%llu block%s the run vacated %s reused and %s "
+		    "changed too", (unsigned long long)c->lost,
+		    c->lost == 1 ? "" : "s", c->lost == 1 ? "was" : "were",
+		    c->lost == 1 ? "its copy" : "their copies");
+}
+
+/* The proof and the moves, strictly (tolerant: an undo had begun). */
+static int check_state(struct vctx *c, bool tolerant)
+{
+	int ret;
+
+	c->tolerant = tolerant;
+	c->changed = c->lost = 0;
+	c->nfirst = 0;
+	c->v->ncp = 0;
+	c->v->copy_blocks = 0;
+	if (!c->s->sealed)
+		return 0;
+	ret = check_proof(c);
+	if (ret == 0)
+		ret = check_moves(c);
+	return ret;
+}
+
+/* Does the view hold every original s holds (at start)? */
+static int check_start(struct vctx *c, uint64_t *differ)
+{
+	*differ = 0;
+	c->nfirst = 0;
+	return undo_cmp_records(c->s, c->s->sealed ? c->p : NULL, c->fs, c->im,
+				NULL, false, differ, c->first, &c->nfirst,
+				c->e);
+}
+
+/*
+ * Decide from the superblock (st) where the view is; fills why (and
+ * *code: the error to refuse with) when it matches nothing.
+ */
+static int place(struct vctx *c, enum sbstate st, int kind, uint64_t nonce,
+		 enum uv_mode mode, char *why, size_t len, int *code)
+{
+	struct scan *s = c->s;
+	struct uverify *v = c->v;
+	uint64_t differ = 0;
+	char where[200];
+	int ret = 0;
+
+	*code = -ESTALE;
+	v->undo_begun = st == SB_UNDO;
+	if (mode == UV_END || st == SB_FINAL) {
+		if (st != SB_FINAL && !(st == SB_ORIG && s->sealed &&
+					od_undo_crc(v->orig_sb, c->ss) ==
+					s->seal.sb_crc)) {
+			say(why, len, "the superblock is not as the run left it");
+			return 0;
+		}
+		v->where = UV_AT_END;
+		ret = check_state(c, false);
+		if (ret == 0)
+			say_changed(c, why, len);
+		return ret;
+	}
+	switch (st) {
+	case SB_FOREIGN:
+		say(why, len, "the superblock carries the mark of another "
+		    "xfsdefrag %s that did not finish (undo file nonce "
+		    "%016llx): finish that one first",
+		    kind == OD_UNDO_MARK_BY_RUN ? "run" : "undo",
+		    (unsigned long long)nonce);
+		return 0;
+	case SB_UNDO:
+		v->where = UV_MIDWAY;
+		ret = check_state(c, true);
+		if (ret == 0)
+			say_changed(c, why, len);
+		return ret;
+	case SB_RUN:
+		if (s->complete) {
+			say(why, len, "the superblock is not as the run left it "
+			    "(it still carries the run's mark, but the run "
+			    "finished)");
+			return 0;
+		}
+		v->where = UV_RUN;
+		ret = check_state(c, false);	/* sealed: all but the sb */
+		if (ret == 0)
+			say_changed(c, why, len);
+		return ret;
+	case SB_ORIG:
+		/* the run's last superblock may equal its first */
+		if (s->sealed && od_undo_crc(v->orig_sb, c->ss) ==
+		    s->seal.sb_crc) {
+			char end[400] = "";
+
+			ret = check_state(c, false);
+			if (ret || (!c->changed && !c->lost)) {
+				v->where = UV_AT_END;
+				return ret;
+			}
+			say_changed(c, end, sizeof(end));
+			ret = check_start(c, &differ);
+			if (ret || !differ) {
+				v->where = UV_AT_START;
+				v->ncp = 0;
+				v->copy_blocks = 0;
+				return ret;
+			}
+			/* as the run left it, but for what changed since */
+			say(why, len, "%s", end);
+			return 0;
+		}
+		ret = check_start(c, &differ);
+		if (ret || !differ) {
+			v->where = UV_AT_START;
+			v->ncp = 0;
+			v->copy_blocks = 0;
+			return ret;
+		}
+		undo_name_blocks(c->fs, c->first, c->nfirst, where,
+				 sizeof(where));
+		if (!s->sealed) {
+			*code = -EFSCORRUPTED;
+			say(why, len, "undo file %s has no seal, and the "
+			    "superblock carries no mark of its run, as if the "
+			    "run never wrote; but %llu block%s it holds differ "
+			    "from %s original%s (first: %s): the run finished "
+			    "and the file was cut short (it ends at byte %llu), "
+			    "or the filesystem changed", s->path,
+			    (unsigned long long)differ, differ == 1 ? "" : "s",
+			    differ == 1 ? "its" : "their",
+			    differ == 1 ? "" : "s", where,
+			    (unsigned long long)s->fsize);
+			return 0;
+		}
+		say(why, len, "it is neither as the run left it nor as it was "
+		    "before (%llu block%s of the undo file differ%s from the "
+		    "filesystem, first: %s)", (unsigned long long)differ,
+		    differ == 1 ? "" : "s", differ == 1 ? "s" : "", where);
+		return 0;
+	default:
+		if (s->sealed) {
+			say(why, len, "the superblock is not as the run left it");
+			return 0;
+		}
+		*code = -EFSCORRUPTED;
+		say(why, len, "undo file %s has no seal, but the superblock "
+		    "carries no mark of its run (an interrupted run leaves "
+		    "NEEDSREPAIR and its mark): the run finished and the file "
+		    "was cut short (it ends at byte %llu), or something "
+		    "rewrote the superblock", s->path,
+		    (unsigned long long)s->fsize);
+		return 0;
+	}
+}
+
+int undo_verify(struct scan *s, struct fs *fs, struct img *view,
+		enum uv_mode mode, struct ulog *log, struct uverify *v,
 		struct err *e)
 {
 	struct vctx c = { 0 };
-	char why[420] = "", sbwhy[200] = "", where[200];
-	uint32_t crc;
+	char why[700] = "";
+	uint8_t *cur = NULL;
+	uint64_t nonce = 0;
+	enum sbstate st;
+	bool log_same;
 	size_t k;
-	int ret;
+	int ret, kind, code = -ESTALE;
 
 	memset(v, 0, sizeof(*v));
 	if (s->h.version < 2)
@@ -576,57 +884,66 @@ int undo_verify(struct scan *s, struct fs *fs, struct uverify *v,
 			       fs->path);
 	c.s = s;
 	c.fs = fs;
+	c.im = view ? view : undo_raw_img(fs);
 	c.v = v;
+	c.p = &v->p;
 	c.e = e;
 	c.bs = fs->geo.blocksize;
 	c.ss = fs->geo.sectsize;
 	c.blocklog = fs->geo.blocklog;
 	c.nblocks = (fs->img->size + c.bs - 1) >> c.blocklog;
 	c.buf = malloc(CHUNK + c.bs);
-	if (!c.buf)
-		return nomem(&c);
-	ret = load(&c);
-	if (ret == 0)
-		ret = check_sb(&c, sbwhy, sizeof(sbwhy));
-	if (ret == 0 && sbwhy[0])
-		say(why, sizeof(why), "%s", sbwhy);
-	if (ret == 0 && s->h.log_len) {
-		ret = log_crc(&c, &crc);
-		if (ret && !e->code)
-			err_set(e, ret, "%s: reading the log failed: %s",
-				fs->path, strerror(-ret));
-		else if (crc != s->h.log_crc)
-			say(why, sizeof(why), "the log was written (a read-write "
-			    "mount, or xfs_repair)");
+	cur = malloc(c.ss);
+	if (!c.buf || !cur) {
+		ret = nomem(e);
+		goto out;
 	}
-	if (ret == 0 && s->sealed)
-		ret = check_proof(&c);
-	if (ret == 0 && s->sealed)
-		ret = check_moves(&c);
-	name_blocks(&c, where, sizeof(where));
-	if (ret == 0 && c.changed)
-		say(why, sizeof(why), "%llu block%s the run wrote hold%s "
-		    "other data (first: %s)", (unsigned long long)c.changed,
-		    c.changed == 1 ? "" : "s", c.changed == 1 ? "s" : "",
-		    where);
-	if (ret == 0 && c.lost)
-		say(why, sizeof(why), "%llu block%s the run vacated %s "
-		    "reused and %s changed too", (unsigned long long)c.lost,
-		    c.lost == 1 ? "" : "s", c.lost == 1 ? "was" : "were",
-		    c.lost == 1 ? "its copy" : "their copies");
-	if (ret == 0 && why[0])
-		ret = err_set(e, -ESTALE, "%s changed since the run of undo "
-			      "file %s: %s; undoing now would destroy what was "
-			      "written since (nothing was written)", fs->path,
-			      s->path, why);
-	v->proof_blocks = c.ncrc;
-	for (k = 0; k < c.nmv; k++)
-		v->move_blocks += c.mv[k].n;
-	free(c.run);
-	free(c.crc);
+	ret = undo_proof_load(s, c.nblocks, &v->p, e);
+	if (ret == 0)
+		ret = load_orig_sb(&c);
+	if (ret)
+		goto out;
+	if (!v->orig_sb) {
+		ret = err_set(e, -EFSCORRUPTED, s->n ?
+			      "undo file %s is damaged: it holds no original "
+			      "of the superblock, which a run journals before "
+			      "its first write; nothing was written" :
+			      "undo file %s holds no record (%llu bytes): it "
+			      "was cut short, or its run was stopped before "
+			      "its first write to the image; it cannot tell "
+			      "which, so it undoes nothing (nothing was "
+			      "written)", s->path,
+			      (unsigned long long)s->fsize);
+		goto out;
+	}
+	ret = check_log(&c, log, &log_same);
+	if (ret == 0)
+		ret = read_sb(&c, cur);
+	if (ret)
+		goto out;
+	if (!log_same)
+		say(why, sizeof(why), "the log was written (a read-write "
+		    "mount, or xfs_repair)");
+	st = classify(&c, cur, v->orig_sb, &nonce, &kind);
+	ret = place(&c, st, kind, nonce, mode, why, sizeof(why), &code);
+	if (ret == 0 && why[0]) {
+		if (!log_same)
+			code = -ESTALE;
+		if (code == -ESTALE)
+			ret = err_set(e, -ESTALE, "%s changed since the run of "
+				      "undo file %s: %s; undoing now would "
+				      "destroy what was written since (nothing "
+				      "was written)", fs->path, s->path, why);
+		else
+			ret = err_set(e, code, "%s; nothing was written", why);
+	}
+	v->proof_blocks = v->p.ncrc;
+	for (k = 0; k < v->p.nmv; k++)
+		v->move_blocks += v->p.mv[k].n;
+out:
 	free(c.state);
-	free(c.mv);
 	free(c.buf);
+	free(cur);
 	return ret;
 }
 
@@ -634,5 +951,6 @@ void undo_verify_free(struct uverify *v)
 {
 	free(v->orig_sb);
 	free(v->cp);
+	undo_proof_free(&v->p);
 	memset(v, 0, sizeof(*v));
 }

@@ -29,11 +29,13 @@ Scenarios, per fixture (from the original image F0):
 
 Recovery of a crash image: `xfsdefrag undo` when the undo file is there
 (with its header), else nothing.  Then every block in use in F0 must be
-identical (debug-compare: our own reader), the file as long as F0,
-`xfs_repair -n` must accept the image, and for a sample (--manifest-every) the content manifest
-through a read-only mount must equal F0's.
+identical (the test binary's debug-compare: our own reader), the file
+as long as F0, `xfs_repair -n` must accept the image, and for a sample
+(--manifest-every) the content manifest through a read-only mount must
+equal F0's.
 
-Usage: campaign.py --bin XFSDEFRAG --shim PCTRACE.so --tmp DIR
+Usage: campaign.py --bin XFSDEFRAG --test-bin XFSDEFRAG-TEST
+                   --shim PCTRACE.so --tmp DIR
                    [--fixtures a,b] [--scenarios s,t] [--per N] [--seed S]
                    [--manifest-every M] [--keep DIR]
 Prints one line per scenario and the totals; exit 1 on any failure.
@@ -75,6 +77,9 @@ class Campaign:
         # a copy: a rebuild during a long campaign must not change it
         self.bin = os.path.join(self.tmp, "xfsdefrag")
         shutil.copy2(os.path.abspath(a.bin), self.bin)
+        # the test aids (tests/aids): faults, debug-compare, scribble
+        self.tbin = os.path.join(self.tmp, "xfsdefrag-test")
+        shutil.copy2(os.path.abspath(a.test_bin), self.tbin)
         self.shim = os.path.join(self.tmp, "pctrace.so")
         shutil.copy2(os.path.abspath(a.shim), self.shim)
         self.rng = random.Random(a.seed)
@@ -96,6 +101,9 @@ class Campaign:
             os.unlink(log)
         env = dict(os.environ, LD_PRELOAD=self.shim, PCTRACE_OUT=log,
                    PCTRACE_WATCH=":".join(watch))
+        # "@TEST": the test binary (its options before the command)
+        if args[0] == "@TEST":
+            return run([self.tbin] + args[1:], env=env)
         return run([self.bin] + args, env=env)
 
     def renum_ranges(self, out):
@@ -163,7 +171,7 @@ class Campaign:
                      else "finished")
         self.states[state] = self.states.get(state, 0) + 1
         self.last = state
-        r = run([self.bin, "debug-compare", f0, img])
+        r = run([self.tbin, "debug-compare", f0, img])
         if r.returncode:
             return "not restored: " + (r.stdout or r.stderr).strip()
         if os.path.getsize(img) != os.path.getsize(f0):
@@ -275,15 +283,15 @@ class Campaign:
                           ["run", "--undo", "@J", "@IMG"], f0, ref)
         if "rollback" in want:
             self.scenario(fx, "rollback", f0, None,
-                          ["run", "--fault-error", str(writes // 2),
-                           "--undo", "@J", "@IMG"], f0, ref)
+                          ["@TEST", "--fault-error", str(writes // 2),
+                           "run", "--undo", "@J", "@IMG"], f0, ref)
         if "undo" in want:
             self.scenario(fx, "undo", f1, j1, ["undo", "@J", "@IMG"],
                           f0, ref)
         if "undo-reuse" in want:
             fr = self.path(fx + ".fr")
             cp(f1, fr)
-            run([self.bin, "debug-scribble", "--junk-free", fr])
+            run([self.tbin, "debug-scribble", "--junk-free", fr])
             self.scenario(fx, "undo-reuse", fr, j1, ["undo", "@J", "@IMG"],
                           f0, ref)
             os.unlink(fr)
@@ -328,7 +336,8 @@ class Campaign:
             rm_undo(ji)
             cp(f0, fi)
             n = self.rng.randint(1, max(1, writes - 1))
-            run([self.bin, "run", "--fault-after", str(n), "--undo", ji, fi])
+            run([self.tbin, "--fault-after", str(n), "run", "--undo", ji,
+                 fi])
             self.scenario(fx, "undo-int", fi, ji, ["undo", "@J", "@IMG"],
                           f0, ref)
             os.unlink(fi)
@@ -341,6 +350,7 @@ class Campaign:
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
+    ap.add_argument("--test-bin", required=True)
     ap.add_argument("--shim", required=True)
     ap.add_argument("--tmp", required=True)
     ap.add_argument("--fixtures", default="aged,bs1k")

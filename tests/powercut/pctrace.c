@@ -11,7 +11,10 @@
  * into crash images.
  *
  * Environment: PCTRACE_OUT (the log), PCTRACE_WATCH (absolute paths,
- * ':'-separated; file ids are their positions).  Log record: type
+ * ':'-separated; file ids are their positions), PCTRACE_KILL=N (end the
+ * process with SIGKILL right after the N-th write to a watched file, as
+ * a kill -9 would: what it wrote stays, what it meant to write next
+ * does not; the log is not needed for it).  Log record: type
  * ('W' write, 'S' sync, 'D' directory sync, 'U' unlink) 1 byte, file id
  * 1, zero 2, length 4, offset 8 (little-endian), then length bytes for
  * 'W'; 'T' (ftruncate) has the new size as its offset.
@@ -26,16 +29,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <signal.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
-#define MAXWATCH	8
+#define MAXWATCH	64
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static int outfd = -1;
 static char *watch[MAXWATCH];
 static char *wdir[MAXWATCH];
 static int nwatch;
+static long kill_at = -1, writes;
 
 static ssize_t (*real_pwrite)(int, const void *, size_t, off_t);
 static ssize_t (*real_write)(int, const void *, size_t);
@@ -61,9 +66,13 @@ static void init(void)
 	real_ftruncate = dlsym(RTLD_NEXT, "ftruncate64");
 	o = getenv("PCTRACE_OUT");
 	w = getenv("PCTRACE_WATCH");
-	if (!o || !w)
+	if (getenv("PCTRACE_KILL"))
+		kill_at = atol(getenv("PCTRACE_KILL"));
+	if (!w || (!o && kill_at < 0))
 		return;
-	outfd = open(o, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	if (o)
+		outfd = open(o, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
+			     0600);
 	s = strdup(w);
 	for (tok = strtok_r(s, ":", &save); tok && nwatch < MAXWATCH;
 	     tok = strtok_r(NULL, ":", &save)) {
@@ -123,11 +132,15 @@ static void record(char type, int id, const void *data, uint32_t len,
 {
 	unsigned char h[16] = { (unsigned char)type, (unsigned char)id };
 
-	memcpy(h + 4, &len, 4);
-	memcpy(h + 8, &off, 8);
-	put_all(h, sizeof(h));
-	if (type == 'W' && len)
-		put_all(data, len);
+	if (outfd >= 0) {
+		memcpy(h + 4, &len, 4);
+		memcpy(h + 8, &off, 8);
+		put_all(h, sizeof(h));
+		if (type == 'W' && len)
+			put_all(data, len);
+	}
+	if (type == 'W' && kill_at >= 0 && ++writes >= kill_at)
+		kill(getpid(), SIGKILL);
 }
 
 ssize_t pwrite64(int fd, const void *buf, size_t len, off_t off)
@@ -138,7 +151,7 @@ ssize_t pwrite64(int fd, const void *buf, size_t len, off_t off)
 	pthread_mutex_lock(&mu);
 	init();
 	n = real_pwrite(fd, buf, len, off);
-	k = outfd >= 0 && n > 0 ? kind_of(fd) : 0;
+	k = nwatch && n > 0 ? kind_of(fd) : 0;
 	if (k > 0)
 		record('W', k - 1, buf, (uint32_t)n, (uint64_t)off);
 	pthread_mutex_unlock(&mu);
@@ -186,7 +199,7 @@ ssize_t write(int fd, const void *buf, size_t len)
 
 	pthread_mutex_lock(&mu);
 	init();
-	k = outfd >= 0 && fd != outfd ? kind_of(fd) : 0;
+	k = nwatch && fd != outfd ? kind_of(fd) : 0;
 	at = k > 0 ? lseek(fd, 0, SEEK_CUR) : 0;
 	n = real_write(fd, buf, len);
 	if (k > 0 && n > 0)

@@ -13,6 +13,7 @@
 #include "ondisk/dahash.h"
 #include "ondisk/dir2.h"
 #include "ondisk/inode.h"
+#include "ondisk/mkfs.h"
 #include "ondisk/sb.h"
 
 #include <string.h>
@@ -265,6 +266,91 @@ static void test_geo(struct t_state *ts)
 	T_CHECK(ts, od_ino_valid(&g, 128) && !od_ino_valid(&g, 4ull << 18));
 }
 
+/*
+ * Where mkfs.xfs (xfsprogs 6.1) put the root inode, with the superblock
+ * fields it depends on, printed by xfs_db from filesystems made with the
+ * options named (t-precheck.sh compares many more with mkfs.xfs live).
+ */
+static const struct rootino_case {
+	const char *mkfs;
+	uint32_t blocksize, sectsize, inodesize, agblocks, agcount;
+	uint64_t dblocks, logstart;
+	uint32_t logblocks;
+	uint16_t versionnum;
+	uint32_t features2, ro_compat, incompat, inoalignmt, unit, width;
+	uint64_t rootino;
+	uint32_t min_freelist;
+} rootino_cases[] = {
+	{ "-b size=65536 (1g)", 65536, 512, 512, 4096, 4, 16384, 8198, 1024,
+	  0xb4a5, 0x18a, 0xd, 0xb, 0, 0, 0, 1024, 2 },
+	{ "-d su=4k,sw=2 -b size=1024 (2g)", 1024, 512, 512, 262140, 8,
+	  2097120, 1048584, 65536, 0xb5a5, 0x18a, 0xd, 0xb, 32, 4, 8, 64, 4 },
+	{ "-m rmapbt=1 -b size=65536 -d agcount=1 (1g)", 65536, 512, 512,
+	  16384, 1, 16384, 7, 2570, 0xb4a5, 0x18a, 0xf, 0xb, 0, 0, 0, 330624,
+	  6 },
+	{ "-m crc=0 -b size=512 (512m)", 512, 512, 256, 262144, 4, 1048576,
+	  524295, 131072, 0xb4a4, 0x28a, 0, 0, 16, 0, 0, 32, 4 },
+	{ "-d su=64k,sw=2 -i size=2048 (1g)", 4096, 512, 2048, 32752, 8,
+	  262016, 131088, 16384, 0xb5a5, 0x18a, 0xd, 0xb, 32, 16, 32, 64, 4 },
+};
+
+static unsigned log2_u32(uint32_t v)
+{
+	unsigned l = 0;
+
+	while (v > 1) {
+		v >>= 1;
+		l++;
+	}
+	return l;
+}
+
+static void test_mkfs_rootino(struct t_state *ts)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(rootino_cases) / sizeof(rootino_cases[0]);
+	     i++) {
+		const struct rootino_case *rc = &rootino_cases[i];
+		struct od_sb sb;
+		struct od_geo g;
+		uint64_t root;
+
+		memset(&sb, 0, sizeof(sb));
+		sb.magicnum = OD_SB_MAGIC;
+		sb.blocksize = rc->blocksize;
+		sb.blocklog = (uint8_t)log2_u32(rc->blocksize);
+		sb.sectsize = (uint16_t)rc->sectsize;
+		sb.sectlog = (uint8_t)log2_u32(rc->sectsize);
+		sb.inodesize = (uint16_t)rc->inodesize;
+		sb.inodelog = (uint8_t)log2_u32(rc->inodesize);
+		sb.inopblock = (uint16_t)(rc->blocksize / rc->inodesize);
+		sb.inopblog = (uint8_t)log2_u32(sb.inopblock);
+		sb.agblocks = rc->agblocks;
+		sb.agblklog = (uint8_t)(log2_u32(rc->agblocks - 1) + 1);
+		sb.agcount = rc->agcount;
+		sb.dblocks = rc->dblocks;
+		sb.logstart = rc->logstart;
+		sb.logblocks = rc->logblocks;
+		sb.versionnum = rc->versionnum;
+		sb.features2 = rc->features2;
+		sb.features_ro_compat = rc->ro_compat;
+		sb.features_incompat = rc->incompat;
+		sb.inoalignmt = rc->inoalignmt;
+		sb.unit = rc->unit;
+		sb.width = rc->width;
+		od_geo_init(&g, &sb);
+		root = od_mkfs_rootino(&sb, &g, sb.unit);
+		T_CHECK(ts, od_min_freelist(&g) == rc->min_freelist);
+		T_CHECK(ts, root == rc->rootino);
+		if (root != rc->rootino)
+			fprintf(stderr, "  mkfs.xfs %s: rootino %llu, computed "
+				"%llu\n", rc->mkfs,
+				(unsigned long long)rc->rootino,
+				(unsigned long long)root);
+	}
+}
+
 static void test_agf(struct t_state *ts)
 {
 	uint8_t buf[512], tmp[512];
@@ -481,6 +567,7 @@ int main(void)
 	test_hash(&ts);
 	test_sb(&ts);
 	test_geo(&ts);
+	test_mkfs_rootino(&ts);
 	test_agf(&ts);
 	test_dir2(&ts);
 	test_inode(&ts);

@@ -7,9 +7,14 @@
  * records split at 1 MiB; the image's partial last block); identity
  * checks; torn tails at every length; damage anywhere else refused with
  * nothing written; a crash (fault layer, in a child) before every write;
- * a journal that cannot grow failing the image write.
+ * a journal that cannot grow failing the image write; the files of a run
+ * in passes (undo_begin_pass): each names the one before, which names it
+ * back, a pass begun on a filesystem the pass before did not leave is
+ * refused, undo_discard takes a pass's file and its link away, and the
+ * chain is undone whole.
  */
 #include "t.h"
+#include "core/undo/chain.h"
 #include "core/undo/undo.h"
 #include "ondisk/be.h"
 #include "ondisk/sb.h"
@@ -168,6 +173,19 @@ static int wr(struct fs *fs, uint64_t off, size_t len)
 	return ret;
 }
 
+/* The run's first write: the superblock with NEEDSREPAIR and its mark. */
+static int mark_sb(struct fs *fs, struct undo *u)
+{
+	uint8_t sec[512];
+	int ret = img_pread(fs->img, sec, sizeof(sec), 0);
+
+	if (ret == 0) {
+		undo_sb_mark(u, sec, sizeof(sec), true);
+		ret = img_pwrite(fs->img, sec, sizeof(sec), 0);
+	}
+	return ret;
+}
+
 /* Blocks other than free[0..nfree) that differ from the original. */
 static uint64_t differs_but(const struct env *v, const uint64_t *fr,
 			    size_t nfree, bool say)
@@ -245,6 +263,32 @@ static void test_format2(struct t_state *ts, uint64_t nonce)
 	sb[40] = 1;
 	T_CHECK(ts, od_undo_seal_decode(sb, sizeof(sb), &sg) == OD_EFIELD);
 
+	/* the link record: a 16-byte next file, a pass from 2 */
+	{
+		struct od_undo_next nx = { 0x1122334455667788ull, 7 }, ng;
+		uint8_t nb[OD_UNDO_NEXT_LEN];
+
+		od_undo_next_encode(&nx, nb);
+		T_CHECK(ts, od_undo_next_decode(nb, sizeof(nb), &ng) == OD_OK &&
+			    ng.nonce == nx.nonce && ng.pass == 7);
+		T_CHECK(ts, od_undo_next_decode(nb, sizeof(nb) - 1, &ng) ==
+			    OD_ESHORT);
+		nx.pass = 1;
+		od_undo_next_encode(&nx, nb);
+		T_CHECK(ts, od_undo_next_decode(nb, sizeof(nb), &ng) ==
+			    OD_EFIELD);
+		r = (struct od_undo_rec){ .kind = OD_UNDO_NEXT, .seq = 9,
+					  .batch = 9, .len = 16 };
+		od_undo_rec_encode(&r, nonce, rb);
+		T_CHECK(ts, memcmp(rb, "UNXT", 4) == 0 &&
+			    od_undo_rec_decode(rb, sizeof(rb), nonce, &q,
+					       &field) == OD_OK &&
+			    q.kind == OD_UNDO_NEXT);
+		r.batch = 8;	/* a link is its own batch */
+		od_undo_rec_encode(&r, nonce, rb);
+		T_CHECK(ts, od_undo_rec_decode(rb, sizeof(rb), nonce, &q,
+					       &field) == OD_EFIELD);
+	}
 	T_CHECK(ts, od_undo_mark_get(sec, &n) == OD_UNDO_MARK_NONE && n == 0);
 	od_undo_mark_put(sec, OD_UNDO_MARK_BY_RUN, 0xabcdef);
 	T_CHECK(ts, od_undo_mark_get(sec, &n) == OD_UNDO_MARK_BY_RUN &&
@@ -281,6 +325,9 @@ static void test_format(struct env *v)
 	h.log_off = 500 * 4096;
 	h.log_len = 100 * 4096;
 	h.log_crc = 0xfeedf00d;
+	h.sb_crc = 0x5b5b5b5b;
+	h.pass = 1;
+	h.chain = h.nonce;
 	strcpy(h.path, "/dev/sdz9");
 	od_undo_hdr_encode(&h, buf);
 	T_CHECK(ts, memcmp(buf, "XFSDFUND", 8) == 0);
@@ -289,9 +336,10 @@ static void test_format(struct env *v)
 		    g.blocksize == 4096 && g.agcount == 4 &&
 		    g.image_size == h.image_size && g.ctime == h.ctime &&
 		    strcmp(g.path, "/dev/sdz9") == 0 &&
-		    memcmp(g.uuid, h.uuid, 16) == 0 && g.version == 2 &&
+		    memcmp(g.uuid, h.uuid, 16) == 0 && g.version == 3 &&
 		    g.log_off == h.log_off && g.log_len == h.log_len &&
-		    g.log_crc == h.log_crc);
+		    g.log_crc == h.log_crc && g.sb_crc == h.sb_crc &&
+		    g.pass == 1 && g.chain == h.nonce && !g.prev_nonce);
 	T_CHECK(ts, od_undo_hdr_decode(buf, sizeof(buf) - 1, &g, &field) ==
 		    OD_ESHORT);
 	for (i = 0; i < sizeof(buf); i++) {
@@ -301,6 +349,35 @@ static void test_format(struct env *v)
 		buf[i] ^= 1;
 	}
 	T_CHECK(ts, bad == 0);
+	/* a chain that does not hold together (crc-valid headers) */
+	h.pass = 0;
+	od_undo_hdr_encode(&h, buf);
+	T_CHECK(ts, od_undo_hdr_decode(buf, sizeof(buf), &g, &field) ==
+		    OD_EFIELD && strcmp(field, "pass") == 0);
+	h.pass = 1;
+	h.prev_nonce = 5;	/* the first pass has no file before it */
+	od_undo_hdr_encode(&h, buf);
+	T_CHECK(ts, od_undo_hdr_decode(buf, sizeof(buf), &g, &field) ==
+		    OD_EFIELD && strcmp(field, "chain") == 0);
+	h.pass = 3;		/* a later pass names it, in another chain */
+	h.chain = 99;
+	h.prev_seal = 0xabcd;
+	od_undo_hdr_encode(&h, buf);
+	T_CHECK(ts, od_undo_hdr_decode(buf, sizeof(buf), &g, &field) ==
+		    OD_OK && g.pass == 3 && g.chain == 99 &&
+		    g.prev_nonce == 5 && g.prev_seal == 0xabcd);
+	h.prev_nonce = 0;
+	od_undo_hdr_encode(&h, buf);
+	T_CHECK(ts, od_undo_hdr_decode(buf, sizeof(buf), &g, &field) ==
+		    OD_EFIELD && strcmp(field, "chain") == 0);
+	h.version = 2;		/* before v3 the chain is not read */
+	od_undo_hdr_encode(&h, buf);
+	T_CHECK(ts, od_undo_hdr_decode(buf, sizeof(buf), &g, &field) ==
+		    OD_OK && g.version == 2);
+	h.version = 0;
+	h.pass = 1;
+	h.chain = h.nonce;
+	h.prev_seal = 0;
 	h.blocksize = 3000;	/* a crc-valid header with nonsense */
 	od_undo_hdr_encode(&h, buf);
 	T_CHECK(ts, od_undo_hdr_decode(buf, sizeof(buf), &g, &field) ==
@@ -368,7 +445,11 @@ static void test_layer(struct env *v, char *journal, size_t jlen)
 	jpath(v, journal, jlen);
 	T_CHECK(ts, undo_begin(fs, journal, &u, &e) == 0);
 	T_CHECK(ts, fs->img != base && fs->img->lower == base);
-	T_CHECK(ts, file_size(journal) == OD_UNDO_HDR_LEN);
+	/* the header and the original of block 0, synced at once */
+	T_CHECK(ts, file_size(journal) == OD_UNDO_HDR_LEN + OD_UNDO_REC_LEN +
+		    BS);
+	T_CHECK(ts, undo_bytes(u) == BS);
+	T_CHECK(ts, mark_sb(fs, u) == 0 && undo_bytes(u) == BS);
 	err_clear(&e);
 	T_CHECK(ts, undo_begin(fs, journal, &u2, &e) == -EEXIST && !u2);
 	T_CHECK(ts, strstr(e.msg, "already exists") != NULL);
@@ -379,29 +460,29 @@ static void test_layer(struct env *v, char *journal, size_t jlen)
 	err_clear(&e);
 
 	T_CHECK(ts, wr(fs, BS + 904, 10) == 0);		/* block 1 */
-	T_CHECK(ts, undo_bytes(u) == BS);
+	T_CHECK(ts, undo_bytes(u) == 2 * BS);
 	T_CHECK(ts, wr(fs, BS + 2000, 100) == 0);	/* block 1 again */
-	T_CHECK(ts, undo_bytes(u) == BS);
+	T_CHECK(ts, undo_bytes(u) == 2 * BS);
 	/* 99 live, 100 and 101 free */
 	T_CHECK(ts, wr(fs, 99 * BS + 7, 2 * BS) == 0);
-	T_CHECK(ts, undo_bytes(u) == 2 * BS);
+	T_CHECK(ts, undo_bytes(u) == 3 * BS);
 	T_CHECK(ts, wr(fs, 105 * BS, BS) == 0);		/* free only */
-	T_CHECK(ts, undo_bytes(u) == 2 * BS);
+	T_CHECK(ts, undo_bytes(u) == 3 * BS);
 	/* the partial last block */
 	T_CHECK(ts, wr(fs, IMGSIZE - 10, 10) == 0);
-	T_CHECK(ts, undo_bytes(u) == 2 * BS + TAIL);
+	T_CHECK(ts, undo_bytes(u) == 3 * BS + TAIL);
 	/* prepared and synced ahead: the writes add nothing */
 	T_CHECK(ts, undo_prepare(u, 200 * BS, 4 * BS, &e) == 0);
 	T_CHECK(ts, undo_prepare(u, 300 * BS, 1, &e) == 0);
 	T_CHECK(ts, undo_sync(u, &e) == 0);
-	T_CHECK(ts, undo_bytes(u) == 7 * BS + TAIL);
+	T_CHECK(ts, undo_bytes(u) == 8 * BS + TAIL);
 	T_CHECK(ts, wr(fs, 200 * BS, 4 * BS) == 0 && wr(fs, 300 * BS, BS) == 0);
-	T_CHECK(ts, undo_bytes(u) == 7 * BS + TAIL);
+	T_CHECK(ts, undo_bytes(u) == 8 * BS + TAIL);
 	T_CHECK(ts, undo_prepare(u, IMGSIZE, 1, &e) == -ENXIO);
 	err_clear(&e);
 	/* 600 blocks in one write: records of at most 1 MiB */
 	T_CHECK(ts, wr(fs, 400 * BS, 600 * BS) == 0);
-	T_CHECK(ts, undo_bytes(u) == 607 * BS + TAIL);
+	T_CHECK(ts, undo_bytes(u) == 608 * BS + TAIL);
 	/* the originals of what was overwritten, from the journal */
 	T_CHECK(ts, undo_read_original(u, 400 * BS + 5, buf, BS, &e) == 0 &&
 		    memcmp(buf, v->orig + 400 * BS + 5, BS) == 0);
@@ -417,25 +498,25 @@ static void test_layer(struct env *v, char *journal, size_t jlen)
 	undo_end(fs, u);
 	T_CHECK(ts, fs->img == base);
 	T_CHECK(ts, memcmp(v->img + 20 * BS, v->orig + 20 * BS, BS) == 0);
-	T_CHECK(ts, differs_but(v, fr, 3, false) == 607 + 1);
+	T_CHECK(ts, differs_but(v, fr, 3, false) == 608 + 1);
 	/* that write came after the run: undo would destroy it */
 	err_clear(&e);
 	T_CHECK(ts, undo_check(journal, fs, &info, &e) == -ESTALE);
 	T_CHECK(ts, strstr(e.msg, "1 block the run wrote holds other data "
 			   "(first: ag 0 block 1)") != NULL);
 	T_CHECK(ts, undo_apply(journal, fs, &info, &e) == -ESTALE);
-	T_CHECK(ts, differs_but(v, fr, 3, false) == 607 + 1);
+	T_CHECK(ts, differs_but(v, fr, 3, false) == 608 + 1);
 	memcpy(v->img + BS, buf, BS);
 	err_clear(&e);
 
 	T_CHECK(ts, undo_check(journal, fs, &info, &e) == 0);
 	T_CHECK(ts, info.complete && !info.torn_tail);
-	T_CHECK(ts, info.state == UNDO_COMPLETE && info.version == 2);
+	T_CHECK(ts, info.state == UNDO_COMPLETE && info.version == 3);
 	/* no free-at-end given: every written block is in the proof */
-	T_CHECK(ts, info.proof_blocks == 607 + 1 + 3);
-	T_CHECK(ts, info.bytes == 607 * BS + TAIL);
-	/* 1, 99, tail, 200-203, 300, then 600 blocks in 256+256+88 */
-	T_CHECK(ts, info.records == 8);
+	T_CHECK(ts, info.proof_blocks == 608 + 1 + 3);
+	T_CHECK(ts, info.bytes == 608 * BS + TAIL);
+	/* 0, 1, 99, tail, 200-203, 300, then 600 blocks in 256+256+88 */
+	T_CHECK(ts, info.records == 9);
 	T_CHECK(ts, info.dblocks == DBLOCKS && info.blocksize == BS);
 	T_CHECK(ts, strcmp(info.image, "mem") == 0);
 	T_CHECK(ts, undo_apply(journal, fs, &info, &e) == 0);
@@ -580,6 +661,7 @@ static void test_damage(struct env *v, char *journal, size_t jlen)
 	jpath(v, journal, jlen);
 	snprintf(j2, sizeof(j2), "%s/damaged", v->dir);
 	T_CHECK(ts, undo_begin(fs, journal, &u, &e) == 0);
+	T_CHECK(ts, mark_sb(fs, u) == 0);
 	T_CHECK(ts, wr(fs, 2 * BS, 2 * BS) == 0);
 	T_CHECK(ts, undo_prepare(u, 7 * BS, BS, &e) == 0 &&
 		    undo_prepare(u, 9 * BS, BS, &e) == 0 &&
@@ -589,7 +671,7 @@ static void test_damage(struct env *v, char *journal, size_t jlen)
 	undo_end(fs, u);
 	size = file_size(journal);
 	T_CHECK(ts, undo_check_each(journal, fs, &info, note_rec, &rp, &e) ==
-		    0 && rp.n == 4);
+		    0 && rp.n == 5);
 	endpos = size - OD_UNDO_REC_LEN;
 	nat = bounds(journal, at, 64);
 	T_CHECK(ts, nat >= rp.n + 3 && at[nat - 1] == size);
@@ -622,17 +704,22 @@ static void test_damage(struct env *v, char *journal, size_t jlen)
 	T_CHECK(ts, torn == nend && nend == OD_UNDO_REC_LEN);
 	T_CHECK(ts, memcmp(before, v->img, IMGSIZE) == 0);
 
-	/* cut short: a header cut is damage, a record cut is a torn tail */
+	/*
+	 * cut short: a cut in the header or record 0 (written with it, in
+	 * one write) is damage, a later record cut is a torn tail
+	 */
 	for (pos = 1; pos < size; pos += pos < OD_UNDO_HDR_LEN ? 97 : 7) {
 		copy_prefix(journal, j2, pos);
 		ncut++;
 		memset(&info, 0, sizeof(info));
 		err_clear(&e);
-		if (pos < OD_UNDO_HDR_LEN) {
+		if (pos < OD_UNDO_HDR_LEN + OD_UNDO_REC_LEN + BS) {
 			cut_ok += undo_check(j2, fs, &info, &e) ==
 				  -EFSCORRUPTED;
 			continue;
 		}
+		/* each cut from the run's result, as a crash left it */
+		memcpy(v->img, before, IMGSIZE);
 		if (undo_apply(j2, fs, &info, &e) != 0 || info.complete)
 			continue;
 		for (k = 0; k < rp.n && rp.pos[k] + OD_UNDO_REC_LEN +
@@ -670,38 +757,39 @@ static void test_torn_batch(struct env *v, char *journal, size_t jlen)
 	fs = open_fs(v, v->img);
 	jpath(v, journal, jlen);
 	snprintf(j2, sizeof(j2), "%s/torn", v->dir);
-	T_CHECK(ts, undo_begin(fs, journal, &u, &e) == 0);
-	T_CHECK(ts, wr(fs, 10 * BS, BS) == 0);		/* 0, synced */
-	T_CHECK(ts, undo_prepare(u, 20 * BS, BS, &e) == 0);	/* 1 */
-	T_CHECK(ts, undo_prepare(u, 30 * BS, BS, &e) == 0);	/* 2 */
-	T_CHECK(ts, undo_prepare(u, 40 * BS, BS, &e) == 0);	/* 3 */
-	/* crash here: records 1-3 never synced, their blocks not written */
+	T_CHECK(ts, undo_begin(fs, journal, &u, &e) == 0);	/* 0 */
+	T_CHECK(ts, mark_sb(fs, u) == 0);
+	T_CHECK(ts, wr(fs, 10 * BS, BS) == 0);		/* 1, synced */
+	T_CHECK(ts, undo_prepare(u, 20 * BS, BS, &e) == 0);	/* 2 */
+	T_CHECK(ts, undo_prepare(u, 30 * BS, BS, &e) == 0);	/* 3 */
+	T_CHECK(ts, undo_prepare(u, 40 * BS, BS, &e) == 0);	/* 4 */
+	/* crash here: records 2-4 never synced, their blocks not written */
 	undo_end(fs, u);
 	memcpy(scribbled, v->img, IMGSIZE);
 	T_CHECK(ts, undo_check_each(journal, fs, &info, note_rec, &rp, &e) ==
-		    0 && rp.n == 4 && !info.complete && !info.torn_tail);
+		    0 && rp.n == 5 && !info.complete && !info.torn_tail);
 
-	/* record 2's data torn: 0, 1 and 3 are applied */
+	/* record 3's data torn: 0, 1, 2 and 4 are applied */
 	copy_file(journal, j2);
-	flip(j2, rp.pos[2] + OD_UNDO_REC_LEN + 100);
+	flip(j2, rp.pos[3] + OD_UNDO_REC_LEN + 100);
 	memset(&info, 0, sizeof(info));
 	T_CHECK(ts, undo_apply(j2, fs, &info, &e) == 0);
-	T_CHECK(ts, info.records == 3 && info.torn == 1 && info.torn_tail);
+	T_CHECK(ts, info.records == 4 && info.torn == 1 && info.torn_tail);
 	T_CHECK(ts, same_but(v, fr, 0));
 
-	/* record 1's header torn: found record 2 and 3 by their headers */
+	/* record 2's header torn: found record 3 and 4 by their headers */
 	memcpy(v->img, scribbled, IMGSIZE);
 	copy_file(journal, j2);
-	flip(j2, rp.pos[1] + 3);
+	flip(j2, rp.pos[2] + 3);
 	memset(&info, 0, sizeof(info));
 	T_CHECK(ts, undo_apply(j2, fs, &info, &e) == 0);
-	T_CHECK(ts, info.records == 3 && info.torn == 1 && info.torn_tail);
+	T_CHECK(ts, info.records == 4 && info.torn == 1 && info.torn_tail);
 	T_CHECK(ts, same_but(v, fr, 0));
 
-	/* record 0 was synced (record 1 starts a later batch): damage */
+	/* record 1 was synced (record 2 starts a later batch): damage */
 	memcpy(v->img, scribbled, IMGSIZE);
 	copy_file(journal, j2);
-	flip(j2, rp.pos[0] + OD_UNDO_REC_LEN + 5);
+	flip(j2, rp.pos[1] + OD_UNDO_REC_LEN + 5);
 	err_clear(&e);
 	T_CHECK(ts, undo_apply(j2, fs, &info, &e) == -EFSCORRUPTED);
 	T_CHECK(ts, strstr(e.msg, "had been synced") != NULL);
@@ -714,7 +802,7 @@ static void test_torn_batch(struct env *v, char *journal, size_t jlen)
 	T_CHECK(ts, truncate(j2, (off_t)file_size(j2) + 5000) == 0);
 	memset(&info, 0, sizeof(info));
 	err_clear(&e);
-	T_CHECK(ts, undo_apply(j2, fs, &info, &e) == 0 && info.records == 4 &&
+	T_CHECK(ts, undo_apply(j2, fs, &info, &e) == 0 && info.records == 5 &&
 		    info.torn == 1 && info.torn_tail);
 	T_CHECK(ts, same_but(v, fr, 0));
 	fs_close(fs);
@@ -739,6 +827,8 @@ static void run_writes(struct fs *fs, struct undo *u, struct err *e)
 	int i;
 
 	undo_mark_free(u, 70, 1, e);
+	if (mark_sb(fs, u))	/* the first write */
+		_exit(3);
 	for (i = 0; i < NWRITES; i++) {
 		if (i == 6) {	/* a prepared batch, then its writes */
 			undo_prepare(u, at[7][0], at[7][1], e);
@@ -759,7 +849,8 @@ static void test_fault(struct env *v, char *journal, size_t jlen)
 	struct err e = { 0 };
 	int n, status, exact = 0, crashed = 0, before_ok = 0;
 
-	for (n = 0; n <= NWRITES + 1; n++) {
+	/* n: image writes let through (the mark, then at[]) */
+	for (n = 0; n <= NWRITES + 2; n++) {
 		pid_t pid;
 		struct fs *fs;
 
@@ -778,13 +869,15 @@ static void test_fault(struct env *v, char *journal, size_t jlen)
 		}
 		if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
 			continue;
-		crashed += WEXITSTATUS(status) == 75 && n < NWRITES;
-		if (WEXITSTATUS(status) != (n < NWRITES ? 75 : 0))
+		crashed += WEXITSTATUS(status) == 75 && n <= NWRITES;
+		if (WEXITSTATUS(status) != (n <= NWRITES ? 75 : 0))
 			fprintf(stderr, "fault %d: exit %d\n", n,
 				WEXITSTATUS(status));
-		/* the crash came before write n+1 reached the image */
-		if (n < NWRITES && memcmp(v->img + at[n][0],
-					  v->orig + at[n][0], at[n][1]) != 0)
+		/* the crash came before the mark, or write n of at[] */
+		if (n == 0 ? memcmp(v->img, v->orig, 512) != 0 :
+		    n <= NWRITES && memcmp(v->img + at[n - 1][0],
+					   v->orig + at[n - 1][0],
+					   at[n - 1][1]) != 0)
 			fprintf(stderr, "fault %d: write %d happened\n", n,
 				n + 1);
 		else
@@ -793,15 +886,15 @@ static void test_fault(struct env *v, char *journal, size_t jlen)
 		memset(&info, 0, sizeof(info));
 		err_clear(&e);
 		if (undo_apply(journal, fs, &info, &e) == 0 &&
-		    same_but(v, fr, 1) && info.complete == (n >= NWRITES))
+		    same_but(v, fr, 1) && info.complete == (n > NWRITES))
 			exact++;
 		else
 			fprintf(stderr, "fault %d: %s\n", n, e.msg);
 		fs_close(fs);
 	}
-	T_CHECK(ts, crashed == NWRITES);
-	T_CHECK(ts, before_ok == NWRITES + 2);
-	T_CHECK(ts, exact == NWRITES + 2);
+	T_CHECK(ts, crashed == NWRITES + 1);
+	T_CHECK(ts, before_ok == NWRITES + 3);
+	T_CHECK(ts, exact == NWRITES + 3);
 }
 
 /* A journal that cannot grow fails the image write, and every later one. */
@@ -815,8 +908,9 @@ static void test_journal_full(struct env *v, char *journal, size_t jlen)
 	jpath(v, journal, jlen);
 	pid = fork();
 	if (pid == 0) {
-		struct rlimit rl = { OD_UNDO_HDR_LEN + 100,
-				     OD_UNDO_HDR_LEN + 100 };
+		/* room for the header and record 0, no more */
+		struct rlimit rl = { OD_UNDO_HDR_LEN + 2 * OD_UNDO_REC_LEN + BS,
+				     OD_UNDO_HDR_LEN + 2 * OD_UNDO_REC_LEN + BS };
 		struct err e = { 0 };
 		struct undo *u = NULL;
 		struct fs *fs = open_fs(v, v->img);
@@ -840,6 +934,130 @@ static void test_journal_full(struct env *v, char *journal, size_t jlen)
 	T_CHECK(ts, waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
 		    WEXITSTATUS(status) == 0);
 	T_CHECK(ts, memcmp(v->img, v->orig, IMGSIZE) == 0);
+}
+
+/* The header of journal j (zeroed if it does not decode). */
+static struct od_undo_hdr header_of(const char *j)
+{
+	struct od_undo_hdr h = { 0 };
+	uint8_t hb[OD_UNDO_HDR_LEN];
+	const char *field;
+	int fd = open(j, O_RDONLY);
+
+	if (fd < 0 || pread(fd, hb, sizeof(hb), 0) != (ssize_t)sizeof(hb) ||
+	    od_undo_hdr_decode(hb, sizeof(hb), &h, &field) != OD_OK)
+		memset(&h, 0, sizeof(h));
+	if (fd >= 0)
+		close(fd);
+	return h;
+}
+
+/* The link record at the end of j: the next file's nonce, or 0. */
+static uint64_t link_of(const char *j, uint64_t nonce)
+{
+	uint8_t b[OD_UNDO_REC_LEN + OD_UNDO_NEXT_LEN];
+	struct od_undo_next nx;
+	struct od_undo_rec r;
+	const char *field;
+	uint64_t size = file_size(j);
+	int fd = open(j, O_RDONLY);
+	uint64_t ret = 0;
+
+	if (fd >= 0 && size > sizeof(b) &&
+	    pread(fd, b, sizeof(b), (off_t)(size - sizeof(b))) ==
+	    (ssize_t)sizeof(b) &&
+	    od_undo_rec_decode(b, OD_UNDO_REC_LEN, nonce, &r, &field) ==
+	    OD_OK && r.kind == OD_UNDO_NEXT &&
+	    od_undo_next_decode(b + OD_UNDO_REC_LEN, OD_UNDO_NEXT_LEN, &nx) ==
+	    OD_OK)
+		ret = nx.nonce;
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+/* A pass: its file (linked to prev when pass > 1), the mark, a write. */
+static int one_pass(struct fs *fs, const char *j, unsigned pass,
+		    const char *prev, uint64_t block)
+{
+	struct undo_link l = { pass, prev };
+	struct err e = { 0 };
+	struct undo *u = NULL;
+	int ret = undo_begin_pass(fs, j, &l, &u, &e);
+
+	if (ret == 0)
+		ret = mark_sb(fs, u);
+	if (ret == 0)
+		ret = wr(fs, block * BS, BS);
+	if (ret == 0)
+		ret = undo_finish(u, &e);
+	undo_end(fs, u);
+	if (ret && ret != -ESTALE)
+		fprintf(stderr, "pass %u: %s\n", pass, e.msg);
+	return ret;
+}
+
+static void test_chain(struct env *v)
+{
+	struct t_state *ts = v->ts;
+	struct undo_chain_opts o = { 0 };
+	struct undo_chain_result r;
+	struct od_undo_hdr h1, h2;
+	struct err e = { 0 };
+	char j1[96], j2[96], j3[96];
+	uint8_t *after2 = malloc(IMGSIZE);
+	struct fs *fs;
+	uint8_t keep;
+
+	reset(v);
+	snprintf(j1, sizeof(j1), "%s/chain", v->dir);
+	snprintf(j2, sizeof(j2), "%s/chain.2", v->dir);
+	snprintf(j3, sizeof(j3), "%s/chain.3", v->dir);
+	fs = open_fs(v, v->img);
+	if (!fs || !after2) {
+		free(after2);
+		return;
+	}
+	T_CHECK(ts, one_pass(fs, j1, 1, NULL, 3) == 0);
+	T_CHECK(ts, one_pass(fs, j2, 2, j1, 5) == 0);
+	h1 = header_of(j1);
+	h2 = header_of(j2);
+	T_CHECK(ts, h1.pass == 1 && h1.chain == h1.nonce && !h1.prev_nonce);
+	T_CHECK(ts, h2.pass == 2 && h2.chain == h1.nonce &&
+		    h2.prev_nonce == h1.nonce && h2.prev_seal != 0);
+	T_CHECK(ts, link_of(j1, h1.nonce) == h2.nonce && !link_of(j2, h2.nonce));
+
+	/* pass 3 on a filesystem pass 2 did not leave: refused, no file */
+	keep = v->img[300];
+	v->img[300] ^= 0x40;	/* in the superblock sector */
+	T_CHECK(ts, one_pass(fs, j3, 3, j2, 7) == -ESTALE);
+	T_CHECK(ts, access(j3, F_OK) != 0 && !link_of(j2, h2.nonce));
+	v->img[300] = keep;
+
+	/* a pass begun, then taken back: its file and the link go */
+	memcpy(after2, v->img, IMGSIZE);
+	T_CHECK(ts, one_pass(fs, j3, 3, j2, 7) == 0);
+	T_CHECK(ts, link_of(j2, h2.nonce) == header_of(j3).nonce);
+	T_CHECK(ts, undo_discard(j3, &e) == 0);
+	T_CHECK(ts, access(j3, F_OK) != 0 && !link_of(j2, h2.nonce));
+	/* (as a run rolls a pass back before it takes its file away) */
+	memcpy(v->img, after2, IMGSIZE);
+
+	/* the chain, undone whole; then nothing left to undo */
+	o.alone = false;
+	T_CHECK(ts, undo_chain_undo(j1, fs, &o, &r, &e) == 0 &&
+		    r.outcome == UNDO_RESTORED && r.npass == 2);
+	undo_chain_result_free(&r);
+	if (e.code)
+		fprintf(stderr, "chain: %s\n", e.msg);
+	T_CHECK(ts, same_but(v, NULL, 0));
+	T_CHECK(ts, undo_chain_undo(j1, fs, &o, &r, &e) == 0 &&
+		    r.outcome == UNDO_NOTHING);
+	undo_chain_result_free(&r);
+	fs_close(fs);
+	free(after2);
+	unlink(j1);
+	unlink(j2);
 }
 
 static void cleanup(struct env *v)
@@ -879,6 +1097,7 @@ int main(void)
 	test_torn_batch(&v, journal, sizeof(journal));
 	test_fault(&v, journal, sizeof(journal));
 	test_journal_full(&v, journal, sizeof(journal));
+	test_chain(&v);
 	cleanup(&v);
 	munmap(v.img, IMGSIZE);
 	free(v.orig);

@@ -1,16 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * xfsdefrag debug-compare ORIG OTHER: a test aid (hidden from the usage
- * text; xfsdefrag(8), "TEST AIDS").  Is every block that holds something
- * in ORIG byte-identical in OTHER?  What counts is found by our own
- * reader: the scanned model of ORIG and its block ownership map; left
- * out are free extents, AGFL slots and blocks only unwritten extents map
- * (they read as zeros whatever they hold).  So after an undo, equality
- * means every inode, directory, attribute, btree and file byte is back:
- * every file is identical.  Exit 0 if so, 1 (and the first differing
+ * xfsdefrag-test debug-compare ORIG OTHER (tests/aids/README.md): is
+ * every block that holds something in ORIG byte-identical in OTHER?
+ * What counts is found by our own reader: the scanned model of ORIG and
+ * its block ownership map; left out are free extents, AGFL slots and
+ * blocks only unwritten extents map (they read as zeros whatever they
+ * hold).  So after an undo, equality means every inode, directory,
+ * attribute, btree and file byte is back: every file is identical.  Exit 0 if so, 1 (and the first differing
  * blocks) if not, 3 if ORIG cannot be read.
  */
-#include "cmd/cmd.h"
+#include "tests/aids/aids.h"
 #include "core/model/blkmap.h"
 #include "core/model/scan.h"
 
@@ -71,8 +70,10 @@ static int read_full(int fd, uint8_t *p, size_t len, uint64_t off)
 	return 0;
 }
 
-int cmd_debug_compare(int argc, char **argv)
+int aid_compare(struct cmd_call *c)
 {
+	int argc = c->argc;
+	char **argv = c->argv;
 	struct scan_opts so = { 0 };
 	struct model *m = NULL;
 	struct blkmap *bm = NULL;
@@ -85,10 +86,10 @@ int cmd_debug_compare(int argc, char **argv)
 	uint32_t a, bs, per;
 
 	if (argc != 3)
-		return cmd_usage("debug-compare");
+		return aid_usage("debug-compare");
 	if (fs_open(argv[1], FS_NOPROBE, &fs, &e) || scan_fs(fs, &so, &m, &e) ||
 	    blkmap_build(m, &bm, &e)) {
-		status = cmd_fail(&e);
+		status = cmd_fail(c, &e);
 		goto out;
 	}
 	bs = fs->geo.blocksize;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * xfsdefrag debug-inoruns [--gap BYTES] [--dirs] IMAGE: the byte ranges
+ * xfsdefrag-test debug-inoruns [--gap BYTES] [--dirs] IMAGE: the byte ranges
  * holding the physically present inodes, AG by AG in disk order, ranges
  * less than BYTES apart (default 0: adjacent) joined, as "offset length"
  * lines.  With --gap 65536 these are the bytes the scan reads for inode
@@ -9,7 +9,7 @@
  * read-ahead makes for them.  A benchmarking aid: bench/report.sh times
  * dd and fio reading them.
  */
-#include "cmd/cmd.h"
+#include "tests/aids/aids.h"
 #include "core/model/ahead.h"
 #include "core/model/inorun.h"
 #include "core/model/scan.h"
@@ -32,8 +32,10 @@ static void dir_run(void *priv, uint64_t off, uint64_t len)
 	t->bytes += len;
 }
 
-int cmd_debug_inoruns(int argc, char **argv)
+int aid_inoruns(struct cmd_call *c)
 {
+	int argc = c->argc;
+	char **argv = c->argv;
 	static const struct option longopts[] = {
 		{ "gap", required_argument, NULL, 'g' },
 		{ "dirs", no_argument, NULL, 'd' },
@@ -50,30 +52,30 @@ int cmd_debug_inoruns(int argc, char **argv)
 	bool dirs = false;
 	int opt, status = EXIT_OK;
 
-	optind = 1;
+	optind = 0;
 	while ((opt = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'g':
 			gap = strtoull(optarg, &end, 0);
 			if (*end || end == optarg)
-				return cmd_usage("debug-inoruns");
+				return aid_usage("debug-inoruns");
 			break;
 		case 'd':
 			dirs = true;
 			break;
 		case 'h':
-			cmd_usage("debug-inoruns");
+			aid_usage("debug-inoruns");
 			return EXIT_OK;
 		default:
-			return cmd_usage("debug-inoruns");
+			return aid_usage("debug-inoruns");
 		}
 	}
 	if (argc - optind != 1)
-		return cmd_usage("debug-inoruns");
+		return aid_usage("debug-inoruns");
 	if (cmd_open_ro(argv[optind], &fs, &e))
-		return cmd_fail(&e);
+		return cmd_fail(c, &e);
 	if (scan_fs(fs, &so, &m, &e)) {
-		status = cmd_fail(&e);
+		status = cmd_fail(c, &e);
 		goto out;
 	}
 	for (a = 0; dirs && a < m->agcount; a++) {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * xfsdefrag debug-scribble: a test aid standing in for the relocation
- * executor (hidden from the usage text; see xfsdefrag(8), "TEST AIDS").
+ * xfsdefrag-test debug-scribble: a test aid standing in for the
+ * relocation executor (tests/aids/README.md).
  * It opens IMAGE read-write, begins an undo journal, marks every free
  * extent (bnobt) free-at-start, and overwrites live blocks through the
  * journaling layer: the superblock (NEEDSREPAIR set, as a writer does,
@@ -29,7 +29,7 @@
  * into B where the plan wrote into free space.  Reads only where either
  * file has data (SEEK_DATA), so sparse images compare at once.
  */
-#include "cmd/cmd.h"
+#include "tests/aids/aids.h"
 #include "core/fs/btwalk.h"
 #include "core/fs/fork.h"
 #include "core/fs/inode.h"
@@ -283,8 +283,16 @@ static int fill(struct scribble *s, struct undo *u, const struct step *st,
 		return err_set(e, ret, "superblock: read failed: %s",
 			       strerror(-ret));
 	undo_sb_mark(u, buf, ss, true);
-	if (!od_sb_is_v5(&s->fs->sb))
-		memcpy(buf + 108, "scribbled\0\0\0", 12);
+	if (!od_sb_is_v5(&s->fs->sb)) {
+		struct od_sb sb;
+
+		/* v4 has no NEEDSREPAIR to set: a new label changes it */
+		if (od_sb_decode(buf, ss, &sb) == OD_OK) {
+			memset(sb.fname, 0, sizeof(sb.fname));
+			memcpy(sb.fname, "scribbled", 9);
+			od_sb_encode(&sb, buf, ss);
+		}
+	}
 	return 0;
 }
 
@@ -400,7 +408,7 @@ out:
 }
 
 /* Random bytes over every free extent of the filesystem at path. */
-static int junk_free(const char *path)
+static int junk_free(struct cmd_call *c, const char *path)
 {
 	struct scribble s = { 0 };
 	struct err e = { 0 };
@@ -433,11 +441,13 @@ static int junk_free(const char *path)
 	free(buf);
 	free(s.fr);
 	fs_close(s.fs);
-	return ret ? cmd_fail(&e) : EXIT_OK;
+	return ret ? cmd_fail(c, &e) : EXIT_OK;
 }
 
-int cmd_debug_scribble(int argc, char **argv)
+int aid_scribble(struct cmd_call *c)
 {
+	int argc = c->argc;
+	char **argv = c->argv;
 	static const struct option longopts[] = {
 		{ "fault", required_argument, NULL, 'f' },
 		{ "seed", required_argument, NULL, 's' },
@@ -458,10 +468,10 @@ int cmd_debug_scribble(int argc, char **argv)
 	char *end;
 
 	if (argc == 3 && strcmp(argv[1], "--junk-free") == 0)
-		return junk_free(argv[2]);
+		return junk_free(c, argv[2]);
 	if (argc >= 4 && argc <= 5 && strcmp(argv[1], "--compare") == 0)
 		return compare(argv[2], argv[3], argc == 5 ? argv[4] : NULL);
-	optind = 1;
+	optind = 0;
 	s.rng = 1;
 	while ((opt = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
 		switch (opt) {
@@ -471,13 +481,13 @@ int cmd_debug_scribble(int argc, char **argv)
 		case 'p': planfile = optarg; end = ""; break;
 		case 'k': keep_sb = true; end = ""; break;
 		case 'n': finish = false; end = ""; break;
-		default: return cmd_usage("debug-scribble");
+		default: return aid_usage("debug-scribble");
 		}
 		if (*end)
-			return cmd_usage("debug-scribble");
+			return aid_usage("debug-scribble");
 	}
 	if (argc - optind < 2)
-		return cmd_usage("debug-scribble");
+		return aid_usage("debug-scribble");
 	ret = fs_open(argv[optind + 1], FS_RDWR, &s.fs, &e);
 	if (ret == 0 && s.fs->mounted)
 		ret = err_set(&e, -EBUSY, "%s is mounted", argv[optind + 1]);
@@ -506,5 +516,5 @@ int cmd_debug_scribble(int argc, char **argv)
 	fs_close(s.fs);
 	free(s.st);
 	free(s.fr);
-	return ret ? cmd_fail(&e) : EXIT_OK;
+	return ret ? cmd_fail(c, &e) : EXIT_OK;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * `tui --bench-map N [--path DIR]`: time redraws without a terminal.
+ * `xfsdefrag-test --bench-map N tui [--path DIR] IMAGE`: time redraws
+ * without a terminal.
  * The map, for a small and a large screen and for the whole-filesystem,
  * one-AG and one-block zoom levels: the cell classes alone (blkmap
  * sweep), then the full redraw (classes, grid, readout, legend) through
@@ -8,6 +9,7 @@
  * directory: reading, looking up and sorting it, each sort key, and
  * paging through it.  Figures go to stdout; nothing is asserted.
  */
+#include "tests/aids/aids.h"
 #include "tui/tui.h"
 #include "core/model/model_paths.h"
 
@@ -208,7 +210,7 @@ static void bench_path(struct tui *t)
 	}
 }
 
-int tui_bench(struct tui *t, const char *path, unsigned n)
+int aid_benchmap(struct tui *t, const char *path, unsigned n)
 {
 	static const struct bench_size sizes[] = { { 80, 24 }, { 200, 60 } };
 	struct bm_summary sum;

@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The image as undoing the later passes of a run would leave it, without
+ * writing it: a map of extents over the image saying where each block's
+ * bytes would come from (chain.c checks each earlier pass's proof
+ * through it).  Undoing pass k writes its vacated blocks from their
+ * copies (as they are before pass k is undone), then its records; so
+ * laying pass k over the map resolves its copies in the map as it is,
+ * then puts its records on top.  A block no pass holds reads the image.
+ */
+#include "core/undo/chain_priv.h"
+#include "core/base/sort.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int push(struct omap *m, const struct oext *x)
+{
+	if (m->n == m->cap) {
+		size_t cap = m->cap ? 2 * m->cap : 256;
+		struct oext *e = realloc(m->e, cap * sizeof(*e));
+
+		if (!e)
+			return -ENOMEM;
+		m->e = e;
+		m->cap = cap;
+	}
+	m->e[m->n++] = *x;
+	return 0;
+}
+
+/* The first extent ending after block b (m->n if none). */
+static size_t first_after(const struct omap *m, uint64_t b)
+{
+	size_t lo = 0, hi = m->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->e[mid].b + m->e[mid].n <= b)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Blocks [y, y+n) as the map has them, pushed to out as [x, x+n). */
+static int resolve(const struct omap *m, uint32_t bs, uint64_t x, uint64_t y,
+		   uint64_t n, struct omap *out)
+{
+	uint64_t cur = y, end = y + n;
+	size_t i = first_after(m, y);
+	int ret = 0;
+
+	while (cur < end && !ret) {
+		const struct oext *e = i < m->n ? &m->e[i] : NULL;
+		struct oext p;
+
+		if (e && e->b <= cur) {
+			uint64_t stop = e->b + e->n < end ? e->b + e->n : end;
+
+			p = (struct oext){ x + (cur - y), stop - cur, e->src,
+					   e->base + (cur - e->b) * bs };
+			i++;
+		} else {
+			uint64_t stop = e && e->b < end ? e->b : end;
+
+			p = (struct oext){ x + (cur - y), stop - cur, 0,
+					   cur * bs };
+		}
+		cur += p.n;
+		ret = push(out, &p);
+	}
+	return ret;
+}
+
+static int by_block(const void *a, const void *b)
+{
+	const struct oext *x = a, *y = b;
+
+	return x->b < y->b ? -1 : x->b > y->b;
+}
+
+/* map := top over map (top sorted, its extents disjoint). */
+static int overlay(struct omap *map, const struct omap *top, uint32_t bs)
+{
+	struct omap rest = { 0 }, out = { 0 };
+	size_t i, j = 0, a = 0, b = 0;
+	int ret = 0;
+
+	for (i = 0; i < map->n && !ret; i++) {
+		const struct oext *o = &map->e[i];
+		uint64_t cur = o->b, end = o->b + o->n;
+
+		while (cur < end && !ret) {
+			while (j < top->n && top->e[j].b + top->e[j].n <= cur)
+				j++;
+			if (j < top->n && top->e[j].b < end) {
+				if (top->e[j].b > cur)
+					ret = push(&rest, &(struct oext){
+						cur, top->e[j].b - cur, o->src,
+						o->base + (cur - o->b) * bs });
+				cur = top->e[j].b + top->e[j].n;
+			} else {
+				ret = push(&rest, &(struct oext){ cur, end - cur,
+					   o->src, o->base + (cur - o->b) * bs });
+				cur = end;
+			}
+		}
+	}
+	while (!ret && (a < rest.n || b < top->n)) {
+		if (b == top->n || (a < rest.n && rest.e[a].b < top->e[b].b))
+			ret = push(&out, &rest.e[a++]);
+		else
+			ret = push(&out, &top->e[b++]);
+	}
+	free(rest.e);
+	if (ret) {
+		free(out.e);
+		return ret;
+	}
+	free(map->e);
+	*map = out;
+	return 0;
+}
+
+int chain_view_add(struct uchain *c, unsigned k)
+{
+	struct cmem *m = &c->m[k];
+	struct omap top = { 0 };
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < m->v.ncp && !ret; i++)
+		ret = resolve(&c->map, c->bs, m->v.cp[i].x, m->v.cp[i].y,
+			      m->v.cp[i].n, &top);
+	for (i = 0; i < m->s.n && !ret; i++) {
+		const struct urec *r = &m->s.v[i];
+
+		ret = push(&top, &(struct oext){ r->off >> c->blocklog,
+			   (r->len + c->bs - 1) >> c->blocklog, k,
+			   r->pos + OD_UNDO_REC_LEN });
+	}
+	if (!ret && top.n > 1)
+		sort_any(top.e, top.n, sizeof(*top.e), by_block);
+	if (!ret)
+		ret = overlay(&c->map, &top, c->bs);
+	free(top.e);
+	return ret ? err_set(&m->why, -ENOMEM, "out of memory") : 0;
+}
+
+static int view_pread(struct img *im, void *buf, size_t len, uint64_t off)
+{
+	struct uchain *c = im->priv;
+	struct img *raw = im->lower;
+	uint8_t *p = buf;
+	int ret = 0;
+
+	while (len && !ret) {
+		uint64_t b = off >> c->blocklog;
+		size_t i = first_after(&c->map, b), n;
+		const struct oext *e = i < c->map.n ? &c->map.e[i] : NULL;
+
+		if (e && e->b <= b) {
+			uint64_t in = off - (e->b << c->blocklog);
+			uint64_t left = (e->n << c->blocklog) - in;
+			struct err ignore = { 0 };
+
+			n = left < len ? (size_t)left : len;
+			if (e->src == 0)
+				ret = img_pread(raw, p, n, e->base + in);
+			else
+				ret = scan_read_at(&c->m[e->src].s, p, n,
+						   e->base + in, &ignore);
+		} else {
+			uint64_t left = e ? (e->b << c->blocklog) - off : len;
+
+			n = left < len ? (size_t)left : len;
+			ret = img_pread(raw, p, n, off);
+		}
+		p += n;
+		off += n;
+		len -= n;
+	}
+	return ret;
+}
+
+static int view_pwrite(struct img *im, const void *buf, size_t len,
+		       uint64_t off)
+{
+	(void)im;
+	(void)buf;
+	(void)len;
+	(void)off;
+	return -EROFS;
+}
+
+static int view_flush(struct img *im)
+{
+	(void)im;
+	return 0;
+}
+
+static void view_close(struct img *im)
+{
+	(void)im;
+}
+
+static const struct img_ops view_ops = {
+	.name = "undo-view",
+	.pread = view_pread,
+	.pwrite = view_pwrite,
+	.flush = view_flush,
+	.close = view_close,
+};
+
+void chain_view_init(struct uchain *c)
+{
+	c->view.ops = &view_ops;
+	c->view.priv = c;
+	c->view.size = c->fs->img->size;
+	c->view.writable = false;
+	c->view.lower = undo_raw_img(c->fs);
+}
+
+void chain_view_free(struct uchain *c)
+{
+	free(c->map.e);
+	memset(&c->map, 0, sizeof(c->map));
+}
+
+int chain_cmp(struct uchain *c, unsigned lo, unsigned hi, uint64_t *differ,
+	      char *where, size_t len)
+{
+	struct bitmap covered;
+	uint64_t first[UNDO_NFIRST];
+	int nfirst = 0, ret = 0;
+	unsigned k;
+
+	*differ = 0;
+	where[0] = '\0';
+	if (bm_init(&covered, c->nblocks))
+		return err_set(c->e, -ENOMEM, "out of memory");
+	for (k = lo; k <= hi && !ret; k++) {
+		struct cmem *m = &c->m[k];
+
+		ret = undo_cmp_records(&m->s, m->s.sealed ? &m->v.p : NULL,
+				       c->fs, undo_raw_img(c->fs), &covered,
+				       true, differ, first, &nfirst, c->e);
+	}
+	bm_free(&covered);
+	if (ret == 0)
+		undo_name_blocks(c->fs, first, nfirst, where, len);
+	return ret;
+}
