@@ -16,6 +16,8 @@
 #                        repetitions, then the long campaigns (tsan,
 #                        power cuts, the fuzz campaigns: hours)
 #   make fuzz            build and run the libFuzzer target for a while
+#   make hddemu          the emulated disk of the read-back benches
+#                        (bench/hddemu: needs libfuse3)
 #   make install         PREFIX=/usr/local DESTDIR=
 #   V=1                  show the commands
 #
@@ -70,6 +72,8 @@ AIDS_SRC   := $(wildcard tests/aids/*.c)
 TPROG_SRC  := $(filter-out cmd/main.c,$(PROG_SRC)) $(AIDS_SRC)
 UNIT_SRC   := $(wildcard tests/unit/*.c)
 REPLAY_SRC := tests/fuzz/replay.c tests/fuzz/fuzz_open.c
+# the emulated disk's cost model and replay driver (bench/hddemu)
+HDD_SRC    := bench/hddemu/hddcost.c bench/hddemu/hddreplay.c
 
 # One build tree per flavour: release, ASan+UBSan, ThreadSanitizer.
 B        := build/release
@@ -130,6 +134,10 @@ $(1)/tests/fuzz_replay: $(call obj,$(1),$(REPLAY_SRC) $(LIB_SRC)) $(1)/FLAGS
 	@mkdir -p $$(dir $$@)
 	$$(if $(Q),@echo "  LD      $$@")
 	$(Q)$$(CC) $(4) -o $$@ $$(filter %.o,$$^) $$(LIBS)
+
+$(1)/bench/hddemu/hddreplay: $(call obj,$(1),$(HDD_SRC)) $(1)/FLAGS
+	$$(if $(Q),@echo "  LD      $$@")
+	$(Q)$$(CC) $(4) -o $$@ $$(filter %.o,$$^) -lm
 endef
 $(eval $(call tree_rules,$(B),$$(B_CFLAGS),,$$(B_LDFLAGS)))
 $(eval $(call tree_rules,$(A),$$(A_CFLAGS), [asan],$$(A_LDFLAGS)))
@@ -154,6 +162,22 @@ $(FUZZ_BASE): tests/fuzz/mkbase.sh tests/badimg.sh tests/xfsedit.py
 	tests/fuzz/mkbase.sh build/fuzz/base
 	touch $@
 
+# The emulated disk of the read-back benches (bench/hddemu/README.md):
+# its cost model and the replay driver (tree_rules) need only libc and
+# are tested in make check (under the sanitizers too); the FUSE disk needs
+# libfuse3 (`make hddemu`), and make check builds it where pkg-config
+# finds fuse3.  Nothing of it goes into xfsdefrag.
+HAVE_FUSE3 := $(shell $(PKG_CONFIG) --exists fuse3 2>/dev/null && echo 1)
+HDDEMU    := $(B)/bench/hddemu/hddemu
+$(B)/bench/hddemu/hddemu.o: bench/hddemu/hddemu.c $(B)/FLAGS
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  CC      $<")
+	$(Q)$(CC) $(B_CFLAGS) $$($(PKG_CONFIG) --cflags fuse3) -MMD -MP -c -o $@ $<
+$(HDDEMU): $(B)/bench/hddemu/hddemu.o $(B)/bench/hddemu/hddcost.o $(B)/FLAGS
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(B_LDFLAGS) -o $@ $(filter %.o,$^) $$($(PKG_CONFIG) --libs fuse3) -lm
+hddemu: $(HDDEMU) $(B)/bench/hddemu/hddreplay
+
 # The power-cut model's recorder (tests/powercut), preloaded by the tests.
 $(B)/powercut/pctrace.so: tests/powercut/pctrace.c $(B)/FLAGS
 	@mkdir -p $(dir $@)
@@ -164,7 +188,9 @@ $(B)/powercut/pctrace.so: tests/powercut/pctrace.c $(B)/FLAGS
 # need when make was not given -j itself.
 TEST_JOBS ?= 2
 CHECK_BUILD := xfsdefrag $(B)/xfsdefrag-test $(UNIT_BINS) asan $(FUZZ_BASE) \
-	       $(B)/powercut/pctrace.so
+	       $(B)/powercut/pctrace.so \
+	       $(B)/bench/hddemu/hddreplay $(A)/bench/hddemu/hddreplay \
+	       $(if $(HAVE_FUSE3),$(HDDEMU))
 CHECK_MAKE   = $(MAKE) --no-print-directory $(if $(Q),-s) DEVELOPER=1 $(if $(filter -j%,$(MAKEFLAGS)),,-j$(TEST_JOBS))
 # Both passes in one queue, so that the long scripts of each overlap.
 # The sanitizer pass runs the scripts where memory errors are plausible;
@@ -222,7 +248,7 @@ FORCE:
 # keep the unit tests' objects (intermediate files make would delete)
 .SECONDARY:
 
-.PHONY: all asan test-bin check check-long tsan fuzz install clean FORCE
+.PHONY: all asan test-bin check check-long tsan fuzz hddemu install clean FORCE
 
 -include $(shell find build -name '*.d' 2>/dev/null)
 

@@ -7,9 +7,14 @@ and directories at random places of a growing tree, fsync some of them so
 allocations interleave as they do under real use, then delete about a
 third of the files and now and then a whole subtree, and append to a few
 survivors so they grow into other free space.  Stops adding once the
-filesystem is FILL full.  Deterministic for a seed.
+filesystem is FILL full.  Deterministic for a seed with one writer.
 
-Usage: readback_age.py MOUNTPOINT [SEED] [ROUNDS] [FILL]
+WRITERS (default 1) processes churn at once, each in a tree of its own
+(MOUNTPOINT/wN, seeded SEED*1000+N), so that their allocations interleave
+in time as several users' do; the layout then also depends on how the
+scheduler interleaves them.
+
+Usage: readback_age.py MOUNTPOINT [SEED] [ROUNDS] [FILL] [WRITERS]
 """
 import os
 import random
@@ -31,11 +36,9 @@ def size_of(rng):
     return rng.randrange(65536, 512 * 1024)
 
 
-def main():
-    root = sys.argv[1]
-    seed = int(sys.argv[2]) if len(sys.argv) > 2 else 1
-    rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 8
-    fill = float(sys.argv[4]) if len(sys.argv) > 4 else 0.6
+def churn(fs, root, seed, rounds, fill):
+    """One writer's rounds in the tree at root (on the filesystem at fs);
+    returns (directories, files) left."""
     rng = random.Random(seed)
     dirs = [root]
     files = []
@@ -45,7 +48,7 @@ def main():
         # ones half the time) and files anywhere
         target = fill * (0.55 + 0.45 * (rnd + 1) / rounds)
         made = 0
-        while used(root) < target and made < 40000:
+        while used(fs) < target and made < 40000:
             if rng.random() < 0.08 or len(dirs) < 4:
                 parent = dirs[-rng.randrange(1, min(len(dirs), 8) + 1)] \
                     if rng.random() < 0.5 else rng.choice(dirs)
@@ -89,9 +92,47 @@ def main():
             with open(p, "ab") as fh:
                 fh.write(rng.randbytes(rng.randrange(1024, 32768)))
         os.sync()
+    return len(dirs), len(files)
+
+
+def main():
+    root = sys.argv[1]
+    seed = int(sys.argv[2]) if len(sys.argv) > 2 else 1
+    rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 8
+    fill = float(sys.argv[4]) if len(sys.argv) > 4 else 0.6
+    writers = int(sys.argv[5]) if len(sys.argv) > 5 else 1
+    if writers == 1:
+        nd, nf = churn(root, root, seed, rounds, fill)
+    else:
+        pids = []
+        for w in range(writers):
+            top = os.path.join(root, "w%d" % w)
+            os.mkdir(top)
+            pid = os.fork()
+            if pid == 0:
+                try:
+                    nd, nf = churn(root, top, seed * 1000 + w, rounds, fill)
+                    with open(os.path.join(root, ".w%d" % w), "w") as fh:
+                        fh.write("%d %d\n" % (nd, nf))
+                    os._exit(0)
+                except BaseException:
+                    import traceback
+                    traceback.print_exc()
+                    os._exit(1)
+            pids.append(pid)
+        bad = [p for p in pids if os.waitpid(p, 0)[1] != 0]
+        if bad:
+            sys.exit("readback_age.py: %d writers failed" % len(bad))
+        nd = nf = 0
+        for w in range(writers):
+            p = os.path.join(root, ".w%d" % w)
+            with open(p) as fh:
+                d, f = map(int, fh.read().split())
+            os.unlink(p)
+            nd, nf = nd + d, nf + f
     os.sync()
     print("%d directories, %d files, %.0f%% used" %
-          (len(dirs), len(files), 100 * used(root)))
+          (nd, nf, 100 * used(root)))
 
 
 if __name__ == "__main__":

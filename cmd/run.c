@@ -9,6 +9,7 @@
  * (cmd_run_go) with its own options.
  */
 #include "cmd/cmd.h"
+#include "cmd/verdict.h"
 #include "cmd/limits.h"
 #include "cmd/rbfmt.h"
 #include "cmd/runout.h"
@@ -298,6 +299,10 @@ int cmd_run_go(struct cmd_call *cc, struct cmd_run_call *rc)
 	cli.sc.hooks = cc->hooks;
 	o.image = cc->ops[0];
 	o.max_rate = lim->max_rate;
+	if (o.by_ag && o.po.max_write)
+		return cmd_usagef(cc, "--max-write is a budget for one pass "
+				  "over everything: not with --passes or "
+				  "--max-time");
 	if ((o.by_ag || o.max_rate > 0 || cmd_limits_any(lim)) &&
 	    (o.po.renumber == PR_ALL || o.po.inode32))
 		return cmd_usagef(cc, "--renumber all and --inode32 renumber "
@@ -353,6 +358,10 @@ int cmd_run_go(struct cmd_call *cc, struct cmd_run_call *rc)
 	if (cli.json) {
 		run_json(&o, lim, &r, (double)(run_now_ns() - o.t0) / 1e9, cc);
 		cc->json_done = true;
+	} else if (r.status == RUN_OK && r.not_worth) {
+		printf("nothing written: ");
+		cmd_verdict_text(&r.verdict);
+		printf("(--force runs it anyway)\n");
 	} else if (cli.passes) {
 		print_passes(&o, lim, &r, (double)(run_now_ns() - o.t0) /
 			     1e9);
@@ -376,7 +385,7 @@ out:
 
 struct run_args {
 	const char *undo, *map;
-	bool passes, json, discard;
+	bool passes, json, discard, force;
 	double max_time;	/* 0: none */
 	struct plan_opts po;
 	struct cmd_limits lim;
@@ -395,6 +404,7 @@ static int run(struct cmd_call *cc)
 	rc.o.max_time = a->max_time;
 	rc.o.by_ag = a->passes || a->max_time > 0;
 	rc.o.discard = a->discard;
+	rc.o.force = a->force;
 	return cmd_run_go(cc, &rc);
 }
 
@@ -424,6 +434,12 @@ static const struct opt opts[] = {
 	CMD_JSON_OPT(R, json, "print one JSON document instead of text"),
 	CMD_DISCARD_OPT(R, discard),
 	CMD_LIMIT_OPTS(R, lim),
+	{ .name = "max-write", .kind = OPT_CALL, .arg = "SIZE",
+	  .call = cmd_size_opt, OPT_AT(R, po.max_write),
+	  .help = "copy at most SIZE bytes (K, M, G, T suffixes): the moves "
+		  "that gain most per byte first", .dflt = "no limit" },
+	{ .name = "force", .kind = OPT_FLAG, OPT_AT(R, force),
+	  .help = "run even when the verdict says it is not worth it" },
 	OPT_END,
 };
 #undef R

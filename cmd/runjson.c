@@ -7,6 +7,7 @@
 #include "cmd/rbfmt.h"
 #include "cmd/runout.h"
 #include "cmd/cmd.h"
+#include "cmd/verdict.h"
 #include "core/model/frag.h"
 
 static double pct(uint64_t a, uint64_t b)
@@ -128,6 +129,11 @@ void run_json(const struct run_opts *o, const struct cmd_limits *l,
 	json_arr_end(&j);
 	json_obj_end(&j);
 	json_f2(&j, "seconds", seconds);
+	json_bool(&j, "written", r->npass > 0 || r->failed_pass);
+	if (r->judged)
+		cmd_verdict_json(&j, &r->verdict);
+	else
+		json_null(&j, "verdict");	/* --force: not judged */
 	figures(&j, "before", r->have_before ? &r->before : NULL,
 		&r->rb_before, o->po.order);
 	figures(&j, "after", r->have_after ? &r->after : NULL, &r->rb_after,

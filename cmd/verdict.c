@@ -30,8 +30,24 @@ static double cut(double now, double after)
 	return now > 0 ? (now - after) * 100.0 / now : 0.0;
 }
 
+/* "12% less", "3% more", "the same". */
+static const char *change(double now, double after, char *buf, size_t len)
+{
+	double pc = cut(now, after);
+
+	if (pc >= 0.5)
+		snprintf(buf, len, "%.0f%% less", pc);
+	else if (pc <= -0.5)
+		snprintf(buf, len, "%.0f%% more", -pc);
+	else
+		snprintf(buf, len, "the same");
+	return buf;
+}
+
 void cmd_verdict_text(const struct verdict *v)
 {
+	char hdd[32], ssd[32];
+
 	printf("verdict: %s: ", v->worth_running ? "worth running" :
 	       "not worth running");
 	if (!v->write_bytes && !v->seconds && v->hdd_now == v->hdd_after &&
@@ -44,12 +60,13 @@ void cmd_verdict_text(const struct verdict *v)
 	if (!v->worth_running)
 		printf("%s: ", v->why);
 	printf("the modelled read-back goes from %.2f s to %.2f s on an HDD "
-	       "(%.0f%% less) and from %llu to %llu SSD requests (%.0f%% "
-	       "less); it writes %.1f MiB (undo file about %.1f MiB)",
-	       v->hdd_now, v->hdd_after, cut(v->hdd_now, v->hdd_after),
+	       "(%s) and from %llu to %llu SSD requests (%s); it writes %.1f "
+	       "MiB (undo file about %.1f MiB)", v->hdd_now, v->hdd_after,
+	       change(v->hdd_now, v->hdd_after, hdd, sizeof(hdd)),
 	       (unsigned long long)v->ssd_now,
 	       (unsigned long long)v->ssd_after,
-	       cut((double)v->ssd_now, (double)v->ssd_after),
+	       change((double)v->ssd_now, (double)v->ssd_after, ssd,
+		      sizeof(ssd)),
 	       (double)v->write_bytes / 1048576.0,
 	       (double)v->undo_bytes / 1048576.0);
 	if (v->rate > 0)

@@ -127,7 +127,7 @@ cost() {	# NAME ASAN
 		t-badinput|t-check) echo 15 ;;
 		t-tui|t-html|t-report|t-powercut|t-excl) echo 7 ;;
 		t-live|t-wholedisk|t-completion) echo 4 ;;
-		t-cli|t-layers) echo 1 ;;
+		t-cli|t-layers|t-hddemu) echo 1 ;;
 		t-*) echo 100 ;;
 		*) echo 0 ;;	# unit tests: seconds all together
 		esac
@@ -138,7 +138,7 @@ cost() {	# NAME ASAN
 	t-safety|t-excl|t-precheck|t-fixtures|t-live|t-powercut) echo 22 ;;
 	t-undo|t-check|t-badinput|t-tui) echo 10 ;;
 	t-scanio|t-html|t-report|t-layers|t-wholedisk) echo 5 ;;
-	t-completion|t-cli) echo 2 ;;
+	t-completion|t-cli|t-hddemu) echo 2 ;;
 	t-*) echo 100 ;;
 	*) echo 0 ;;
 	esac

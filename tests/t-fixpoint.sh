@@ -11,6 +11,12 @@
 #    copies copies no more, keeps inode numbers, gains more per byte
 #    (both figures as shares of the whole plan's) than the whole plan,
 #    and says what the rest would reach (the whole plan's figures);
+#  - run follows the verdict: on a run's result touched a little through
+#    a mount (a file appended to, small files added), the plan moves
+#    something but the verdict is no, and run writes nothing (the image's
+#    bytes, no undo file, no map), says so and exits 0; --force runs it;
+#    run --max-write copies no more than the budget and keeps inode
+#    numbers (no map);
 #  - reflinked copies on a live filesystem (mkfs, loop mount): a copy
 #    appended to, and the copy of a source truncated afterwards, end
 #    contiguous, and a second run writes nothing.
@@ -209,4 +215,75 @@ reflink() {
 	rm -f "$img"
 }
 t_case reflink && reflink
+
+# runworth FIXTURE: run obeys the verdict, --force overrides, --max-write
+runworth() {
+	local f=$1 img=$T_TMP/rw.img h0 h1 rc
+	if ! t_can_mount; then
+		if [ -n "${XFSDEFRAG_REQUIRE_MOUNT:-}" ]; then
+			t_fail "run's verdict: needs root and loop devices (XFSDEFRAG_REQUIRE_MOUNT is set)"
+		else
+			t_skip "run's verdict: needs root and loop devices"
+		fi
+		return
+	fi
+	t_unpack "$here/fixtures/$f" "$img" || { t_fail "$f: cannot unpack"; return; }
+	# --max-write on the fixture: within the budget, numbers kept
+	"$bin" plan --json --no-probe --renumber none "$img" > "$T_TMP/rw.whole.json"
+	lim=$(( $(jq1 "$T_TMP/rw.whole.json" 'd["verdict"]["write_bytes"]') / 10 ))
+	cp --sparse=always "$img" "$T_TMP/rw.b.img"
+	rm -f "$T_TMP"/rw.b.undo*
+	"$bin" run --json --max-write "$lim" --undo "$T_TMP/rw.b.undo" "$T_TMP/rw.b.img" > "$T_TMP/rw.b.json" 2>&1
+	rc=$?
+	if [ $rc -eq 0 ] && [ "$(jq1 "$T_TMP/rw.b.json" 'sum(p["copied_bytes"] for p in d["passes"]) <= '"$lim"' and d["written"] and sum(p["inodes_renumbered"] for p in d["passes"]) == 0')" = True ] &&
+	   [ ! -e "$T_TMP/rw.b.undo.map" ] && "$bin" check "$T_TMP/rw.b.img" > /dev/null 2>&1; then
+		t_ok "$f: run --max-write $lim: copied $(jq1 "$T_TMP/rw.b.json" 'sum(p["copied_bytes"] for p in d["passes"])') bytes, inode numbers kept, check clean"
+	else
+		t_fail "$f: run --max-write $lim: exit $rc, $(head -c 300 "$T_TMP/rw.b.json")"
+	fi
+	rm -f "$T_TMP"/rw.b.*
+	# a run's result, touched a little
+	rm -f "$T_TMP"/rw.undo*
+	"$bin" run --undo "$T_TMP/rw.undo" "$img" > /dev/null 2>&1 || { t_fail "$f: run failed"; return; }
+	rm -f "$T_TMP"/rw.undo*
+	mount -o loop "$img" "$MNT" || { t_fail "run's verdict: mount"; return; }
+	big=$(find "$MNT" -type f -size +100k | sort | head -n 1)
+	for i in 1 2 3; do
+		head -c 8192 /dev/urandom >> "$big" && sync &&
+		head -c 4096 /dev/urandom > "$MNT/rw-new$i" && sync
+	done
+	umount "$MNT"
+	"$bin" plan --json --no-probe "$img" > "$T_TMP/rw.plan.json"
+	if [ "$(jq1 "$T_TMP/rw.plan.json" 'd["moved_blocks"] > 0 and not d["verdict"]["worth_running"]')" != True ]; then
+		t_fail "$f: run's verdict: the touched image's plan is not a small one: $(jq1 "$T_TMP/rw.plan.json" 'd["moved_blocks"], d["verdict"]["why"]')"
+		return
+	fi
+	h0=$(t_imgsum "$img")
+	"$bin" run --undo "$T_TMP/rw.undo" "$img" > "$T_TMP/rw.out" 2>&1
+	rc=$?
+	h1=$(t_imgsum "$img")
+	if [ $rc -eq 0 ] && [ "$h0" = "$h1" ] && [ ! -e "$T_TMP/rw.undo" ] && [ ! -e "$T_TMP/rw.undo.map" ] &&
+	   grep -q '^nothing written: verdict: not worth running' "$T_TMP/rw.out" &&
+	   grep -q -- '--force' "$T_TMP/rw.out"; then
+		t_ok "$f: run on a plan not worth it: nothing written, no undo file or map, exit 0, --force named"
+	else
+		t_fail "$f: run on a plan not worth it: exit $rc, $(head -n 2 "$T_TMP/rw.out")"
+	fi
+	"$bin" run --json --undo "$T_TMP/rw.undo" "$img" > "$T_TMP/rw.json" 2>&1
+	if [ "$(jq1 "$T_TMP/rw.json" 'd["written"], d["verdict"]["worth_running"], d["npasses"]')" = "False False 0" ] &&
+	   [ "$h0" = "$(t_imgsum "$img")" ]; then
+		t_ok "$f: run --json on it: written false, the verdict's no"
+	else
+		t_fail "$f: run --json on it: $(head -c 300 "$T_TMP/rw.json")"
+	fi
+	"$bin" run --force --undo "$T_TMP/rw.undo" "$img" > "$T_TMP/rw.fout" 2>&1
+	rc=$?
+	if [ $rc -eq 0 ] && [ "$h0" != "$(t_imgsum "$img")" ] && [ -s "$T_TMP/rw.undo" ]; then
+		t_ok "$f: run --force on it writes, with its undo file"
+	else
+		t_fail "$f: run --force: exit $rc, $(head -n 2 "$T_TMP/rw.fout")"
+	fi
+	rm -f "$img" "$T_TMP"/rw.*
+}
+t_case runworth && runworth "${FIXTURES[0]}"
 t_summary fixpoint

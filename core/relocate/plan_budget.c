@@ -32,8 +32,24 @@
 struct cand {
 	uint32_t d;		/* dense index */
 	double score;		/* share of the whole gain per block */
+	double h, r;		/* its shares of the HDD and SSD gains */
 	uint64_t blocks;
 };
+
+/* The candidates in order of one figure's share per block. */
+struct ord {
+	double key;
+	uint32_t k;		/* index in the candidates */
+};
+
+static int cmp_ord(const void *a, const void *b)
+{
+	const struct ord *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key > y->key ? -1 : 1;
+	return x->k < y->k ? -1 : x->k > y->k;
+}
 
 static int cmp_cand(const void *a, const void *b)
 {
@@ -68,10 +84,9 @@ static int rank(const struct model *m, const struct plan_gain_val *val,
 
 		if (!val[i].moved)
 			continue;
-		if (hdd > 0)
-			s += val[i].hdd / hdd;
-		if (req > 0)
-			s += (double)val[i].req / req;
+		c[k].h = hdd > 0 ? val[i].hdd / hdd : 0;
+		c[k].r = req > 0 ? (double)val[i].req / req : 0;
+		s = c[k].h + c[k].r;
 		if (s <= 0 && val[i].joined <= 0)
 			continue;	/* gains nothing by itself */
 		c[k].d = (uint32_t)i;
@@ -88,25 +103,75 @@ static int rank(const struct model *m, const struct plan_gain_val *val,
 /* What state a candidate is in (choose, plan_budget). */
 enum { C_FREE, C_TAKEN, C_OUT };
 
-/* Take the free candidates, best first, while they fit in budget. */
-static void choose(const struct cand *c, size_t n, uint64_t budget,
-		   uint8_t *st, uint8_t *only, size_t ninodes)
+/*
+ * The candidates by each figure's share per block (by[0]: HDD seconds,
+ * by[1]: SSD requests).
+ */
+static int order_by(const struct cand *c, size_t n, struct ord *by[2])
+{
+	size_t k;
+	int f;
+
+	for (f = 0; f < 2; f++) {
+		by[f] = malloc((n ? n : 1) * sizeof(*by[f]));
+		if (!by[f])
+			return -ENOMEM;
+		for (k = 0; k < n; k++) {
+			by[f][k].key = (f ? c[k].r : c[k].h) /
+				       (double)(c[k].blocks ? c[k].blocks : 1);
+			by[f][k].k = (uint32_t)k;
+		}
+		sort_any(by[f], n, sizeof(*by[f]), cmp_ord);
+	}
+	return 0;
+}
+
+/*
+ * Take the free candidates while they fit in budget, each from the
+ * figure whose share taken so far is the smaller, best per block first:
+ * a budget spent on one figure alone (the HDD's seeks, or the SSD's
+ * requests) would leave the other as it is.
+ */
+static void choose(const struct cand *c, size_t n, struct ord *const by[2],
+		   uint64_t budget, uint8_t *st, uint8_t *only,
+		   size_t ninodes)
 {
 	uint64_t take = 0;
-	size_t k;
+	double got[2] = { 0, 0 };
+	size_t k, at[2] = { 0, 0 };
 
 	for (k = 0; k < n; k++)
 		if (st[c[k].d] == C_TAKEN) {
-			if (take + c[k].blocks <= budget)
+			if (take + c[k].blocks <= budget) {
 				take += c[k].blocks;
-			else
+				got[0] += c[k].h;
+				got[1] += c[k].r;
+			} else {
 				st[c[k].d] = C_FREE;	/* no room now */
+			}
 		}
-	for (k = 0; k < n; k++)
-		if (st[c[k].d] == C_FREE && take + c[k].blocks <= budget) {
-			take += c[k].blocks;
-			st[c[k].d] = C_TAKEN;
+	for (;;) {
+		int f = got[0] <= got[1] ? 0 : 1, tries;
+		bool took = false;
+
+		for (tries = 0; tries < 2 && !took; tries++, f = !f) {
+			while (at[f] < n) {
+				const struct cand *x = &c[by[f][at[f]++].k];
+
+				if (st[x->d] != C_FREE ||
+				    take + x->blocks > budget)
+					continue;	/* never fits again */
+				take += x->blocks;
+				got[0] += x->h;
+				got[1] += x->r;
+				st[x->d] = C_TAKEN;
+				took = true;
+				break;
+			}
 		}
+		if (!took)
+			break;
+	}
 	memset(only, 0, ninodes ? ninodes : 1);
 	for (k = 0; k < n; k++)
 		only[c[k].d] = st[c[k].d] == C_TAKEN;
@@ -167,6 +232,7 @@ int plan_budget(const struct model *m, const struct plan_opts *o,
 	struct plan whole = { 0 };
 	struct plan_gain_val *val = NULL;
 	struct cand *c = NULL;
+	struct ord *by[2] = { NULL, NULL };
 	uint8_t *only = NULL, *st = NULL;
 	uint64_t limit = o->max_write >> g->blocklog, budget;
 	bool have = false;
@@ -199,6 +265,8 @@ int plan_budget(const struct model *m, const struct plan_opts *o,
 		goto done;
 	}
 	ret = rank(m, val, &c, &n);
+	if (!ret)
+		ret = order_by(c, n, by);
 	if (ret) {
 		err_set(e, ret, "out of memory");
 		goto out;
@@ -217,7 +285,7 @@ int plan_budget(const struct model *m, const struct plan_opts *o,
 		struct plan b;
 		size_t out = 0;
 
-		choose(c, n, budget, st, only, m->ninodes);
+		choose(c, n, by, budget, st, only, m->ninodes);
 		ret = plan_build_kept(m, &po, val, &b, e);
 		if (ret)
 			break;
@@ -267,5 +335,7 @@ out:
 	free(only);
 	free(st);
 	free(c);
+	free(by[0]);
+	free(by[1]);
 	return ret;
 }

@@ -106,12 +106,18 @@ int run_one_pass(struct run_ctx *c, const bool *focus, const char *what,
 
 	*did = false;
 	memset(&rec, 0, sizeof(rec));
-	ret = run_plan_now(c, focus, &p, &e);
+	if (!focus && c->have_whole) {
+		/* the verdict's plan: the model has not changed since */
+		p = c->whole;
+		c->have_whole = false;
+		ret = 0;
+	} else {
+		ret = run_plan_now(c, focus, &p, &e);
+	}
 	if (ret) {
 		/* a shrink the filesystem cannot take: nothing written */
-		fail(c, run_shrinking(o) && (ret == -EINVAL || ret == -ENOSPC ||
-					     ret == -EPERM) ?
-		     RUN_REFUSED : RUN_FAILED, &e);
+		fail(c, run_shrink_refused(o, ret) ? RUN_REFUSED : RUN_FAILED,
+		     &e);
 		goto out;
 	}
 	c->r->shrink = p.shrink;

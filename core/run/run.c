@@ -19,7 +19,7 @@ uint64_t run_now_ns(void)
 
 bool run_opts_limited(const struct run_opts *o)
 {
-	return o->max_time > 0 || o->max_rate > 0 ||
+	return o->max_time > 0 || o->max_rate > 0 || o->po.max_write ||
 	       plan_limits_any(&o->lim);
 }
 
@@ -78,6 +78,37 @@ static bool time_up(struct run_ctx *c)
 	}
 	return o->max_time > 0 && c->r->npass &&
 	       (double)(run_now_ns() - o->t0) / 1e9 >= o->max_time;
+}
+
+/*
+ * Is the run worth it?  The plan of everything the run may do (within
+ * the limits), judged as plan's verdict judges it; a run that is not
+ * worth it writes nothing.  A run that does it all in one pass keeps
+ * the plan for that pass.
+ */
+static int judge(struct run_ctx *c)
+{
+	struct run_result *r = c->r;
+	int ret;
+
+	ret = run_plan_now(c, NULL, &c->whole, &r->e);
+	if (ret) {
+		/* a shrink the filesystem cannot take: nothing written */
+		r->status = run_shrink_refused(c->o, ret) ? RUN_REFUSED :
+			    RUN_FAILED;
+		return ret;
+	}
+	c->have_whole = true;
+	verdict_judge(&c->whole, 0, c->o->max_rate, &r->verdict);
+	r->judged = true;
+	/* nothing to move is said as such (no_work), not as a verdict */
+	if (run_plan_has_work(&c->whole) && !r->verdict.worth_running)
+		r->not_worth = true;
+	if (c->o->by_ag || r->not_worth) {
+		plan_free(&c->whole);
+		c->have_whole = false;
+	}
+	return 0;
 }
 
 /* Pass over each AG the user allows, then over whatever they left. */
@@ -185,6 +216,10 @@ int run_fs(struct fs *fs, const struct run_opts *o, struct run_result *r)
 		goto out;
 	}
 	ret = pre_check(&c);
+	if (!ret && !o->force)
+		ret = judge(&c);
+	if (!ret && r->not_worth)
+		goto out;
 	if (!ret)
 		ret = passes(&c);
 	if (!ret && !r->npass)
@@ -205,6 +240,8 @@ out:
 			r->e = me;
 		}
 	}
+	if (c.have_whole)
+		plan_free(&c.whole);
 	run_drop_model(&c);
 	outfile_release(&c.out);
 	return r->status == RUN_OK ? 0 : (r->e.code ? r->e.code : -EIO);

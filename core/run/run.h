@@ -8,6 +8,8 @@
  *              of them the image or each other (outfile.h); the undo
  *              files must not exist; the lock held since the open
  *   pre-check  our checker finds the filesystem consistent
+ *   verdict    the whole plan is worth running (verdict.h), or nothing
+ *              is written (unless forced)
  *   then, per pass:
  *     plan     from a fresh scan of the image as it is now
  *     execute  behind the pass's own undo file (exec.h)
@@ -37,6 +39,7 @@
 #include "core/relocate/exec.h"
 #include "core/relocate/plan.h"
 #include "core/relocate/plan_limits.h"
+#include "core/relocate/verdict.h"
 
 /* Fault injection for tests: as exec_opts' fault fields, in one pass. */
 struct run_fault {
@@ -96,6 +99,11 @@ struct run_opts {
 	const struct run_fault *fault;	/* tests; NULL */
 	const struct run_ev *ev;
 	/*
+	 * Run even when the verdict on the whole plan says it is not worth
+	 * it (verdict.h); without it such a run writes nothing.
+	 */
+	bool force;
+	/*
 	 * A shrink (plan_shrink.h): to shrink_to blocks, or (shrink_min) the
 	 * smallest size that fits; one full pass, and an image file is cut
 	 * to the new size once the pass is verified.  Not with passes or
@@ -133,6 +141,10 @@ struct run_result {
 	size_t npass;
 	bool failed_pass;	/* a pass failed (after those that stand) */
 	bool no_work;		/* the plan moved nothing: nothing written */
+	/* the verdict on the whole plan, before anything was written */
+	struct verdict verdict;
+	bool judged;		/* verdict holds it (not with force) */
+	bool not_worth;		/* not worth running: nothing written */
 	/* the figures, when measured */
 	struct report before, after;
 	struct rb_fig rb_before, rb_after;

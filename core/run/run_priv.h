@@ -28,6 +28,9 @@ struct run_ctx {
 	long map_len;		/* bytes of the passes that stand */
 	uint64_t copy_t0;	/* the copy phase began (--max-rate) */
 	unsigned pass;		/* the pass under way (from 1) */
+	/* the verdict's plan of everything, for the pass that does it all */
+	struct plan whole;
+	bool have_whole;
 };
 
 /* Say one line through the caller (printf-style). */
@@ -63,6 +66,17 @@ int run_map_close(struct run_ctx *c, struct err *e);
 static inline bool run_shrinking(const struct run_opts *o)
 {
 	return o->shrink_to || o->shrink_min;
+}
+
+/*
+ * Is ret, a plan's failure, a shrink the filesystem cannot take (a size
+ * it refuses, no room inside, an inode that cannot move)?  Then nothing
+ * is written and the run is refused, not failed.
+ */
+static inline bool run_shrink_refused(const struct run_opts *o, int ret)
+{
+	return run_shrinking(o) && (ret == -EINVAL || ret == -ENOSPC ||
+				    ret == -EPERM);
 }
 
 /* shrink.c: cut the image file to the new size (the run stands) */
