@@ -27,7 +27,7 @@
  * then reads one AG front to back instead of jumping to the AG of
  * every directory (the kernel's spreading of directories over AGs
  * serves parallel writers, not a reader).  Data follows its inode's AG
- * (plan_place.c).  A new number is below 2^32 whenever the old one was
+ * (plan_target.c).  A new number is below 2^32 whenever the old one was
  * (a shortform directory never grows to 8-byte entries); with --inode32
  * every moving inode is.
  */

@@ -311,7 +311,7 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-bool plan_lim_home(const struct agplan *aps, const struct uref *u,
+bool plan_lim_home(const struct agplan *aps, const struct unit_ref *u,
 		   uint32_t *agno)
 {
 	const struct plim *l = aps[u->agno].pl->lim;

@@ -30,7 +30,7 @@ bool plan_lim_keep(const struct planner *pl, uint32_t idx);
 /* Does AG agno change (its btrees rebuilt)?  All, until settled. */
 bool plan_lim_rebuild(const struct planner *pl, uint32_t agno);
 /* The AG a full plan gives the fork of unit u (with limits.home). */
-bool plan_lim_home(const struct agplan *aps, const struct uref *u,
+bool plan_lim_home(const struct agplan *aps, const struct unit_ref *u,
 		   uint32_t *agno);
 /* After placement: which AGs change, which btree forks are kept. */
 int plan_lim_settle(struct planner *pl, struct agplan *aps);

@@ -39,7 +39,7 @@ static uint64_t end_now(const struct planner *pl, uint32_t d)
  * hint (*at: where they start), or split over the largest windows
  * (*at: NOAGBNO).
  */
-static int place_one(struct agplan *aps, const struct uref *all, size_t i,
+static int place_one(struct agplan *aps, const struct unit_ref *all, size_t i,
 		     size_t j, uint64_t total, struct agplan *dst,
 		     uint32_t hint, uint32_t *at)
 {
@@ -49,7 +49,7 @@ static int place_one(struct agplan *aps, const struct uref *all, size_t i,
 
 	*at = NOAGBNO;
 	if (!plan_seg_take_near(dst, (uint32_t)total, hint, &pos))
-		return plan_place_split(aps, all + i, j - i, dst);
+		return plan_place_split(aps, all + i, j - i, dst, NULL);
 	*at = pos;
 	for (k = i; k < j && !ret; k++) {
 		struct agplan *s = &aps[all[k].agno];
@@ -62,7 +62,7 @@ static int place_one(struct agplan *aps, const struct uref *all, size_t i,
 }
 
 int plan_place_near(struct planner *pl, struct agplan *aps,
-		    const struct uref *all, size_t n)
+		    const struct unit_ref *all, size_t n)
 {
 	const struct od_geo *g = pl->g;
 	const struct walk *w = &pl->walk;
@@ -73,9 +73,9 @@ int plan_place_near(struct planner *pl, struct agplan *aps,
 	/* walk position by walk position; all[] is in that order too */
 	while (i < n && !ret) {
 		const struct unit *un = &aps[all[i].agno].unit[all[i].idx];
-		uint64_t order = un->key2 >> 1, total = un->len;
+		uint64_t order = un->key2 >> 1, total;
 		uint32_t d = NOSLOT, t = un->target, hint = 0, at;
-		size_t j = i + 1;
+		size_t j = plan_fork_run(aps, all, i, n, false, &total);
 
 		/* the inodes before it in the walk stay: their data ends */
 		for (; k < w->nreached && order && k + 1 < order; k++) {
@@ -86,15 +86,6 @@ int plan_place_near(struct planner *pl, struct agplan *aps,
 		}
 		if (order && k + 1 == order)
 			d = w->seq[k];
-		while (j < n) {
-			const struct unit *v = &aps[all[j].agno].unit[all[j].idx];
-
-			if (!plan_same_fork(aps, &all[i], &all[j]) ||
-			    v->target != t || total + v->len > UINT32_MAX)
-				break;
-			total += v->len;
-			j++;
-		}
 		if (prev != NOEND && prev / g->agblocks == t)
 			hint = (uint32_t)(prev % g->agblocks);
 		else if (d != NOSLOT &&

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The planner's insides, shared by plan.c (tree order, new fork records,
- * predicted figures) and plan_place.c (each AG's windows and where every
- * unit of data goes).
+ * predicted figures) and the placement files: plan_units.c (an AG's
+ * mappings and units), plan_windows.c (what stays and the windows
+ * between), plan_target.c (each fork's AG), plan_take.c and plan_room.c
+ * (taking blocks from the windows), plan_place.c (where each unit goes).
  */
 #ifndef CORE_PLAN_PRIV_H
 #define CORE_PLAN_PRIV_H
@@ -79,8 +81,6 @@ struct agplan;
 int plan_shrink_setup(struct planner *pl, uint64_t to);
 /* Blocks of AG agno after the run (0: the AG is gone). */
 uint32_t plan_ag_len(const struct planner *pl, uint32_t agno);
-/* Free blocks of AG agno now, inside the new end. */
-uint64_t plan_shrink_free_inside(const struct planner *pl, uint32_t agno);
 /* Is AG agno past the new end? */
 bool plan_shrink_gone(const struct planner *pl, uint32_t agno);
 /* Does chunk r of AG agno reach past the new end (it must go)? */
@@ -208,9 +208,33 @@ struct agplan {
 };
 
 /* A unit, named across AGs. */
-struct uref {
+struct unit_ref {
 	uint32_t agno, idx;
 };
+
+/*
+ * Room left in one AG's windows, by block order (plan_room.c): a Fenwick
+ * tree over the windows so the room from any window on is a quick sum
+ * while placement takes blocks.
+ */
+struct window_room {
+	uint32_t *start;	/* window starts, ascending */
+	int64_t *fw;		/* Fenwick tree of room, 1-based */
+	uint64_t total;
+	size_t n;
+};
+
+int plan_room_init(struct window_room *w, const struct agplan *ap);
+void plan_room_free(struct window_room *w);
+/* Blocks [at, at+len) were taken (w may be NULL). */
+void plan_room_take(struct window_room *w, uint32_t at, uint32_t len);
+/*
+ * Where a fork whose inode sits at block hint should start looking for
+ * room so that the forks after it (rem blocks, its own included) still
+ * find room from there on.
+ */
+uint32_t plan_room_anchor(const struct window_room *w, uint32_t hint,
+			  uint64_t rem);
 
 /* The AG's fixed obstacles, fork mappings, units, pins and windows. */
 int plan_gather_obstacles(struct agplan *ap);
@@ -223,10 +247,10 @@ int plan_place_all(struct planner *pl, struct agplan *aps);
 /* Place units in order in the windows (plan_stream.c): stream mode;
  * new inode chunks go into the stream right before their members. */
 int plan_place_stream(struct planner *pl, struct agplan *aps,
-		      const struct uref *all, size_t n);
+		      const struct unit_ref *all, size_t n);
 /* Place near the data read before (plan_near.c): a few chosen files. */
 int plan_place_near(struct planner *pl, struct agplan *aps,
-		    const struct uref *all, size_t n);
+		    const struct unit_ref *all, size_t n);
 /*
  * len contiguous blocks from the first window at or after block hint
  * with room, else the nearest before it (the big window, kept for free
@@ -234,15 +258,36 @@ int plan_place_near(struct planner *pl, struct agplan *aps,
  */
 bool plan_seg_take_near(struct agplan *ap, uint32_t len, uint32_t hint,
 			uint32_t *at);
+/* Placement order of units (qsort_r over unit_ref, arg: aps). */
+int plan_unit_ref_cmp(const void *a, const void *b, void *arg);
+/*
+ * Choose the AG of one fork's movable units u[0..nu) (plan_target.c):
+ * room per AG is updated; have[] is zero on entry and on return; debt
+ * per AG: what a shrink's last AG holds beyond its room (paid by the
+ * units that leave it).
+ */
+void plan_choose_target(const struct od_geo *g, struct agplan *aps,
+			const struct unit_ref *u, size_t nu, uint64_t *room,
+			uint64_t *have, uint64_t *debt);
 /* Do two units (in placement order) belong to one fork? */
-bool plan_same_fork(const struct agplan *aps, const struct uref *x,
-		    const struct uref *y);
+bool plan_same_fork(const struct agplan *aps, const struct unit_ref *x,
+		    const struct unit_ref *y);
+/*
+ * The end of the run of units from all[i] on that are its fork's and go
+ * to its AG (UINT32_MAX blocks at most); *total: their blocks, with
+ * unplaced only those not placed yet.
+ */
+size_t plan_fork_run(const struct agplan *aps, const struct unit_ref *all,
+		     size_t i, size_t n, bool unplaced, uint64_t *total);
 /* Unit un goes, from offset off for len blocks, to block dst of its target. */
 int plan_add_piece(struct agplan *ap, struct unit *un, uint32_t off,
 		   uint32_t len, uint32_t dst);
-/* A fork no window holds whole: over the largest windows of dst. */
-int plan_place_split(struct agplan *aps, const struct uref *u, size_t nu,
-		     struct agplan *dst);
+/*
+ * A fork no window holds whole: over the largest windows of dst; the
+ * blocks taken leave wr (NULL: no room kept) too.
+ */
+int plan_place_split(struct agplan *aps, const struct unit_ref *u, size_t nu,
+		     struct agplan *dst, struct window_room *wr);
 /* len contiguous blocks, first fit; false if no window holds them. */
 bool plan_seg_take(struct agplan *ap, uint32_t len, uint32_t *at);
 /* Up to len blocks from the first open window; 0 when full. */

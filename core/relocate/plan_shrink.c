@@ -357,17 +357,6 @@ static uint64_t free_in(const struct m_ag *ag, uint64_t b0, uint64_t b1)
 	return n;
 }
 
-uint64_t plan_shrink_free_inside(const struct planner *pl, uint32_t agno)
-{
-	const struct m_ag *ag = &pl->m->ag[agno];
-
-	if (!ag->have_agf)
-		return 0;
-	if (!pl->shr)
-		return ag->agf.freeblks;
-	return free_in(ag, 0, plan_ag_len(pl, agno));
-}
-
 /* What lies past the new end now. */
 static void beyond(struct planner *pl, struct plan_shrink *s)
 {

@@ -108,7 +108,7 @@ static int strm_init(struct strm *st, const struct agplan *ap)
 }
 
 /* Put the fork's units side by side at block at of its target AG. */
-static int put(struct agplan *aps, const struct uref *u, size_t nu,
+static int put(struct agplan *aps, const struct unit_ref *u, size_t nu,
 	       uint32_t at)
 {
 	size_t k;
@@ -129,7 +129,7 @@ static int put(struct agplan *aps, const struct uref *u, size_t nu,
  * the window the stream is in, or at most st->slack blocks past it (and
  * within what the stream may fill there)?  Then it stays.
  */
-static bool stays(const struct agplan *aps, const struct uref *u, size_t nu,
+static bool stays(const struct agplan *aps, const struct unit_ref *u, size_t nu,
 		  const struct agplan *dst, const struct strm *st,
 		  uint32_t *at)
 {
@@ -200,7 +200,7 @@ static bool big_take(struct agplan *dst, struct strm *st, uint64_t total,
 	return true;
 }
 
-static int place_fork(struct agplan *aps, const struct uref *u, size_t nu,
+static int place_fork(struct agplan *aps, const struct unit_ref *u, size_t nu,
 		      uint64_t total, struct agplan *dst, struct strm *st)
 {
 	uint64_t waste = 0;
@@ -257,7 +257,7 @@ static int place_fork(struct agplan *aps, const struct uref *u, size_t nu,
 	st->rem -= total < st->rem ? total : st->rem;
 	if (plan_seg_take(dst, (uint32_t)total, &at))
 		return put(aps, u, nu, at);
-	return plan_place_split(aps, u, nu, dst);
+	return plan_place_split(aps, u, nu, dst, NULL);
 }
 
 /*
@@ -540,11 +540,11 @@ static int tails_of_pinned(struct agplan *aps, uint32_t agcount,
  * order, each with its target AG chosen.
  */
 int plan_place_stream(struct planner *pl, struct agplan *aps,
-		      const struct uref *all, size_t n)
+		      const struct unit_ref *all, size_t n)
 {
 	const struct od_geo *g = pl->g;
 	struct tails tl = { NULL, 0, false };
-	struct uref *grp;
+	struct unit_ref *grp;
 	struct strm *st;
 	uint32_t a;
 	size_t i;
@@ -578,22 +578,14 @@ int plan_place_stream(struct planner *pl, struct agplan *aps,
 	ret = tails_of_pinned(aps, g->agcount, &tl, st);
 	for (i = 0; i < n && !ret;) {
 		const struct unit *un = &aps[all[i].agno].unit[all[i].idx];
-		uint64_t total = 0;
-		size_t j = i, ng = 0;
+		uint64_t total;
+		size_t j = plan_fork_run(aps, all, i, n, true, &total), k;
+		size_t ng = 0;
 
 		/* the fork's units, but those placed already (owned tails) */
-		while (j < n) {
-			const struct unit *v = &aps[all[j].agno].unit[all[j].idx];
-
-			if (!plan_same_fork(aps, &all[i], &all[j]) ||
-			    v->target != un->target || total + v->len > UINT32_MAX)
-				break;
-			if (!v->npieces) {
-				total += v->len;
-				grp[ng++] = all[j];
-			}
-			j++;
-		}
+		for (k = i; k < j; k++)
+			if (!aps[all[k].agno].unit[all[k].idx].npieces)
+				grp[ng++] = all[k];
 		ret = chunks_before(pl, aps, st, un->key2);
 		if (!ret && ng)
 			ret = place_fork(aps, grp, ng, total, &aps[un->target],
