@@ -260,12 +260,13 @@ DEMO_ORIG := $(DEMO_DIR)/aged.orig.img
 DEMO_IMG  := $(DEMO_DIR)/aged.img
 DEMO_UNDO := $(DEMO_DIR)/aged.undo
 DEMO_HTML := $(DEMO_DIR)/aged.html
+DEMO_SUNDO := $(DEMO_DIR)/aged.shrink.undo
 $(DEMO_ORIG): tests/fixtures/aged/image.zst
 	@mkdir -p $(dir $@)
 	zstd -dq --sparse -f -o $@ $<
 
 demo: xfsdefrag $(DEMO_ORIG)
-	@rm -f $(DEMO_UNDO) $(DEMO_UNDO).map $(DEMO_HTML)
+	@rm -f $(DEMO_UNDO) $(DEMO_UNDO).map $(DEMO_HTML) $(DEMO_SUNDO) $(DEMO_SUNDO).map
 	cp --sparse=always $(DEMO_ORIG) $(DEMO_IMG)
 	@echo; echo "== 1. plan: what a run would move (nothing is written)"
 	./xfsdefrag plan --html $(DEMO_HTML) $(DEMO_IMG)
@@ -277,6 +278,12 @@ demo: xfsdefrag $(DEMO_ORIG)
 	./xfsdefrag undo $(DEMO_UNDO) $(DEMO_IMG)
 	./xfsdefrag check $(DEMO_IMG)
 	./xfsdefrag report $(DEMO_IMG) | grep '^actual'
+	@echo; echo "== 5. shrink: to the smallest size the data fits in, and back"
+	./xfsdefrag plan --shrink min $(DEMO_IMG) | sed -n '3,6p'
+	./xfsdefrag shrink --min --undo $(DEMO_SUNDO) $(DEMO_IMG)
+	ls -ls $(DEMO_IMG)
+	./xfsdefrag undo $(DEMO_SUNDO) $(DEMO_IMG)
+	ls -ls $(DEMO_IMG)
 	@echo; echo "HTML report (the block maps now and after the plan): $(CURDIR)/$(DEMO_HTML)"
 
 .PHONY: demo

@@ -12,7 +12,16 @@ growing the tree once the filesystem is FILL full, and keep churning
 until ROUNDS are done.  Reflinked copies are made at the end (when the
 filesystem supports them), one of them partly overwritten.
 
+With --use PCT instead (the shrink tests, bench/shrink.sh): one writer
+grows and churns the tree until the filesystem is PCT percent used:
+files of 4 KiB to 4 MiB written in 64 directories (the kernel spreads
+directories over the AGs), a sixth of them deleted each round and
+others written again, some reflinked, some with xattrs; then four files
+appended to in turns (files in many extents).  Data ends up all over
+every AG, the free space in pieces between it.
+
 Usage: churn.py MOUNTPOINT [SEED] [WRITERS] [ROUNDS] [FILL]
+       churn.py --use PCT MOUNTPOINT [SEED]
 """
 import errno
 import fcntl
@@ -99,7 +108,72 @@ def writer(root, seed, wid, nwriters, rounds, fill):
         mine = mine[cut:]
 
 
+def used_free(root):
+    """Use as --use counts it: blocks not free (reserved ones count)."""
+    st = os.statvfs(root)
+    return 1.0 - st.f_bfree / st.f_blocks
+
+
+def to_use(root, seed, fill):
+    """--use: one writer until fill percent is used."""
+    rng = random.Random(seed)
+    dirs = []
+    for i in range(64):
+        d = os.path.join(root, "d%02d" % i)
+        os.mkdir(d)
+        dirs.append(d)
+    files = []
+    n = 0
+    block = bytes(rng.getrandbits(8) for _ in range(4096))
+    while True:
+        for _ in range(200):
+            p = os.path.join(rng.choice(dirs), "f%06d" % n)
+            n += 1
+            size = int(4096 * 2 ** rng.uniform(0, 10))
+            with open(p, "wb") as f:
+                left = size
+                while left > 0:
+                    f.write(block[:min(left, 4096)])
+                    left -= 4096
+            if rng.random() < 0.05:
+                os.setxattr(p, "user.x", os.urandom(rng.randint(1, 3000)))
+            files.append(p)
+        # churn: delete a sixth of them
+        for p in rng.sample(files, len(files) // 6):
+            os.unlink(p)
+            files.remove(p)
+        # a few reflinked copies
+        for p in rng.sample(files, min(3, len(files))):
+            q = p + ".r"
+            if os.path.exists(q):
+                continue
+            with open(p, "rb") as a, open(q, "wb") as b:
+                try:
+                    fcntl.ioctl(b.fileno(), FICLONE, a.fileno())
+                except OSError:
+                    pass
+        if used_free(root) >= fill / 100.0:
+            break
+    # interleaved appenders: files in many extents
+    fds = [os.open(os.path.join(rng.choice(dirs), "app%d" % i),
+                   os.O_CREAT | os.O_WRONLY | os.O_APPEND, 0o644)
+           for i in range(4)]
+    for _ in range(300):
+        for fd in fds:
+            os.write(fd, block)
+            os.fsync(fd)
+    for fd in fds:
+        os.close(fd)
+    print("%d files, %.1f%% used" % (len(files), used_free(root) * 100))
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--use":
+        if len(sys.argv) < 4:
+            sys.exit("usage: churn.py --use PCT MOUNTPOINT [SEED]")
+        to_use(sys.argv[3], int(sys.argv[4]) if len(sys.argv) > 4 else 1,
+               float(sys.argv[2]))
+        return
     root = sys.argv[1]
     seed = int(sys.argv[2]) if len(sys.argv) > 2 else 1
     nw = int(sys.argv[3]) if len(sys.argv) > 3 else 4

@@ -89,7 +89,7 @@ struct cmd_call {
 
 /* The product's commands (one file each). */
 extern const struct cmd cmd_info, cmd_bmap, cmd_report, cmd_check,
-			cmd_undo, cmd_tui, cmd_plan, cmd_run;
+			cmd_undo, cmd_tui, cmd_plan, cmd_run, cmd_shrink;
 extern const struct cmd cmd_complete;	/* shell completion, hidden */
 
 /*

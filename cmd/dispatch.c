@@ -20,7 +20,7 @@ const char *progname = "xfsdefrag";
 
 static const struct cmd *const commands[] = {
 	&cmd_info, &cmd_bmap, &cmd_report, &cmd_check, &cmd_undo, &cmd_tui,
-	&cmd_plan, &cmd_run, &cmd_complete, NULL,
+	&cmd_plan, &cmd_run, &cmd_shrink, &cmd_complete, NULL,
 };
 
 const struct cmd *const *cmd_product(void)

@@ -199,6 +199,9 @@ static int count(const struct model *m, const struct plan *p,
 		const struct m_ag *ag = &m->ag[a];
 		struct acc *acc = &accs[a];
 
+		/* a shrink: an AG past the new end holds nothing after it */
+		if (p && p->shrink.dblocks && a >= p->shrink.agcount)
+			continue;
 		if (!p) {
 			for (i = 0; i < ag->nfree; i++)
 				acc_add(acc, ag->freesp[i].agbno,

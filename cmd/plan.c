@@ -9,14 +9,17 @@
 #include "cmd/json.h"
 #include "cmd/planlim.h"
 #include "cmd/rbfmt.h"
+#include "cmd/shrinkfmt.h"
 #include "cmd/verdict.h"
 #include "core/model/model_paths.h"
 #include "core/relocate/plan.h"
+#include "core/relocate/plan_shrink.h"
 #include "core/relocate/refuse.h"
 #include "core/model/frag.h"
 #include "core/model/report.h"
 #include "core/model/scan.h"
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +36,10 @@ struct pctx {
 	struct err refuse_err;
 	struct cmd_limits lim;
 	char **inway_paths;
+	/* --shrink */
+	bool shrink, shrink_min;
+	unsigned tries;
+	uint64_t floor;
 	struct verdict v;
 };
 
@@ -95,6 +102,10 @@ static void print_text(const struct pctx *c)
 	printf("xfsdefrag plan: ");
 	cmd_put_escaped(stdout, c->image);
 	printf(" (dry run, nothing written)\n\n");
+	if (c->shrink) {
+		shrinkfmt_text(c->fs, p, c->shrink_min, c->tries, c->floor);
+		printf("\n");
+	}
 	printf("would move %llu blocks (%.1f MiB) in %zu pieces; %.1f MiB "
 	       "copied (unwritten extents are remapped, not copied)\n",
 	       (unsigned long long)p->moved_blocks,
@@ -142,6 +153,12 @@ static void print_text(const struct pctx *c)
 	for (a = 0; a < c->m->agcount; a++) {
 		const struct plan_ag *pa = plan_ag(p, a);
 
+		if (c->shrink && a >= p->shrink.agcount) {
+			printf("%4u %12u %12u %12s %8s %12s\n", a,
+			       pa->free_before, pa->longest_before, "gone",
+			       "", "all");
+			continue;
+		}
 		printf("%4u %12u %12u %12u %7.1f%% %12llu\n", a,
 		       pa->free_before, pa->longest_before,
 		       pa->longest_after,
@@ -190,6 +207,8 @@ static void print_json(const struct pctx *c)
 	json_u64(&j, "moves", p->nmv);
 	json_u64(&j, "forks_rewritten", p->npf);
 	json_u64(&j, "undo_bytes_estimate", p->undo_estimate);
+	if (c->shrink)
+		shrinkfmt_json(&j, c->fs, p, c->shrink_min, c->tries, c->floor);
 	{
 		size_t na = 0;
 
@@ -226,6 +245,8 @@ static void print_json(const struct pctx *c)
 
 		json_obj_begin(&j, NULL);
 		json_u64(&j, "ag", a);
+		if (c->shrink)
+			json_bool(&j, "gone", a >= p->shrink.agcount);
 		json_u64(&j, "free_blocks", pa->free_before);
 		json_u64(&j, "longest_free_now", pa->longest_before);
 		json_u64(&j, "longest_free_after", pa->longest_after);
@@ -263,6 +284,7 @@ struct plan_args {
 	struct plan_opts po;
 	struct cmd_limits lim;
 	struct cmd_scan sc;
+	struct shrinkfmt_size shrink;	/* --shrink (bytes 0, !min: none) */
 };
 
 static int plan(struct cmd_call *cc)
@@ -273,10 +295,18 @@ static int plan(struct cmd_call *cc)
 	struct pctx c;
 	struct err e = { 0 };
 	const char *html = a->html;
-	int status = EXIT_OK;
+	int ret, status = EXIT_OK;
 	size_t i;
 
 	memset(&c, 0, sizeof(c));
+	c.shrink = a->shrink.bytes || a->shrink.min;
+	c.shrink_min = a->shrink.min;
+	if (c.shrink && (cmd_limits_any(&a->lim) || po.order == WALK_INODE ||
+			 po.max_write))
+		return cmd_usagef(cc, "--shrink lays out the whole filesystem "
+				  "in a walk order and moves all that lies past "
+				  "its new end: not with --order inode, limits or "
+				  "--max-write");
 	c.image = cc->ops[0];
 	c.lim = a->lim;		/* the limits are ours now (c.lim freed) */
 	memset(&a->lim, 0, sizeof(a->lim));
@@ -300,8 +330,33 @@ static int plan(struct cmd_call *cc)
 	}
 	/* the HTML lists the most fragmented files: rank them too */
 	if (report_build(c.m, -1, html ? a->top : 0, &c.before, &e) ||
-	    (html && report_paths(c.m, &c.before, &e)) ||
-	    plan_build(c.m, &po, &c.p, &e)) {
+	    (html && report_paths(c.m, &c.before, &e))) {
+		status = cmd_fail(cc, &e);
+		goto out;
+	}
+	if (c.shrink) {
+		c.floor = plan_shrink_floor(c.m);
+		po.shrink_to = shrinkfmt_blocks(c.fs, a->shrink.bytes);
+		if (!c.shrink_min && !po.shrink_to) {
+			status = cmd_usagef(cc, "--shrink %llu: less than one "
+					    "block (%u bytes)",
+					    (unsigned long long)a->shrink.bytes,
+					    c.fs->geo.blocksize);
+			goto out;
+		}
+		ret = c.shrink_min ?
+		      plan_shrink_min(c.m, &po, &c.p, &c.tries, &e) :
+		      plan_build(c.m, &po, &c.p, &e);
+		/* a shrink that cannot be: the one line run would say */
+		if (ret == -EINVAL || ret == -ENOSPC || ret == -EPERM) {
+			cmd_fail(cc, &e);
+			status = EXIT_REFUSED;
+			goto out;
+		}
+	} else {
+		ret = plan_build(c.m, &po, &c.p, &e);
+	}
+	if (ret) {
 		status = cmd_fail(cc, &e);
 		goto out;
 	}
@@ -379,6 +434,10 @@ static const struct opt opts[] = {
 	  .help = "copy at most SIZE bytes (K, M, G, T suffixes): the moves "
 		  "that gain most per byte first", .dflt = "no limit" },
 	CMD_NO_PROBE_OPT(P, no_probe),
+	{ .name = "shrink", .kind = OPT_CALL, .arg = "SIZE",
+	  .call = shrinkfmt_shrink_opt, OPT_AT(P, shrink),
+	  .help = "plan a shrink to SIZE (bytes, or with K, M, G or T), or "
+		  "min: the smallest size that fits" },
 	OPT_END,
 };
 #undef P

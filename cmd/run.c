@@ -5,7 +5,8 @@
  * pre-check, then per pass plan, execute, verify, keep or roll back);
  * this file prints what it says and what it did.  The image stays open,
  * and the writer's lock held, from before the pre-check's first read to
- * the end.
+ * the end.  shrink (cmd/shrink.c) goes through the same driver
+ * (cmd_run_go) with its own options.
  */
 #include "cmd/cmd.h"
 #include "cmd/verdict.h"
@@ -129,6 +130,57 @@ static void view(void *priv, struct fs *fs)
 	cmd_scan_setup(&((struct run_cli *)priv)->sc, fs);
 }
 
+static double mib(uint64_t bytes)
+{
+	return (double)bytes / 1048576.0;
+}
+
+/* A shrink: the geometry, where the file ends, how to undo it. */
+static void print_shrink(const struct run_opts *o, const struct run_result *r)
+{
+	const struct plan_shrink *s = &r->shrink;
+	uint64_t bytes = s->dblocks * r->blocksize;
+
+	printf("shrank %s from %llu blocks (%u AGs, %.1f MiB) to %llu blocks "
+	       "(%u AG%s, %.1f MiB; the last AG %u blocks)\n", o->image,
+	       (unsigned long long)r->dblocks_before, r->agcount_before,
+	       mib(r->dblocks_before * r->blocksize),
+	       (unsigned long long)s->dblocks, s->agcount,
+	       s->agcount == 1 ? "" : "s", mib(bytes), s->last_len);
+	if (o->shrink_min)
+		printf("the smallest size that fits: %llu blocks in use before "
+		       "(log included), %u sizes planned\n",
+		       (unsigned long long)r->min_floor, r->min_tries);
+	if (s->logstart)
+		printf("the log moved inside the new end, formatted clean at "
+		       "cycle %u\n", s->log_cycle);
+	if (r->truncated)
+		printf("the image file is cut to %llu bytes (it was %llu); "
+		       "undo extends it again\n", (unsigned long long)bytes,
+		       (unsigned long long)r->image_before);
+	else if (r->blockdev)
+		printf("%s is a block device and keeps its size (%llu bytes): "
+		       "the filesystem now ends at byte %llu; the partition "
+		       "may be shrunk to no less than that, for example with "
+		       "parted's resizepart or sfdisk (a shrink of the device "
+		       "also ends the way back: undo needs the old size)\n",
+		       o->image, (unsigned long long)r->image_before,
+		       (unsigned long long)bytes);
+	printf("\n");
+}
+
+static void print_discard(const struct run_result *r)
+{
+	if (!r->discarded)
+		return;
+	printf("discard: %.1f MiB of free space in %llu extents given back",
+	       mib(r->discard_bytes), (unsigned long long)r->discard_extents);
+	if (r->have_alloc)
+		printf(" (the image file's allocated size %.1f MiB -> %.1f MiB)",
+		       mib(r->alloc_before), mib(r->alloc_after));
+	printf("\n");
+}
+
 /* A full run in one pass: what it did, as it always said it. */
 static void print_single(const struct run_opts *o, const struct run_result *r)
 {
@@ -145,6 +197,12 @@ static void print_single(const struct run_opts *o, const struct run_result *r)
 	       (double)st->journal_bytes / 1048576.0, p->undo);
 	printf("%llu image writes; verified: consistent (own checker)\n\n",
 	       (unsigned long long)st->writes);
+	if (st->w_geometry[0])
+		printf("shrink: the AG headers, btrees, log and superblocks in "
+		       "image writes %llu-%llu\n%s",
+		       (unsigned long long)st->w_geometry[0],
+		       (unsigned long long)st->w_geometry[1],
+		       st->inodes_renumbered ? "" : "\n");
 	if (st->inodes_renumbered)
 		printf("renumbered %llu inodes (image writes %llu-%llu, "
 		       "references %llu-%llu)\n\n",
@@ -231,23 +289,13 @@ static int exit_status(const struct run_result *r)
 	return EXIT_ERROR;
 }
 
-struct run_args {
-	const char *undo, *map;
-	bool passes, json, force;
-	double max_time;	/* 0: none */
-	struct plan_opts po;
-	struct cmd_limits lim;
-	struct cmd_scan sc;
-};
-
-static int run(struct cmd_call *cc)
+int cmd_run_go(struct cmd_call *cc, struct cmd_run_call *rc)
 {
-	struct run_args *a = cc->args;
-	struct run_cli cli = { .sc = a->sc, .json = a->json, .cc = cc };
+	struct run_cli cli = { .sc = rc->sc, .json = rc->json, .cc = cc };
 	struct run_ev ev = { progress, problem, pass_done, say, view, &cli };
-	struct run_opts o = { 0 };
+	struct run_opts o = rc->o;
 	struct run_result r;
-	struct cmd_limits *lim = &a->lim;
+	struct cmd_limits *lim = rc->lim;
 	struct fs *fs = NULL;
 	struct err e = { 0 };
 	char undo_default[96];
@@ -257,13 +305,7 @@ static int run(struct cmd_call *cc)
 	cli.sc.again = true;
 	cli.sc.hooks = cc->hooks;
 	o.image = cc->ops[0];
-	o.undo = a->undo;
-	o.map = a->map;
-	o.po = a->po;
-	o.max_time = a->max_time;
-	o.by_ag = a->passes || a->max_time > 0;
 	o.max_rate = lim->max_rate;
-	o.force = a->force;
 	if (o.by_ag && o.po.max_write)
 		return cmd_usagef(cc, "--max-write is a budget for one pass "
 				  "over everything: not with --passes or "
@@ -277,6 +319,16 @@ static int run(struct cmd_call *cc)
 		    &e))
 		return e.code == -EBUSY || e.code == -EROFS ?
 		       (cmd_fail(cc, &e), EXIT_REFUSED) : cmd_fail(cc, &e);
+	if (rc->shrink_bytes) {
+		o.shrink_to = rc->shrink_bytes >> fs->geo.blocklog;
+		if (!o.shrink_to) {
+			status = cmd_usagef(cc, "--size %llu: less than one "
+					    "block (%u bytes)",
+					    (unsigned long long)rc->shrink_bytes,
+					    fs->geo.blocksize);
+			goto out;
+		}
+	}
 	cmd_scan_setup(&cli.sc, fs);
 	status = cmd_limits_setup(lim, fs, cc);
 	if (status)
@@ -324,8 +376,12 @@ static int run(struct cmd_call *cc)
 	} else if (r.status == RUN_OK && r.no_work) {
 		printf("nothing to move: every file is already in place\n");
 	} else if (r.status == RUN_OK) {
+		if (r.shrink.dblocks)
+			print_shrink(&o, &r);
 		print_single(&o, &r);
 	}
+	if (r.status == RUN_OK && !cli.json)
+		print_discard(&r);
 	if (r.status == RUN_OK && !cli.json && r.map_lines)
 		printf("\n%zu inodes renumbered: old and new numbers in %s\n",
 		       r.map_lines, r.map);
@@ -333,6 +389,31 @@ static int run(struct cmd_call *cc)
 out:
 	fs_close(fs);
 	return status;
+}
+
+struct run_args {
+	const char *undo, *map;
+	bool passes, json, discard, force;
+	double max_time;	/* 0: none */
+	struct plan_opts po;
+	struct cmd_limits lim;
+	struct cmd_scan sc;
+};
+
+static int run(struct cmd_call *cc)
+{
+	struct run_args *a = cc->args;
+	struct cmd_run_call rc = { .lim = &a->lim, .sc = a->sc,
+				   .json = a->json };
+
+	rc.o.undo = a->undo;
+	rc.o.map = a->map;
+	rc.o.po = a->po;
+	rc.o.max_time = a->max_time;
+	rc.o.by_ag = a->passes || a->max_time > 0;
+	rc.o.discard = a->discard;
+	rc.o.force = a->force;
+	return cmd_run_go(cc, &rc);
 }
 
 static void release(void *args)
@@ -359,6 +440,7 @@ static const struct opt opts[] = {
 	  .help = "stop at the first pass boundary after SECONDS (implies "
 		  "--passes)", .dflt = "no limit" },
 	CMD_JSON_OPT(R, json, "print one JSON document instead of text"),
+	CMD_DISCARD_OPT(R, discard),
 	CMD_LIMIT_OPTS(R, lim),
 	{ .name = "max-write", .kind = OPT_CALL, .arg = "SIZE",
 	  .call = cmd_size_opt, OPT_AT(R, po.max_write),

@@ -138,6 +138,36 @@ void run_json(const struct run_opts *o, const struct cmd_limits *l,
 		&r->rb_before, o->po.order);
 	figures(&j, "after", r->have_after ? &r->after : NULL, &r->rb_after,
 		o->po.order);
+	if (r->shrink.dblocks) {
+		json_obj_begin(&j, "shrink");
+		json_u64(&j, "dblocks_before", r->dblocks_before);
+		json_u64(&j, "agcount_before", r->agcount_before);
+		json_u64(&j, "dblocks", r->shrink.dblocks);
+		json_u64(&j, "agcount", r->shrink.agcount);
+		json_u64(&j, "last_ag_blocks", r->shrink.last_len);
+		json_u64(&j, "bytes", r->shrink.dblocks * r->blocksize);
+		json_bool(&j, "min", o->shrink_min);
+		if (o->shrink_min) {
+			json_u64(&j, "sizes_planned", r->min_tries);
+			json_u64(&j, "blocks_in_use_before", r->min_floor);
+		}
+		json_bool(&j, "log_moved", r->shrink.logstart != 0);
+		json_u64(&j, "image_bytes_before", r->image_before);
+		json_bool(&j, "image_truncated", r->truncated);
+		json_bool(&j, "block_device", r->blockdev);
+		json_obj_end(&j);
+	}
+	if (o->discard) {
+		json_obj_begin(&j, "discard");
+		json_bool(&j, "done", r->discarded);
+		json_u64(&j, "bytes", r->discard_bytes);
+		json_u64(&j, "extents", r->discard_extents);
+		if (r->have_alloc) {
+			json_u64(&j, "allocated_before", r->alloc_before);
+			json_u64(&j, "allocated_after", r->alloc_after);
+		}
+		json_obj_end(&j);
+	}
 	cmd_json_failure(&j, c);
 	json_obj_end(&j);
 	json_end(&j);

@@ -198,6 +198,21 @@ enum od_err od_agfl_slots(const uint8_t *buf, size_t len,
 	return OD_OK;
 }
 
+void od_agfl_set_slots(uint8_t *buf, size_t len, const struct od_geo *g,
+		       const uint32_t *blocks, uint32_t n)
+{
+	uint32_t size = od_agfl_size(g), i;
+	uint8_t *slots = buf + (g->v5 ? OD_AGFL_V5_HDR : 0);
+
+	if (len < g->sectsize)
+		return;
+	for (i = 0; i < size; i++)
+		od_put_be32(slots + 4 * (size_t)i, i < n ? blocks[i] :
+			    OD_NULLAGBLOCK);
+	if (g->v5)
+		od_cksum_set(buf, g->sectsize, OD_AGFL_CRC_OFF);
+}
+
 enum od_err od_agfl_lsn(const uint8_t *buf, size_t len,
 			const struct od_geo *g, uint64_t *lsn)
 {

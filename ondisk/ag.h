@@ -76,6 +76,13 @@ uint32_t od_agfl_slot(const uint8_t *slots, uint32_t idx);
 enum od_err od_agfl_lsn(const uint8_t *buf, size_t len,
 			const struct od_geo *g, uint64_t *lsn);
 
+/*
+ * Rewrite the slots of an AGFL sector (header kept): blocks[0, n) from
+ * slot 0, every other slot NULLAGBLOCK; its crc (v5).  n <= od_agfl_size.
+ */
+void od_agfl_set_slots(uint8_t *buf, size_t len, const struct od_geo *g,
+		       const uint32_t *blocks, uint32_t n);
+
 void od_agf_encode(const struct od_agf *agf, const struct od_geo *g,
 		   uint8_t *buf, size_t len);
 void od_agi_encode(const struct od_agi *agi, const struct od_geo *g,

@@ -41,6 +41,37 @@ struct od_logop_hdr {
 	uint8_t flags;
 };
 
+/* What a formatted (clean) log's records carry. */
+struct od_logrec_fmt {
+	uint32_t version;	/* 2 for v2 logs, else 1 */
+	uint8_t uuid[16];	/* sb_uuid */
+};
+
+#define OD_LOG_FMT_LINUX_LE	1	/* h_fmt: the byte order of op data */
+#define OD_LOG_CLIENT_LOG	0xaa	/* XFS_LOG: the log's own operations */
+#define OD_LOG_UNMOUNT_TYPE	0x556e	/* "Un" */
+#define OD_LOG_MIN_RECORD_BBS	2	/* a header and a data block */
+
+static inline uint64_t od_log_lsn(uint32_t cycle, uint32_t block)
+{
+	return (uint64_t)cycle << 32 | block;
+}
+
+/*
+ * One log record of nbb basic blocks (nbb >= 2) at buf (nbb * 512
+ * bytes), as mkfs and xfs_repair format a log (libxfs_log_header): a
+ * record header (v2: with extension headers when the record holds more
+ * than 32 KiB), a single unmount operation, and every block after the
+ * header stamped with the record's cycle (the first word each displaced
+ * block held goes to the header's cycle data).  lsn names the record
+ * (its cycle and block in the log), tail_lsn the oldest record still
+ * needed.  h_crc is left 0, which the kernel accepts from mkfs; h_fmt
+ * says little-endian, and the unmount record's magic is written so.
+ */
+void od_logrec_clear_encode(uint8_t *buf, uint32_t nbb,
+			    const struct od_logrec_fmt *f, uint64_t lsn,
+			    uint64_t tail_lsn);
+
 /* Does this basic block start a record header? */
 bool od_log_is_rec_hdr(const uint8_t *bb, size_t len);
 /* The cycle a basic block was written in (header or not); 0 if short. */

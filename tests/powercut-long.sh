@@ -8,7 +8,9 @@
 # Then renumbering: the same 5 fixtures x PER cuts inside the writes
 # that renumber inodes (run --renumber all; 105 by default), each also
 # checked by manifest (when root), and PER crash images of undoing a
-# finished renumbering run.
+# finished renumbering run.  Then shrinking (shrink --min): the same 5
+# fixtures x PER crash images, half cut inside the writes that rewrite
+# the geometry, and PER of undoing a finished shrink.
 # Keeps failing crash images in build/powercut-failed.  Usage:
 # powercut-long.sh XFSDEFRAG [PER]
 set -u
@@ -30,5 +32,9 @@ rc=$?
 python3 "$here/powercut/campaign.py" --bin "$bin" --test-bin "$tbin" --shim "$shim" --tmp "$tmp" \
 	--fixtures aged,bs1k,rmap-nrext64,sect4k-noreflink,isize1k-dir8k \
 	--scenarios renum,renum-undo --per "$per" --seed "${POWERCUT_SEED:-12}" \
+	--manifest-every 10 --keep "$keep" || rc=1
+python3 "$here/powercut/campaign.py" --bin "$bin" --shim "$shim" --tmp "$tmp" \
+	--fixtures aged,bs1k,rmap-nrext64,sect4k-noreflink,isize1k-dir8k \
+	--scenarios shrink,shrink-undo --per "$per" --seed "${POWERCUT_SEED:-12}" \
 	--manifest-every 10 --keep "$keep" || rc=1
 exit $rc

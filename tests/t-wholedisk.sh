@@ -211,6 +211,25 @@ for label in gpt dos; do
 	[ "$(outside "$disk" "$off" "$fsbytes")" = "$around" ] &&
 		t_ok "$what: undo left the other partitions byte for byte (sha256)" ||
 		t_fail "$what: undo wrote outside partition 2"
+	# shrink of partition 2: the disk file keeps its size (cutting it
+	# would cut partition 3 off), the other partitions their bytes
+	size0=$(stat -c %s "$disk")
+	rm -f "$T_TMP/s.undo" "$T_TMP/s.undo.map"
+	"$bin" shrink --min --partition 2 --undo "$T_TMP/s.undo" "$disk" > "$T_TMP/shrink" 2>&1
+	rc=$?
+	if [ $rc -eq 0 ] && [ "$(stat -c %s "$disk")" = "$size0" ] &&
+	   [ "$(outside "$disk" "$off" "$fsbytes")" = "$around" ] &&
+	   "$bin" check --partition 2 "$disk" > "$T_TMP/check" 2>&1; then
+		t_ok "$what: shrink --min: the disk file's size and the other partitions as they were, check consistent"
+	else
+		t_fail "$what: shrink --min: exit $rc, size $size0 -> $(stat -c %s "$disk"), $(tail -n 2 "$T_TMP/shrink")"
+	fi
+	if [ -e "$T_TMP/s.undo" ]; then
+		"$bin" undo --partition 2 "$T_TMP/s.undo" "$disk" > "$T_TMP/undo" 2>&1 &&
+		[ "$(outside "$disk" "$off" "$fsbytes")" = "$around" ] &&
+			t_ok "$what: undo of the shrink: the other partitions as they were" ||
+			t_fail "$what: undo of the shrink: $(tail -n 2 "$T_TMP/undo")"
+	fi
 	"$bin" undo --partition 1 "$T_TMP/p.undo" "$disk" > "$T_TMP/undo" 2>&1
 	rc=$?
 	[ $rc -ne 0 ] && grep -q "partition 1 holds swap" "$T_TMP/undo" &&

@@ -17,6 +17,8 @@
 struct file_priv {
 	int fd;
 	uint64_t base;		/* the image's first byte in the file */
+	bool ranged;		/* a partition: the file is not ours to size */
+	bool zero_past_eof;	/* reads past the file's end give zeros */
 	struct excl *excl;	/* the writer's lock, NULL when read-only */
 	int dfd;		/* O_DIRECT, for bulk reads; -1 if none */
 	unsigned dalign;
@@ -37,6 +39,10 @@ static int file_pread(struct img *im, void *buf, size_t len, uint64_t off)
 			if (errno == EINTR)
 				continue;
 			return -errno;
+		}
+		if (n == 0 && fp->zero_past_eof) {
+			memset(p, 0, len);
+			return 0;
 		}
 		if (n == 0)
 			return -ENXIO;
@@ -188,6 +194,7 @@ int img_open_range(const char *path, unsigned flags, uint64_t off,
 	fp->fd = fd;
 	fp->dfd = -1;
 	fp->base = len ? off : 0;
+	fp->ranged = len != 0;
 	im->ops = &file_ops;
 	im->priv = fp;
 	im->size = len ? len : (uint64_t)st.st_size;
@@ -216,6 +223,90 @@ static struct file_priv *file_under(const struct img *im)
 			break;
 	}
 	return im->ops == &file_ops ? im->priv : NULL;
+}
+
+/* The file layer at the bottom of im, through views and every layer. */
+static struct file_priv *file_bottom(const struct img *im)
+{
+	while (im->ops == &view_ops || (im->ops != &file_ops && im->lower))
+		im = im->ops == &view_ops ? im->priv : im->lower;
+	return im->ops == &file_ops ? im->priv : NULL;
+}
+
+int img_stat(const struct img *im, struct stat *st)
+{
+	const struct file_priv *fp = file_bottom(im);
+
+	if (!fp)
+		return -EOPNOTSUPP;
+	return fstat(fp->fd, st) ? -errno : 0;
+}
+
+/* Set size on im and every layer under it, once the bottom has it. */
+static int resize(struct img *im, uint64_t size)
+{
+	struct file_priv *fp;
+	struct stat st;
+	int ret;
+
+	if (im->ops == &view_ops)
+		ret = resize(im->priv, size);
+	else if (im->ops != &file_ops)
+		ret = im->lower ? resize(im->lower, size) : -EOPNOTSUPP;
+	else {
+		fp = im->priv;
+		if (fstat(fp->fd, &st))
+			return -errno;
+		/* a device, or a partition of a whole disk in a file */
+		if (!S_ISREG(st.st_mode) || fp->ranged)
+			return -ENOTTY;
+		ret = ftruncate(fp->fd, (off_t)size) ? -errno : 0;
+	}
+	if (!ret)
+		im->size = size;
+	return ret;
+}
+
+int img_resize(struct img *im, uint64_t size)
+{
+	if (!im->writable)
+		return -EROFS;
+	return resize(im, size);
+}
+
+void img_zero_past_eof(struct img *im, uint64_t size)
+{
+	struct file_priv *fp = file_bottom(im);
+	struct stat st;
+
+	if (!fp || fp->ranged || fstat(fp->fd, &st) || !S_ISREG(st.st_mode) ||
+	    size <= im->size)
+		return;
+	fp->zero_past_eof = true;
+	for (; im; im = im->ops == &view_ops ? im->priv : im->lower)
+		im->size = size;
+}
+
+int img_discard(struct img *im, uint64_t off, uint64_t len)
+{
+	struct file_priv *fp = file_bottom(im);
+	uint64_t range[2] = { off, len };
+	struct stat st;
+
+	if (!im->writable)
+		return -EROFS;
+	if (!fp)
+		return -EOPNOTSUPP;
+	if (off > im->size || len > im->size - off)
+		return -ENXIO;
+	if (fstat(fp->fd, &st))
+		return -errno;
+	if (S_ISBLK(st.st_mode))
+		return ioctl(fp->fd, BLKDISCARD, range) ? -errno : 0;
+	if (fallocate(fp->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+		      (off_t)off, (off_t)len))
+		return -errno;
+	return 0;
 }
 
 int img_recheck_writers(const struct img *im, struct err *e)

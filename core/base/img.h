@@ -133,6 +133,34 @@ uint64_t img_next_data(struct img *im, uint64_t off);
 uint64_t img_next_hole(struct img *im, uint64_t off);
 
 /*
+ * The file or block device under im (through every layer and view):
+ * fstat of it; -EOPNOTSUPP for memory images.
+ */
+struct stat;
+int img_stat(const struct img *im, struct stat *st);
+/*
+ * Cut or extend the regular file under im to size bytes (ftruncate; an
+ * extension reads as zeros), and set the size of every layer down to
+ * it: -ENOTTY for a block device (its size is the device's),
+ * -EOPNOTSUPP for memory images, -EROFS when im is read-only.
+ */
+int img_resize(struct img *im, uint64_t size);
+/*
+ * An image file shorter than size (an undo of a shrink: the run cut it
+ * short): im and every layer under it read size bytes, the bytes past
+ * the file's end as zeros, and writes there extend the file.  No effect
+ * on devices or when the file is that long.
+ */
+void img_zero_past_eof(struct img *im, uint64_t size);
+/*
+ * Give [off, off + len) back to the storage: on an image file a hole is
+ * punched (the file keeps its size), on a block device BLKDISCARD.
+ * The bytes read as zeros afterwards, or (a device) as whatever it
+ * returns for discarded blocks.  Not journaled: free space only.
+ */
+int img_discard(struct img *im, uint64_t off, uint64_t len);
+
+/*
  * Fault injection for tests: stack a layer on im that lets n writes
  * through, then (err == 0) ends the process at once with exit status 75,
  * as a crash would (no cleanup, no further writes), or (err < 0) fails

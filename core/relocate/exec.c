@@ -210,6 +210,8 @@ int exec_run(struct fs *fs, const struct model *m, const struct plan *p,
 		ret = exec_renum_prepare(&x);
 	if (!ret)
 		ret = exec_pptr_prepare(&x);
+	if (!ret)
+		ret = exec_shrink_prepare(&x);
 	if (ret)
 		goto out;
 	if (o->fault_after >= 0) {
@@ -245,8 +247,14 @@ int exec_run(struct fs *fs, const struct model *m, const struct plan *p,
 		ret = exec_irefs(&x);
 	st->w_refs[1] = st->writes;
 	st->inodes_renumbered = x.xr ? x.xr->moved : 0;
+	st->w_geometry[0] = st->writes + 1;
 	if (!ret)
 		ret = exec_ags(&x);
+	if (!ret)
+		ret = exec_shrink(&x);
+	st->w_geometry[1] = st->writes;
+	if (!p->shrink.dblocks)
+		st->w_geometry[0] = st->w_geometry[1] = 0;
 	if (!ret)
 		ret = finish(&x);
 	st->journal_bytes = undo_bytes(x.u);
@@ -255,6 +263,7 @@ out:
 	exec_ags_release(&x);
 	exec_pptr_release(&x);
 	exec_renum_release(&x);
+	exec_shrink_release(&x);
 	free(x.written);
 	free(x.buf);
 	st->ns_total = now_ns() - t0;

@@ -26,8 +26,11 @@
  *   ags       every AG's btrees rebuilt (bnobt, cntbt, inobt, finobt,
  *             rmapbt, refcountbt) and its AGF/AGI counters (inode
  *             chunks, counts, newino and rmap owners as renumbered)
- *   sb        superblock counters; then NEEDSREPAIR cleared, synced, and
- *             the journal marked complete
+ *   geometry  a shrink (exec_shrink.c): the log at its new place, the
+ *             new geometry in the secondary superblocks that stay
+ *   sb        superblock counters (and a shrink's geometry); then
+ *             NEEDSREPAIR cleared, synced, and the journal marked
+ *             complete
  *
  * A crash anywhere leaves NEEDSREPAIR set and a journal from which
  * `xfsdefrag undo` restores the filesystem as it was.
@@ -74,6 +77,9 @@ struct exec_stats {
 	/* parent pointers: inodes a moved directory names, pointers
 	 * rewritten, node-format attr forks dealt out again */
 	uint64_t pptr_inodes, pptr_rewritten, pptr_forks_dealt;
+	/* a shrink: the writes of the AG and geometry phases (the new
+	 * AG headers, btrees, log and superblocks), numbered likewise */
+	uint64_t w_geometry[2];
 };
 
 /*

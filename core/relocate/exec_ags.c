@@ -330,7 +330,8 @@ static int rmap_push(struct agx *ax, const struct od_rmap_rec *r)
 static int layout_rmap(struct agx *ax)
 {
 	const struct od_geo *g = ax->x->g;
-	uint32_t at = ax->pa->bt_start;
+	uint32_t at = ax->pa->bt_start, nagfl;
+	const uint32_t *agfl;
 	struct od_rmap_rec r;
 	size_t i;
 	int ret = 0;
@@ -342,9 +343,9 @@ static int layout_rmap(struct agx *ax)
 		ret = rmap_push(ax, (struct od_rmap_rec *)ax->statics.v + i);
 	for (i = 0; i < ax->maps.n && !ret; i++)
 		ret = rmap_push(ax, (struct od_rmap_rec *)ax->maps.v + i);
-	for (i = 0; i < ax->ag->nagfl && !ret; i++) {
-		r = (struct od_rmap_rec){ ax->ag->agfl[i], 1, OD_RMAP_OWN_AG,
-					  0 };
+	exec_shrink_agfl(ax->x, ax->agno, &agfl, &nagfl);
+	for (i = 0; i < nagfl && !ret; i++) {
+		r = (struct od_rmap_rec){ agfl[i], 1, OD_RMAP_OWN_AG, 0 };
 		ret = rmap_push(ax, &r);
 	}
 	r = (struct od_rmap_rec){ at, ax->nb[T_BNO] + ax->nb[T_CNT] +
@@ -607,8 +608,10 @@ static int write_agf(struct agx *ax, const struct newhdr *h,
 		agf.refcount_root = (uint32_t)h->root[T_REFC];
 		agf.refcount_level = h->levels[T_REFC];
 	}
+	exec_shrink_agf(x, ax->agno, &agf);
 	od_agf_encode(&agf, g, buf, g->sectsize);	/* and its crc */
-	return x_pwrite(x, off, buf, g->sectsize, x->e, what);
+	ret = exec_shrink_write_agfl(x, ax->agno);
+	return ret ? ret : x_pwrite(x, off, buf, g->sectsize, x->e, what);
 }
 
 /* The AGI (struct xfs_agi): the inode btrees' new roots and sizes. */
@@ -640,6 +643,7 @@ static int write_agi(struct agx *ax, const struct newhdr *h)
 	}
 	if (x->xr)
 		exec_renum_agi(x, ax->agno, &agi);
+	exec_shrink_agi(x, ax->agno, &agi);
 	od_agi_encode(&agi, g, buf, g->sectsize);	/* and its crc */
 	return x_pwrite(x, off, buf, g->sectsize, x->e, what);
 }
@@ -676,7 +680,7 @@ static int rebuild_ag(struct xctx *x, uint32_t agno, uint64_t *fdblocks)
 	ax.agno = agno;
 	ax.ag = ag;
 	ax.pa = plan_ag(x->p, agno);
-	ax.agblocks = od_ag_blocks(x->g, agno);
+	ax.agblocks = exec_shrink_ag_len(x, agno);
 	if (!ag->have_agf || !ag->have_agi)
 		return err_set(x->e, -EFSCORRUPTED, "ag %u: headers were not "
 			       "readable", agno);
@@ -684,6 +688,10 @@ static int rebuild_ag(struct xctx *x, uint32_t agno, uint64_t *fdblocks)
 	ret = exec_renum_statics(x, agno, &x->agprep->statics[agno].v,
 				 &x->agprep->statics[agno].n,
 				 &x->agprep->statics[agno].cap);
+	if (!ret)
+		ret = exec_shrink_statics(x, agno, &x->agprep->statics[agno].v,
+					  &x->agprep->statics[agno].n,
+					  &x->agprep->statics[agno].cap);
 	ax.statics = x->agprep->statics[agno];
 	if (!ret)
 		ret = gather(&ax) ? err_set(x->e, -ENOMEM, "out of memory") : 0;
@@ -704,8 +712,13 @@ static int rebuild_ag(struct xctx *x, uint32_t agno, uint64_t *fdblocks)
 		ret = write_trees(&ax, &h);
 	if (!ret)
 		ret = write_headers(&ax, &h, &btreeblks, &freeblks);
-	if (!ret)
-		*fdblocks += (uint64_t)freeblks + ag->agf.flcount + btreeblks;
+	if (!ret) {
+		const uint32_t *agfl;
+		uint32_t nagfl;
+
+		exec_shrink_agfl(x, agno, &agfl, &nagfl);
+		*fdblocks += (uint64_t)freeblks + nagfl + btreeblks;
+	}
 	agx_free(&ax);
 	return ret;
 }
@@ -765,6 +778,9 @@ int exec_ags(struct xctx *x)
 	for (a = 0; a < x->m->agcount && !ret; a++) {
 		const struct od_agf *agf = &x->m->ag[a].agf;
 
+		/* a shrink: the AGs past the new end are simply gone */
+		if (exec_shrink_gone(x, a))
+			continue;
 		/* an AG the plan leaves alone (plan_limits.h) keeps its trees */
 		if (!plan_ag(x->p, a)->changed)
 			fdblocks += (uint64_t)agf->freeblks + agf->flcount +
@@ -784,5 +800,6 @@ int exec_ags(struct xctx *x)
 		sb.icount = x->xr->icount;
 		sb.ifree = x->xr->ifree;
 	}
+	exec_shrink_sb(x, &sb);
 	return x_sb_write(x, buf, &sb);
 }

@@ -24,6 +24,10 @@ struct xctx {
 	size_t ndst;
 	uint64_t *pptr;		/* inodes a moved directory names, sorted */
 	size_t npptr;
+	/* a shrink (exec_shrink.c): the new last AG's AGFL, when it loses
+	 * blocks past the end (NULL: it keeps its own) */
+	uint32_t *agfl_keep;
+	uint32_t nagfl_keep;
 };
 
 #define XBUF	(4u << 20)
@@ -90,5 +94,29 @@ int exec_ags(struct xctx *x);
  * phase can overwrite them: the rmap records of static owners. */
 int exec_ags_prepare(struct xctx *x);
 void exec_ags_release(struct xctx *x);
+
+/* ---- a shrink (exec_shrink.c): each a no-op without one ---- */
+
+int exec_shrink_prepare(struct xctx *x);
+void exec_shrink_release(struct xctx *x);
+/* Is AG agno past the new end (not rebuilt, not counted)? */
+bool exec_shrink_gone(const struct xctx *x, uint32_t agno);
+/* Blocks of AG agno after the run. */
+uint32_t exec_shrink_ag_len(const struct xctx *x, uint32_t agno);
+/* The AGFL blocks of AG agno after the run. */
+void exec_shrink_agfl(const struct xctx *x, uint32_t agno,
+		      const uint32_t **blocks, uint32_t *n);
+/* The rmap records kept from the old rmapbt: the log's, if it moves. */
+int exec_shrink_statics(struct xctx *x, uint32_t agno, void **v, size_t *n,
+			size_t *cap);
+/* The new last AG's length (AGF, AGI) and free list (AGF, AGFL). */
+void exec_shrink_agf(const struct xctx *x, uint32_t agno, struct od_agf *agf);
+void exec_shrink_agi(const struct xctx *x, uint32_t agno, struct od_agi *agi);
+int exec_shrink_write_agfl(struct xctx *x, uint32_t agno);
+/* The new geometry into a superblock. */
+void exec_shrink_sb(const struct xctx *x, struct od_sb *sb);
+/* The geometry phase: the log, the secondary superblocks, free space
+ * past the end for the undo file's seal. */
+int exec_shrink(struct xctx *x);
 
 #endif

@@ -338,6 +338,25 @@ static int cmp_u32pair(const void *a, const void *b)
 	return x->agbno < y->agbno ? -1 : x->agbno > y->agbno;
 }
 
+/* Blocks of the AG's units that land somewhere else. */
+static uint64_t ag_moved(const struct agplan *ap)
+{
+	uint64_t n = 0;
+	size_t i;
+	uint32_t k;
+
+	for (i = 0; i < ap->nunit; i++) {
+		const struct unit *un = &ap->unit[i];
+
+		for (k = 0; k < un->npieces; k++)
+			if (un->target != ap->agno ||
+			    ap->piece[un->piece0 + k].dst !=
+			    un->start + ap->piece[un->piece0 + k].off)
+				n += ap->piece[un->piece0 + k].len;
+	}
+	return n;
+}
+
 static int finish_ag(struct planner *pl, struct agplan *ap)
 {
 	const struct m_ag *ag = &pl->m->ag[ap->agno];
@@ -391,16 +410,7 @@ static int finish_ag(struct planner *pl, struct agplan *ap)
 	for (i = 0; i < ag->nfree; i++)
 		if (ag->freesp[i].len > pa->longest_before)
 			pa->longest_before = ag->freesp[i].len;
-	for (i = 0; i < ap->nunit; i++) {
-		const struct unit *un = &ap->unit[i];
-		uint32_t k;
-
-		for (k = 0; k < un->npieces; k++)
-			if (un->target != ap->agno ||
-			    ap->piece[un->piece0 + k].dst !=
-			    un->start + ap->piece[un->piece0 + k].off)
-				pa->moved_blocks += ap->piece[un->piece0 + k].len;
-	}
+	pa->moved_blocks = ag_moved(ap);
 	return 0;
 }
 
@@ -447,7 +457,7 @@ static int place(struct planner *pl, struct agplan *aps, bool *compact)
 			plan_agplan_free(ap);
 			ap->pl = pl;
 			ap->agno = a;
-			ap->agblocks = od_ag_blocks(pl->g, a);
+			ap->agblocks = plan_ag_len(pl, a);
 			ap->compact = compact[a];
 			ret = plan_gather_obstacles(ap);
 			if (!ret)
@@ -546,9 +556,11 @@ static uint64_t above32(const struct planner *pl)
 
 /*
  * What a build does besides planning (plan_gain.c): keep some inodes
- * where they are, cost the read-back inode by inode, judge the plan.
+ * where they are, cost the read-back inode by inode, judge the plan;
+ * and a shrink's new end (plan_shrink.c), which is never judged.
  */
 struct bctx {
+	uint64_t shrink_to;	/* blocks (0: no shrink) */
 	struct plan_gain *gain;	/* cost inode by inode (NULL: not) */
 	struct plan_gain_val *val;	/* and put what each gains here */
 	bool judge;		/* a plan not worth it whole moves nothing */
@@ -627,7 +639,7 @@ static int build_once(const struct model *m, enum walk_order order,
 	bool *compact = NULL;
 	/* (inode order: inodes keep their numbers, data follows them) */
 	bool renumber = (mode == PR_ALL || inode32) && order != WALK_INODE;
-	uint64_t big = 0;
+	uint64_t big = 0, shrink_to = bc ? bc->shrink_to : 0;
 	uint32_t a;
 	size_t k;
 	int ret = 0;
@@ -656,7 +668,12 @@ static int build_once(const struct model *m, enum walk_order order,
 			pl.ref[pl.nref].mi = &m->ag[a].ino[k];
 			pl.nref++;
 		}
-	ret = walk_order(&pl, p->order);
+	ret = plan_shrink_setup(&pl, shrink_to);
+	/* a shrink moves the inodes past the new end, whatever the mode */
+	if (plan_shrink_has_forced(&pl))
+		renumber = true;
+	if (!ret)
+		ret = walk_order(&pl, p->order);
 	if (ret == -EOVERFLOW)
 		goto out;
 	if (!ret)
@@ -680,14 +697,24 @@ static int build_once(const struct model *m, enum walk_order order,
 	if (!ret && pl.g->rmapbt)
 		ret = count_maps_in(&pl, aps);
 	for (a = 0; a < m->agcount && !ret; a++) {
+		p->ag[a].agno = a;
+		if (plan_shrink_gone(&pl, a)) {
+			/* past the new end: all of it moves, nothing is left */
+			p->ag[a].moved_blocks = ag_moved(&aps[a]);
+			continue;
+		}
 		ret = finish_ag(&pl, &aps[a]);
-		if (!ret && (mode != PR_NONE || inode32))
+		if (!ret && (mode != PR_NONE || inode32 || pl.shr))
 			ret = plan_ino_finish_ag(&pl, a, true);
 	}
+	if (!ret)
+		ret = plan_shrink_verify(&pl, aps);
 	if (!ret)
 		ret = plan_lim_finish(&pl, aps);
 	if (!ret)
 		ret = plan_metrics(&pl);
+	if (!ret)
+		plan_shrink_figures(&pl);
 	if (!ret && bc && bc->val)
 		ret = plan_gain_values(&pl, bc->val);
 	if (!ret && bc && bc->drop && !p->nino)
@@ -714,6 +741,10 @@ out:
 		return err_set(e, ret, "--inode32: %llu inodes do not fit "
 			       "below inode number 2^32 (no room there, or "
 			       "they may not move)", (unsigned long long)big);
+	if (ret == -ENOSPC && shrink_to)
+		return err_set(e, ret, "refusing to shrink: not enough room "
+			       "inside %llu blocks for the data, inodes, log and "
+			       "rebuilt btrees", (unsigned long long)shrink_to);
 	if (ret == -ENOSPC)
 		return err_set(e, ret, "not enough free space to rebuild the "
 			       "btrees after packing");
@@ -725,25 +756,28 @@ out:
 /* AUTO takes the renumbering only when it cuts the modelled read-back. */
 #define AUTO_GAIN	0.97
 
-/* A plan judged whole; plans that must renumber (--inode32) are not. */
 /*
  * A plan judged whole; one that keeps inode numbers is judged AG by AG
  * first (plan_gain_ags), and built again without the AGs that are not
  * worth it (left as they are, as --ag would), which changes no other
- * AG.  Plans that must renumber (--inode32) are not judged.
+ * AG.  Plans that must renumber (--inode32) are not judged, nor is a
+ * shrink (shrink_to blocks, 0: none): what lies past its new end moves
+ * whatever the figures gain, or the shrink cuts it off.
  */
 static int build_ags(const struct model *m, enum walk_order order,
 		     enum plan_renumber mode, bool inode32,
-		     const struct plan_limits *lim, struct plan_gain_val *val,
-		     bool **left, struct plan *p, struct err *e)
+		     const struct plan_limits *lim, uint64_t shrink_to,
+		     struct plan_gain_val *val, bool **left, struct plan *p,
+		     struct err *e)
 {
-	struct bctx bc = { NULL, NULL, !inode32, NULL, 0 };
+	struct bctx bc = { shrink_to, NULL, NULL, !inode32 && !shrink_to,
+			   NULL, 0 };
 	struct plan_limits l2;
 	bool *ags = NULL, *drop = NULL, user = plan_limits_any(lim);
 	uint32_t a;
 	int ret;
 
-	if (inode32)
+	if (inode32 || shrink_to)
 		return build_once(m, order, mode, inode32, lim, &bc, p, e);
 	bc.drop = drop = calloc(m->agcount ? m->agcount : 1, sizeof(*drop));
 	if (!drop)
@@ -788,17 +822,19 @@ out:
 
 static int build(const struct model *m, enum walk_order order,
 		 enum plan_renumber mode, bool inode32,
-		 const struct plan_limits *lim, struct plan *p, struct err *e)
+		 const struct plan_limits *lim, uint64_t shrink_to,
+		 struct plan *p, struct err *e)
 {
-	return build_ags(m, order, mode, inode32, lim, NULL, NULL, p, e);
+	return build_ags(m, order, mode, inode32, lim, shrink_to, NULL, NULL,
+			 p, e);
 }
 
 int plan_build_kept(const struct model *m, const struct plan_opts *o,
 		    struct plan_gain_val *val, struct plan *p, struct err *e)
 {
 	return build_ags(m, o->order, PR_NONE, false,
-			 plan_limits_any(o->lim) ? o->lim : NULL, val, NULL, p,
-			 e);
+			 plan_limits_any(o->lim) ? o->lim : NULL, 0, val, NULL,
+			 p, e);
 }
 
 /*
@@ -813,19 +849,19 @@ static int pass_build(const struct model *m, enum walk_order order,
 		      struct err *e)
 {
 	struct plan_limits whole = *lim, part = *lim;
-	struct bctx bc = { NULL, NULL, false, NULL, 0 };
+	struct bctx bc = { 0, NULL, NULL, false, NULL, 0 };
 	struct plan full;
 	bool *left = NULL, *ags = NULL;
 	uint32_t a;
 	int ret;
 
 	if (!lim->focus)
-		return build(m, order, PR_NONE, false, lim, p, e);
+		return build(m, order, PR_NONE, false, lim, 0, p, e);
 	whole.focus = NULL;
 	whole.home = NULL;
 	whole.nhome = 0;
 	ret = build_ags(m, order, PR_NONE, false,
-			plan_limits_any(&whole) ? &whole : NULL, NULL, &left,
+			plan_limits_any(&whole) ? &whole : NULL, 0, NULL, &left,
 			&full, e);
 	if (ret)
 		return ret;
@@ -859,9 +895,19 @@ int plan_build(const struct model *m, const struct plan_opts *o,
 	enum plan_renumber mode = o ? o->renumber : PR_NONE;
 	bool inode32 = o && o->inode32;
 	const struct plan_limits *lim = o ? o->lim : NULL;
+	uint64_t to = o ? o->shrink_to : 0;
 	struct plan alt;
 	int ret;
 
+	if (to && (plan_limits_any(lim) || order == WALK_INODE ||
+		   o->max_write)) {
+		memset(p, 0, sizeof(*p));
+		return err_set(e, -EINVAL, "a shrink lays out the whole "
+			       "filesystem in a walk order and moves all that "
+			       "lies past its new end: not with --order inode, "
+			       "--ag, --path, --min-extents, --max-write or "
+			       "passes");
+	}
 	/*
 	 * Renumbering lays out every AG at once; a plan kept to some AGs,
 	 * paths, one pass or a write budget keeps inode numbers (auto acts
@@ -881,17 +927,17 @@ int plan_build(const struct model *m, const struct plan_opts *o,
 	}
 	if (mode != PR_AUTO || inode32)
 		return build(m, order, inode32 && mode == PR_AUTO ? PR_ALL :
-			     mode, inode32, NULL, p, e);
-	ret = build(m, order, PR_ALL, false, NULL, p, e);
+			     mode, inode32, NULL, to, p, e);
+	ret = build(m, order, PR_ALL, false, NULL, to, p, e);
 	if (ret == -ENOSPC) {
 		/* no room laid out that way: keep the inodes where they are */
 		err_clear(e);
-		return build(m, order, PR_AUTO, false, NULL, p, e);
+		return build(m, order, PR_AUTO, false, NULL, to, p, e);
 	}
 	if (ret || !p->nino)
 		return ret;
 	/* the same without renumbering (PR_AUTO: AGI newino still set) */
-	ret = build(m, order, PR_AUTO, false, NULL, &alt, e);
+	ret = build(m, order, PR_AUTO, false, NULL, to, &alt, e);
 	if (ret == -ENOSPC) {
 		/* only the renumbered layout fits */
 		err_clear(e);

@@ -111,6 +111,27 @@ struct plan_opts {
 	 * numbers.
 	 */
 	uint64_t max_write;
+	/* shrink the filesystem to this many blocks (plan_shrink.h); 0: no */
+	uint64_t shrink_to;
+};
+
+/*
+ * A shrink: the geometry the run leaves.  Everything at or beyond the
+ * new end moves inside it; AGs past the new last one are gone.
+ */
+struct plan_shrink {
+	uint64_t dblocks;	/* sb_dblocks after (0: not a shrink) */
+	uint32_t agcount;	/* sb_agcount after */
+	uint32_t last_len;	/* blocks of the new last AG */
+	uint64_t logstart;	/* the log's new start (fsbno); 0: it stays */
+	uint32_t log_cycle;	/* the moved log's first record's cycle */
+	bool log_in_free;	/* the moved log goes where space is free now */
+	uint8_t imax_pct;	/* sb_imax_pct after (raised where needed) */
+	/* what lies at or beyond the new end now, all of which moves */
+	uint64_t used_beyond;	/* blocks in use (data, metadata, log) */
+	uint64_t data_beyond;	/* of those, file data and attr blocks */
+	uint64_t inodes_beyond;	/* inodes (renumbered) */
+	uint64_t chunks_beyond;	/* inode chunks (dropped) */
 };
 
 struct plan {
@@ -138,6 +159,7 @@ struct plan {
 	uint64_t *inway;	size_t ninway;	/* outside the limits, moved
 						 * anyway (shared blocks), sorted */
 	uint32_t *ag_added;	size_t nag_added; /* AGs the limits had to add */
+	struct plan_shrink shrink;	/* plan_opts.shrink_to */
 	/* a write budget (plan_opts.max_write) */
 	uint64_t max_write;		/* bytes; 0: none */
 	bool cut;			/* the whole plan did not fit it */

@@ -16,6 +16,11 @@
  * children's), repeated until nothing changes: an inode refused for want
  * of room early in a walk may fit once inodes later in it have left, and
  * a child follows its parent when the parent moves on a later walk.
+ *
+ * A shrink: an AG's size is its length inside the new end (an AG past
+ * it has none and takes nothing), the log is counted where it ends up,
+ * and an inode whose own AG is gone falls back to the AG it went to on
+ * an earlier walk, or else to the one with the most room.
  */
 #include "core/relocate/plan_priv.h"
 #include "ondisk/inode.h"
@@ -64,10 +69,15 @@ static uint64_t fixed_blocks(const struct planner *pl, uint32_t agno,
 	const struct m_ag *ag = &m->ag[agno];
 	uint64_t n = (((uint64_t)3 * g->sectsize) >> g->blocklog) + 1;
 	uint64_t log0 = m->fs->sb.logstart;
+	uint32_t lb, ll;
 	size_t k;
 
-	if (log0 && od_fsb_agno(g, log0) == agno)
+	if (plan_shrink_log_moves(pl)) {
+		if (plan_shrink_log_in(pl, agno, &lb, &ll))
+			n += ll;
+	} else if (log0 && od_fsb_agno(g, log0) == agno) {
 		n += m->fs->sb.logblocks;
+	}
 	for (k = 0; k < ag->nchunk; k++) {
 		const struct od_inobt_rec *r = &ag->chunk[k];
 		uint32_t grp, last = ~0u;
@@ -122,6 +132,19 @@ static int chunks_staying(const struct planner *pl, uint32_t agno,
 	return 0;
 }
 
+/* The AG inside a shrink's new end with the most room. */
+static uint32_t roomiest(const struct planner *pl, const int64_t *room,
+			 const uint8_t *agok)
+{
+	uint32_t a, best = 0;
+
+	for (a = 0; a < pl->m->agcount; a++)
+		if (!plan_shrink_gone(pl, a) && agok[a] &&
+		    (plan_shrink_gone(pl, best) || room[a] > room[best]))
+			best = a;
+	return best;
+}
+
 int plan_ino_ags(struct planner *pl, const uint32_t *par,
 		 const uint8_t *member, const uint8_t *nomove,
 		 uint8_t *const *chunk_ok, const uint8_t *agok, bool inode32,
@@ -147,9 +170,9 @@ int plan_ino_ags(struct planner *pl, const uint32_t *par,
 	}
 	for (a = 0; a < m->agcount; a++) {
 		chunks_staying(pl, a, member, chunk_ok[a], stays);
-		room[a] = ((int64_t)od_ag_blocks(g, a) -
+		room[a] = ((int64_t)plan_ag_len(pl, a) -
 			   (int64_t)fixed_blocks(pl, a, stays) -
-			   (int64_t)(od_ag_blocks(g, a) / ROOM_KEEP)) * 64;
+			   (int64_t)(plan_ag_len(pl, a) / ROOM_KEEP)) * 64;
 	}
 	/* to begin with, every inode where it is */
 	for (k = 0; k < pl->nref; k++) {
@@ -164,20 +187,26 @@ int plan_ino_ags(struct planner *pl, const uint32_t *par,
 		bool changed = false;
 
 		for (k = 0; k < pl->walk.nreached; k++) {
-			uint32_t d = pl->walk.seq[k], own, t;
+			uint32_t d = pl->walk.seq[k], own, home, t;
 			const struct m_ino *mi = pl->ref[d].mi;
 
 			if (!member[d])
 				continue;
 			own = od_ino_agno(g, mi->ino);
+			/* where it stays when it follows no one: its own AG,
+			 * or, that AG past a shrink's end, one inside */
+			home = own;
+			if (plan_shrink_gone(pl, home))
+				home = plan_shrink_gone(pl, ag_of[d]) ?
+				       roomiest(pl, room, agok) : ag_of[d];
 			/* its directory's AG (where that went), if it has room */
-			t = nomove && nomove[d] ? own : ag_of[par[d]];
-			if (!agok[t] || (t != own && t != ag_of[d] &&
-					 room[t] < need[d]))
-				t = own;
+			t = nomove && nomove[d] ? home : ag_of[par[d]];
+			if (!agok[t] || plan_shrink_gone(pl, t) ||
+			    (t != home && t != ag_of[d] && room[t] < need[d]))
+				t = home;
 			if ((mi->ino < (1ull << 32) || inode32) &&
 			    plan_ino_limit32(g, t) < g->ialloc_blks)
-				t = low_ag(g, own);
+				t = low_ag(g, home);
 			if (t == ag_of[d])
 				continue;
 			room[ag_of[d]] += need[d];

@@ -212,7 +212,7 @@ static int new_chunk(struct planner *pl, uint32_t agno, const struct member *mb,
 	memset(c, 0, sizeof(*c));
 	c->agno = agno;
 	c->agbno = NOAGBNO;
-	c->limit = od_ag_blocks(pl->g, agno);
+	c->limit = plan_ag_len(pl, agno);
 	c->key2 = (uint64_t)mb->ord << 1;
 	c->first = (uint32_t)at;
 	return 0;
@@ -318,6 +318,31 @@ void plan_ino_free(struct inoplan *ip)
 	free(ip);
 }
 
+/* A shrink: is ino in a chunk that reaches past the new end? */
+static bool ino_forced(const struct planner *pl, uint64_t ino)
+{
+	uint32_t a = od_ino_agno(pl->g, ino);
+	const struct m_ag *ag;
+	size_t k;
+
+	if (!pl->shr || a >= pl->m->agcount)
+		return false;
+	if (plan_shrink_gone(pl, a))
+		return true;
+	ag = &pl->m->ag[a];
+	k = chunk_of(ag, od_ino_agino(pl->g, ino));
+	return k < ag->nchunk && plan_shrink_chunk_forced(pl, a, &ag->chunk[k]);
+}
+
+/* A shrink that would leave inode mi past the new end: refuse. */
+static int stuck(const struct planner *pl, const struct m_ino *mi,
+		 const char *why)
+{
+	return err_set(pl->e, -EPERM, "refusing to shrink: inode %llu lies "
+		       "past the new end and cannot move (%s)",
+		       (unsigned long long)mi->ino, why);
+}
+
 /* Which members a mode moves. */
 static bool wants_move(enum plan_renumber mode, bool inode32, uint64_t ino)
 {
@@ -401,15 +426,33 @@ int plan_ino_choose(struct planner *pl, enum plan_renumber mode,
 	/* in 64ths of a block: an inode's share of a one-cluster chunk and
 	 * of its alignment gap (half the alignment on average) */
 	per64 = (int64_t)(g->ialloc_blks + ip->align / 2) * 64 / cl;
-	/* the inodes that move (each to some AG) */
-	for (k = 0; k < pl->walk.nreached; k++) {
+	/* the inodes that move (each to some AG); a shrink's first */
+	for (k = 0; k < pl->walk.n; k++) {
 		uint32_t d = pl->walk.seq[k], own;
 		const struct m_ino *mi = pl->ref[d].mi;
+		bool forced = ino_forced(pl, mi->ino);
 
-		if (par[d] == NOSLOT || (nomove && nomove[d] >= 2) ||
-		    named_by_sb(sb, mi->ino) ||
+		/* a shrink: an inode past the new end that cannot move */
+		if (forced && (k >= pl->walk.nreached || par[d] == NOSLOT ||
+			       named_by_sb(sb, mi->ino) ||
+			       (mi->flags & (MI_DAMAGED | MI_METADATA)) ||
+			       !agok[od_ino_agno(g, mi->ino)])) {
+			ret = stuck(pl, mi, k >= pl->walk.nreached ||
+				    par[d] == NOSLOT ? "no directory entry "
+				    "the walk reaches names it" :
+				    named_by_sb(sb, mi->ino) ?
+				    "the superblock names it" :
+				    (mi->flags & MI_METADATA) ?
+				    "it is a metadata file" :
+				    "it or its AG could not be read whole");
+			goto out;
+		}
+		if (k >= pl->walk.nreached)
+			continue;
+		if (par[d] == NOSLOT || named_by_sb(sb, mi->ino) ||
 		    (mi->flags & (MI_DAMAGED | MI_METADATA)) ||
-		    !wants_move(mode, inode32, mi->ino))
+		    (!forced && ((nomove && nomove[d] >= 2) ||
+				 !wants_move(mode, inode32, mi->ino))))
 			continue;
 		own = od_ino_agno(g, mi->ino);
 		if (!agok[own] || chunk_of(&m->ag[own], od_ino_agino(g, mi->ino))
@@ -475,7 +518,8 @@ int plan_ino_choose(struct planner *pl, enum plan_renumber mode,
 				if (ip->slot[walk_dense(&pl->walk, ag,
 							&ag->ino[i])] == NOSLOT)
 					all = false;
-			ip->vacated[a][k] = all && n;
+			ip->vacated[a][k] = all &&
+				(n || plan_shrink_chunk_forced(pl, a, r));
 		}
 	}
 	ip->order = malloc((ip->nch ? ip->nch : 1) * sizeof(*ip->order));

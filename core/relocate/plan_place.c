@@ -29,7 +29,7 @@ static uint64_t ag_reserve(const struct agplan *ap)
 int plan_place_all(struct planner *pl, struct agplan *aps)
 {
 	const struct od_geo *g = pl->g;
-	uint64_t *room, *have, *rem = NULL;
+	uint64_t *room, *have, *debt, *rem = NULL;
 	struct window_room *wr = NULL;
 	struct unit_ref *all;
 	size_t n = 0, i;
@@ -41,10 +41,12 @@ int plan_place_all(struct planner *pl, struct agplan *aps)
 	all = malloc((n ? n : 1) * sizeof(*all));
 	room = calloc(g->agcount, sizeof(*room));
 	have = calloc(g->agcount, sizeof(*have));
-	if (!all || !room || !have) {
+	debt = calloc(g->agcount, sizeof(*debt));
+	if (!all || !room || !have || !debt) {
 		free(all);
 		free(room);
 		free(have);
+		free(debt);
 		return -ENOMEM;
 	}
 	for (a = 0, n = 0; a < g->agcount; a++) {
@@ -69,6 +71,7 @@ int plan_place_all(struct planner *pl, struct agplan *aps)
 					free(all);
 					free(room);
 					free(have);
+					free(debt);
 					return -ENOMEM;
 				}
 				continue;
@@ -79,6 +82,9 @@ int plan_place_all(struct planner *pl, struct agplan *aps)
 		}
 		used += plan_ino_blocks(pl, a);
 		room[a] = space > used + reserve ? space - used - reserve : 0;
+		/* a shrink's last AG may hold more than fits inside its end */
+		if (pl->shr && !room[a] && used + reserve > space)
+			debt[a] = used + reserve - space;
 		if (!plan_lim_ag(pl, a))
 			room[a] = 0;	/* left alone: nothing moves in */
 	}
@@ -89,7 +95,7 @@ int plan_place_all(struct planner *pl, struct agplan *aps)
 
 		while (j < n && plan_same_fork(aps, &all[i], &all[j]))
 			j++;
-		plan_choose_target(g, aps, all + i, j - i, room, have);
+		plan_choose_target(g, aps, all + i, j - i, room, have, debt);
 		i = j;
 	}
 	if (pl->stream && plan_lim_near(pl)) {
@@ -155,5 +161,6 @@ out:
 	free(all);
 	free(room);
 	free(have);
+	free(debt);
 	return ret;
 }

@@ -69,8 +69,36 @@ struct planner {
 	uint64_t *maps_in;
 	struct plim *lim;	/* plan_limits.c; NULL: no limits */
 	struct inoplan *ip;	/* inode renumbering (NULL: inodes stay) */
+	const struct plan_shrink *shr;	/* a shrink (NULL: none) */
 	struct plan_gain *gain;	/* costs by inode (NULL: not) */
 };
+
+/* ---- shrinking (plan_shrink.c): every call a no-op without one ---- */
+
+struct agplan;
+
+/* Set up plan.shrink for a new size of to blocks; the log's new place. */
+int plan_shrink_setup(struct planner *pl, uint64_t to);
+/* Blocks of AG agno after the run (0: the AG is gone). */
+uint32_t plan_ag_len(const struct planner *pl, uint32_t agno);
+/* Is AG agno past the new end? */
+bool plan_shrink_gone(const struct planner *pl, uint32_t agno);
+/* Does chunk r of AG agno reach past the new end (it must go)? */
+bool plan_shrink_chunk_forced(const struct planner *pl, uint32_t agno,
+			      const struct od_inobt_rec *r);
+/* Does any chunk reach past the new end? */
+bool plan_shrink_has_forced(const struct planner *pl);
+/* The moved log's blocks in AG agno, if it goes there. */
+bool plan_shrink_log_in(const struct planner *pl, uint32_t agno,
+			uint32_t *agbno, uint32_t *len);
+/* Does the log move (its old blocks are then free for placement)? */
+bool plan_shrink_log_moves(const struct planner *pl);
+/* Units past the new end or where the moved log goes never stay. */
+void plan_shrink_unpin(struct agplan *ap);
+/* After placement: is everything inside?  -ENOSPC if not. */
+int plan_shrink_verify(struct planner *pl, const struct agplan *aps);
+/* The figures of what lies past the new end; the undo file's share. */
+void plan_shrink_figures(struct planner *pl);
 
 /* ---- inode renumbering (plan_inodes.c, plan_ichunks.c) ---- */
 
@@ -234,11 +262,13 @@ bool plan_seg_take_near(struct agplan *ap, uint32_t len, uint32_t hint,
 int plan_unit_ref_cmp(const void *a, const void *b, void *arg);
 /*
  * Choose the AG of one fork's movable units u[0..nu) (plan_target.c):
- * room per AG is updated; have[] is zero on entry and on return.
+ * room per AG is updated; have[] is zero on entry and on return; debt
+ * per AG: what a shrink's last AG holds beyond its room (paid by the
+ * units that leave it).
  */
 void plan_choose_target(const struct od_geo *g, struct agplan *aps,
 			const struct unit_ref *u, size_t nu, uint64_t *room,
-			uint64_t *have);
+			uint64_t *have, uint64_t *debt);
 /* Do two units (in placement order) belong to one fork? */
 bool plan_same_fork(const struct agplan *aps, const struct unit_ref *x,
 		    const struct unit_ref *y);

@@ -60,18 +60,26 @@ size_t plan_fork_run(const struct agplan *aps, const struct unit_ref *all,
 	return j;
 }
 
+/*
+ * debt[a]: what AG a holds beyond its room (a shrink's last AG, cut
+ * short): units leaving it pay that first, and none of its forks may
+ * stay while it is owed.
+ */
 static void retarget(struct agplan *aps, const struct unit_ref *u, size_t nu,
-		     uint32_t t, uint64_t *room)
+		     uint32_t t, uint64_t *room, uint64_t *debt)
 {
 	size_t k;
 
 	for (k = 0; k < nu; k++) {
 		struct unit *un = &aps[u[k].agno].unit[u[k].idx];
+		uint64_t pay;
 
 		if (u[k].agno == t)
 			continue;
+		pay = debt[u[k].agno] < un->len ? debt[u[k].agno] : un->len;
+		debt[u[k].agno] -= pay;
 		room[t] -= un->len;
-		room[u[k].agno] += un->len;
+		room[u[k].agno] += un->len - pay;
 		un->target = t;
 	}
 }
@@ -84,11 +92,14 @@ static void retarget(struct agplan *aps, const struct unit_ref *u, size_t nu,
  * the inode's with room (as the kernel's allocator moves on); a fork
  * that fits whole nowhere keeps its units where they are, except those
  * its inode's AG can still take.  have[] is zero on entry and on return.
+ * A shrink: never an AG past the new end nor one owed (debt, above);
+ * what is left in one goes wherever it fits.
  */
 void plan_choose_target(const struct od_geo *g, struct agplan *aps,
 			const struct unit_ref *u, size_t nu, uint64_t *room,
-			uint64_t *have)
+			uint64_t *have, uint64_t *debt)
 {
+	const struct planner *pl = aps[0].pl;
 	uint32_t owner = aps[u[0].agno].unit[u[0].idx].owner_ag, t = 0, a;
 	uint64_t total = 0, best = 0;
 	bool found = false, one_ag = true;
@@ -108,15 +119,18 @@ void plan_choose_target(const struct od_geo *g, struct agplan *aps,
 	if (plan_lim_home(aps, u, &t) && t < g->agcount &&
 	    room[t] >= total - have[t]) {
 		found = true;
-	} else if (owner < g->agcount && room[owner] >= total - have[owner]) {
+	} else if (owner < g->agcount && !plan_shrink_gone(pl, owner) &&
+		   !debt[owner] && room[owner] >= total - have[owner]) {
 		t = owner;
 		found = true;
-	} else if (one_ag) {
+	} else if (one_ag && !plan_shrink_gone(pl, u[0].agno) &&
+		   !debt[u[0].agno]) {
 		goto out;	/* contiguous or not, it can stay in its AG */
 	}
 	for (k = 0; k < nu && !found; k++) {	/* the AG with most of it */
 		a = u[k].agno;
-		if (have[a] > best && room[a] >= total - have[a]) {
+		if (have[a] > best && room[a] >= total - have[a] &&
+		    !plan_shrink_gone(pl, a) && !debt[a]) {
 			best = have[a];
 			t = a;
 		}
@@ -124,21 +138,39 @@ void plan_choose_target(const struct od_geo *g, struct agplan *aps,
 	found = found || best;
 	for (k = 1; k <= g->agcount && !found && owner < g->agcount; k++) {
 		a = (uint32_t)((owner + k) % g->agcount);
-		if (room[a] >= total - have[a]) {
+		if (room[a] >= total - have[a] && !plan_shrink_gone(pl, a) &&
+		    !debt[a]) {
 			t = a;
 			found = true;
 		}
 	}
 	if (found) {
-		retarget(aps, u, nu, t, room);
+		retarget(aps, u, nu, t, room, debt);
 		goto out;
 	}
 	for (k = 0; k < nu && owner < g->agcount; k++) {
 		struct unit *un = &aps[u[k].agno].unit[u[k].idx];
 
-		if (u[k].agno == owner || room[owner] < un->len)
+		if (u[k].agno == owner || room[owner] < un->len ||
+		    plan_shrink_gone(pl, owner) || debt[owner])
 			continue;
-		retarget(aps, &u[k], 1, owner, room);
+		retarget(aps, &u[k], 1, owner, room, debt);
+	}
+	/* a shrink: what is still in a gone AG, or one owed, goes wherever
+	 * it fits */
+	for (k = 0; k < nu && pl->shr; k++) {
+		struct unit *un = &aps[u[k].agno].unit[u[k].idx];
+		uint32_t b = g->agcount;
+
+		if (!plan_shrink_gone(pl, un->target) && !debt[un->target])
+			continue;
+		for (a = 0; a < g->agcount; a++)
+			if (!plan_shrink_gone(pl, a) && !debt[a] &&
+			    room[a] >= un->len &&
+			    (b == g->agcount || room[a] > room[b]))
+				b = a;
+		if (b < g->agcount)
+			retarget(aps, &u[k], 1, b, room, debt);
 	}
 out:
 	for (k = 0; k < nu; k++)

@@ -40,13 +40,17 @@ int plan_gather_obstacles(struct agplan *ap)
 	const struct od_geo *g = ap->pl->g;
 	const struct m_ag *ag = &m->ag[ap->agno];
 	uint64_t log0 = m->fs->sb.logstart;
-	uint32_t hdr_end, i, k;
+	uint32_t hdr_end, i, k, lb, ll;
 	int ret = 0;
 
 	/* sb, agf, agi, agfl sectors: blocks up to the AGFL's, inclusive */
 	hdr_end = (uint32_t)(((uint64_t)3 * g->sectsize) >> g->blocklog) + 1;
 	ret |= add_obst(ap, 0, hdr_end);
-	if (log0 && od_fsb_agno(g, log0) == ap->agno)
+	/* a shrink that moves the log: its new place, and the old is free */
+	if (plan_shrink_log_in(ap->pl, ap->agno, &lb, &ll))
+		ret |= add_obst(ap, lb, ll);
+	if (log0 && od_fsb_agno(g, log0) == ap->agno &&
+	    !plan_shrink_log_moves(ap->pl))
 		ret |= add_obst(ap, od_fsb_agbno(g, log0),
 				m->fs->sb.logblocks);
 	for (i = 0; i < ag->nagfl; i++)
@@ -151,6 +155,7 @@ int plan_pin_units(struct agplan *ap)
 	}
 	if (plan_lim_pin(ap))
 		return -ENOMEM;
+	plan_shrink_unpin(ap);
 	for (i = 0; i < ap->nunit; i++)
 		if (ap->pinned[i] &&
 		    add_obst(ap, ap->unit[i].start, ap->unit[i].len))
@@ -159,8 +164,9 @@ int plan_pin_units(struct agplan *ap)
 	return 0;
 }
 
-/* The complement of the obstacles; the largest window is filled last so
- * free space gathers there. */
+/* The complement of the obstacles up to the AG's end (a shrink cuts
+ * it short); the largest window is filled last so free space gathers
+ * there. */
 int plan_build_segments(struct agplan *ap)
 {
 	uint32_t pos = 0, i, big = 0;
@@ -169,9 +175,11 @@ int plan_build_segments(struct agplan *ap)
 	ap->seg = calloc(ap->nobst + 1, sizeof(*ap->seg));
 	if (!ap->seg)
 		return -ENOMEM;
-	for (i = 0; i <= ap->nobst; i++) {
+	for (i = 0; i <= ap->nobst && pos < ap->agblocks; i++) {
 		uint32_t end = i < ap->nobst ? ap->obst[i].agbno : ap->agblocks;
 
+		if (end > ap->agblocks)
+			end = ap->agblocks;
 		if (end > pos) {
 			ap->seg[n].start = ap->seg[n].cur = pos;
 			ap->seg[n].end = end;

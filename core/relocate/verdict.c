@@ -37,15 +37,21 @@ void verdict_judge(const struct plan *p, double probe_rate, double max_rate,
 	hdd = pct_cut(v->hdd_now, v->hdd_after);
 	ssd = pct_cut((double)v->ssd_now, (double)v->ssd_after);
 	join = pct_cut((double)v->extents_now, (double)v->extents_after);
-	if (!p->nmv && !p->npf && !p->nino && !p->nich) {
+	if (p->shrink.dblocks) {
+		/* a shrink is worth its figures whatever they gain */
+		v->worth_running = true;
+		v->why = "a shrink: what lies past the new end moves inside";
+	} else if (!p->nmv && !p->npf && !p->nino && !p->nich) {
 		v->worth_running = false;
 		v->why = "nothing gains enough to be worth moving";
 		return;
+	} else {
+		v->worth_running = hdd >= VERDICT_GAIN_PCT ||
+				   ssd >= VERDICT_GAIN_PCT ||
+				   join >= VERDICT_JOIN_PCT;
+		v->why = v->worth_running ? "the plan cuts the read-back or "
+			 "joins extents enough" : "what the plan gains is small";
 	}
-	v->worth_running = hdd >= VERDICT_GAIN_PCT ||
-			   ssd >= VERDICT_GAIN_PCT || join >= VERDICT_JOIN_PCT;
-	v->why = v->worth_running ? "the plan cuts the read-back or joins "
-		 "extents enough" : "what the plan gains is small";
 	mib = (double)(2 * (v->write_bytes + v->undo_bytes)) / 1048576.0;
 	if (probe_rate > 0) {
 		v->rate = probe_rate;

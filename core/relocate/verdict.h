@@ -9,7 +9,9 @@
  * is not worth it whole), and it cuts the modelled read-back by at least
  * VERDICT_GAIN_PCT percent on an HDD or on an SSD, or joins at least
  * VERDICT_JOIN_PCT percent of the extent records.  On the result of a
- * run the plan moves nothing, so the verdict is no.
+ * run the plan moves nothing, so the verdict is no.  A shrink's plan
+ * (plan --shrink) is yes whatever it gains: it is not judged by its
+ * figures.
  *
  * The run time: the copy reads and writes what moves, and the undo file
  * holds what it overwrites (read, written to the undo file, then

@@ -115,9 +115,12 @@ int run_one_pass(struct run_ctx *c, const bool *focus, const char *what,
 		ret = run_plan_now(c, focus, &p, &e);
 	}
 	if (ret) {
-		fail(c, RUN_FAILED, &e);
+		/* a shrink the filesystem cannot take: nothing written */
+		fail(c, run_shrink_refused(o, ret) ? RUN_REFUSED : RUN_FAILED,
+		     &e);
 		goto out;
 	}
+	c->r->shrink = p.shrink;
 	if (!run_plan_has_work(&p))
 		goto out;
 	rec.n = (unsigned)c->r->npass + 1;

@@ -9,6 +9,7 @@
 #include "core/fs/fork.h"
 #include "core/model/scan.h"
 #include "core/model/walk.h"
+#include "core/relocate/plan_shrink.h"
 
 #include <stdlib.h>
 
@@ -83,7 +84,7 @@ bool run_plan_has_work(const struct plan *p)
 	size_t i;
 	uint32_t k;
 
-	if (p->moved_blocks || p->nino || p->nich)
+	if (p->moved_blocks || p->nino || p->nich || p->shrink.dblocks)
 		return true;
 	for (i = 0; i < p->npf; i++) {
 		const struct plan_fork *pf = &p->pf[i];
@@ -177,5 +178,10 @@ int run_plan_now(struct run_ctx *c, const bool *focus, struct plan *p,
 		po.renumber = PR_NONE;
 		po.inode32 = false;
 	}
+	if (c->o->shrink_min) {
+		c->r->min_floor = plan_shrink_floor(c->m);
+		return plan_shrink_min(c->m, &po, p, &c->r->min_tries, e);
+	}
+	po.shrink_to = c->o->shrink_to;
 	return plan_build(c->m, &po, p, e);
 }

@@ -93,7 +93,9 @@ static int judge(struct run_ctx *c)
 
 	ret = run_plan_now(c, NULL, &c->whole, &r->e);
 	if (ret) {
-		r->status = RUN_FAILED;
+		/* a shrink the filesystem cannot take: nothing written */
+		r->status = run_shrink_refused(c->o, ret) ? RUN_REFUSED :
+			    RUN_FAILED;
 		return ret;
 	}
 	c->have_whole = true;
@@ -197,6 +199,16 @@ int run_fs(struct fs *fs, const struct run_opts *o, struct run_result *r)
 		r->status = RUN_REFUSED;
 		goto out;
 	}
+	if (run_shrinking(o) && (o->by_ag || run_opts_limited(o))) {
+		r->status = RUN_REFUSED;
+		ret = err_set(&r->e, -EINVAL, "a shrink is one pass over the "
+			      "whole filesystem: not with --passes, --max-time "
+			      "or limits");
+		goto out;
+	}
+	r->dblocks_before = fs->geo.dblocks;
+	r->agcount_before = fs->geo.agcount;
+	r->image_before = fs->img->size;
 	ret = run_fence(&c, &r->e);
 	if (ret) {
 		r->status = ret == -EEXIST || ret == -EINVAL ? RUN_REFUSED :
@@ -212,8 +224,13 @@ int run_fs(struct fs *fs, const struct run_opts *o, struct run_result *r)
 		ret = passes(&c);
 	if (!ret && !r->npass)
 		r->no_work = true;
+	/* the run stands: the image file is cut last (undo extends it) */
+	if (!ret && r->npass && r->shrink.dblocks)
+		ret = run_shrink_cut(&c);
 	if (!ret && after(&c))
 		r->status = RUN_FAILED;
+	if (!ret && r->status == RUN_OK && o->discard)
+		ret = run_discard(&c);
 out:
 	{
 		struct err me = { 0 };

@@ -103,6 +103,16 @@ struct run_opts {
 	 * it (verdict.h); without it such a run writes nothing.
 	 */
 	bool force;
+	/*
+	 * A shrink (plan_shrink.h): to shrink_to blocks, or (shrink_min) the
+	 * smallest size that fits; one full pass, and an image file is cut
+	 * to the new size once the pass is verified.  Not with passes or
+	 * limits.
+	 */
+	uint64_t shrink_to;
+	bool shrink_min;
+	/* when the run stands: give the free space back to the storage */
+	bool discard;
 };
 
 
@@ -148,6 +158,21 @@ struct run_result {
 	char map[1024];		/* the map file written ("": none) */
 	size_t map_lines;
 	uint64_t undo_needed;	/* the pre-run estimate of the undo file */
+	/* a shrink: the plan's geometry (shrink.dblocks 0: none) */
+	struct plan_shrink shrink;
+	uint64_t dblocks_before;
+	uint32_t agcount_before;
+	unsigned min_tries;	/* shrink_min: sizes planned */
+	uint64_t min_floor;	/* blocks in use before, log included */
+	uint64_t image_before;	/* bytes */
+	bool truncated;		/* the image file was cut to the new size */
+	bool blockdev;		/* a block device: it keeps its size */
+	/* discard */
+	bool discarded;
+	uint64_t discard_bytes;	/* free space given back */
+	uint64_t discard_extents;
+	bool have_alloc;	/* an image file: its allocated bytes (du) */
+	uint64_t alloc_before, alloc_after;
 };
 
 uint64_t run_now_ns(void);

@@ -62,6 +62,28 @@ int run_map_pass(struct run_ctx *c, const struct plan *p, struct err *e);
 void run_map_settle(struct run_ctx *c, bool keep);
 int run_map_close(struct run_ctx *c, struct err *e);
 
+/* Is o a shrink? */
+static inline bool run_shrinking(const struct run_opts *o)
+{
+	return o->shrink_to || o->shrink_min;
+}
+
+/*
+ * Is ret, a plan's failure, a shrink the filesystem cannot take (a size
+ * it refuses, no room inside, an inode that cannot move)?  Then nothing
+ * is written and the run is refused, not failed.
+ */
+static inline bool run_shrink_refused(const struct run_opts *o, int ret)
+{
+	return run_shrinking(o) && (ret == -EINVAL || ret == -ENOSPC ||
+				    ret == -EPERM);
+}
+
+/* shrink.c: cut the image file to the new size (the run stands) */
+int run_shrink_cut(struct run_ctx *c);
+/* discard.c: give the free space of the result back (the run stands) */
+int run_discard(struct run_ctx *c);
+
 /* pass.c: one pass; 0 with *did, or <0 with r's outcome set */
 int run_one_pass(struct run_ctx *c, const bool *focus, const char *what,
 		 bool *did);

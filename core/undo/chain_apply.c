@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The writes of an undo (chain.h), once chain.c has checked every pass
- * to undo.  Pass by pass, last first: the superblock marked (NEEDSREPAIR
- * and the undo mark of the file being restored), the vacated blocks
- * copied back, the records written, an fsync after each step; then,
- * between two passes, the superblock the pass began with, still with
- * NEEDSREPAIR, marked with the next file: that one write moves the undo
- * on to the next pass.  After the last pass, every block the files hold
+ * to undo.  Pass by pass, last first: an image file a shrink cut short
+ * extended to the size its pass began with, the superblock marked
+ * (NEEDSREPAIR and the undo mark of the file being restored), the
+ * vacated blocks copied back, the records written, an fsync after each
+ * step; then, between two passes, the superblock the pass began with,
+ * still with NEEDSREPAIR, marked with the next file: that one write
+ * moves the undo on to the next pass.  After the last pass, every block the files hold
  * is read back and compared with what the first of them to hold it says;
  * only then is the original superblock written, clean.
  *
@@ -160,7 +161,9 @@ int chain_apply(struct uchain *c)
 
 		if (m->found == UNDO_FOUND_START)
 			continue;	/* nothing of it to undo */
-		if (mark != m->s.h.nonce)
+		/* a file a shrink cut short gets its size back first */
+		ret = undo_extend(&m->s, c->fs, c->e);
+		if (ret == 0 && mark != m->s.h.nonce)
 			ret = undo_write_mark(c->fs, m->v.orig_sb,
 					      m->s.h.nonce, c->e);
 		mark = m->s.h.nonce;

@@ -90,6 +90,8 @@ int undo_write_copies(struct scan *s, struct fs *fs, const struct uverify *v,
 int undo_write_records(struct scan *s, struct fs *fs, bool skip_sb,
 		       struct err *e);
 int undo_put_sb(struct fs *fs, const uint8_t *sector, struct err *e);
+/* An image file shorter than the run found it (a shrink): extended. */
+int undo_extend(struct scan *s, struct fs *fs, struct err *e);
 void undo_fill_info(const struct scan *s, const struct uverify *v,
 		    struct undo_info *info);
 

@@ -140,6 +140,9 @@ void undo_log_range(const struct fs *fs, uint64_t *off, uint64_t *len);
 /* crc32c (undo file style) of image bytes [off, off+len). */
 int undo_crc_range(struct img *im, uint64_t off, uint64_t len,
 		   uint32_t *crc);
+/* The same, continuing the running (not yet inverted) crc in *crc. */
+int undo_crc_update(struct img *im, uint64_t off, uint64_t len,
+		    uint32_t *crc);
 /* Unstack the layer from the fs's img and close the journal (u may be
  * NULL).  Does not sync: undo_finish does. */
 void undo_end(struct fs *fs, struct undo *u);
@@ -228,13 +231,19 @@ int undo_check_each(const char *path, struct fs *fs, struct undo_info *info,
 int undo_apply(const char *path, struct fs *fs, struct undo_info *info,
 	       struct err *e);
 
+/* The image size the undo file's header records (its run began with). */
+int undo_image_size(const char *journal, uint64_t *size, struct err *e);
+
 /*
  * Open image for undo (flags: 0 or FS_RDWR, and FS_PART(N)) as fs_open
- * does.  If its primary superblock is unreadable (the run overwrote it)
- * and journal holds the original, open it with that original in place
- * of sector 0 (an overlay for reads; writes go to the image), provided a
- * secondary superblock of the image shows it is the journal's filesystem
- * (else -EXDEV).  Returns 0, 1 when it used the journal's superblock, or <0.
+ * does.  An image file shorter than the undo file's run began with (a
+ * shrink cut it) reads as that long, zeros past its end, until
+ * undo_apply extends it.  If its primary superblock is unreadable (the
+ * run overwrote it) and journal holds the original, open it with that
+ * original in place of sector 0 (an overlay for reads; writes go to the
+ * image), provided a secondary superblock of the image shows it is the
+ * journal's filesystem (else -EXDEV).  Returns 0, 1 when it used the
+ * journal's superblock, or <0.
  * Sets fs->mounted in both cases.
  */
 int undo_open_fs(const char *journal, const char *image, unsigned flags,

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 void undo_fill_info(const struct scan *s, const struct uverify *v,
 		    struct undo_info *info)
@@ -198,6 +199,25 @@ int undo_write_records(struct scan *s, struct fs *fs, bool skip_sb,
 	return ret ? ret : flush(fs, e);
 }
 
+/* An image file a shrink cut short: back to its size, before any write. */
+int undo_extend(struct scan *s, struct fs *fs, struct err *e)
+{
+	struct stat st;
+	int ret;
+
+	if (img_stat(fs->img, &st) || !S_ISREG(st.st_mode) ||
+	    (uint64_t)st.st_size >= s->h.image_size)
+		return 0;
+	ret = img_resize(fs->img, s->h.image_size);
+	if (ret == 0)
+		ret = flush(fs, e);
+	else
+		err_set(e, ret, "%s: extending the file to %llu bytes failed: "
+			"%s; run undo again", fs->path,
+			(unsigned long long)s->h.image_size, strerror(-ret));
+	return ret;
+}
+
 /*
  * An image whose primary superblock the run overwrote: reads of the
  * journaled first block come from the journal's original, so fs_open_img
@@ -289,7 +309,8 @@ fail:
 	return ret;
 }
 
-/* Does a secondary superblock of fs carry the journal's identity? */
+/* Does a secondary superblock of fs carry the journal's identity?  (A
+ * shrink's may carry fewer AGs.) */
 static bool secondary_matches(struct fs *fs, const struct od_undo_hdr *h)
 {
 	uint8_t buf[32768];
@@ -307,7 +328,7 @@ static bool secondary_matches(struct fs *fs, const struct od_undo_hdr *h)
 		if (memcmp(sb.uuid, h->uuid, 16) == 0 &&
 		    sb.blocksize == h->blocksize &&
 		    sb.sectsize == h->sectsize &&
-		    sb.agblocks == h->agblocks && sb.agcount == h->agcount)
+		    sb.agblocks == h->agblocks && sb.agcount <= h->agcount)
 			return true;
 	}
 	return false;
@@ -348,10 +369,15 @@ int undo_open_img(const char *journal, struct img *im, const char *name,
 		  unsigned flags, struct fs **out, struct err *e)
 {
 	struct err first = { 0 };
+	uint64_t size;
 	struct scan s;
 	int ret;
 
 	*out = NULL;
+	/* a file a shrink cut short reads as long as the run found it */
+	if (undo_image_size(journal, &size, &first) == 0)
+		img_zero_past_eof(im, size);
+	err_clear(&first);
 	ret = fs_open_img(im, name, flags, out, &first);
 	if (ret == 0)
 		return 0;

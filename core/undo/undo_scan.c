@@ -500,9 +500,12 @@ static int check_identity(struct scan *s, struct fs *fs, struct err *e)
 		what = "sectsize", was = h->sectsize, is = g->sectsize;
 	else if (h->agblocks != g->agblocks)
 		what = "agblocks", was = h->agblocks, is = g->agblocks;
-	else if (h->agcount != g->agcount)
+	/* a shrink leaves fewer blocks and AGs: the superblock check says
+	 * whether it is this run's (undo_verify.c) */
+	else if (h->agcount < g->agcount ||
+		 (h->agcount != g->agcount && h->dblocks <= g->dblocks))
 		what = "agcount", was = h->agcount, is = g->agcount;
-	else if (h->dblocks != g->dblocks)
+	else if (h->dblocks < g->dblocks)
 		what = "dblocks", was = h->dblocks, is = g->dblocks;
 	if (what)
 		return err_set(e, -EXDEV, "undo file %s was made for %s %llu, "
@@ -530,6 +533,17 @@ static int check_fits(struct scan *s, struct fs *fs, struct err *e)
 				       fs->path, (unsigned long long)size,
 				       (unsigned long long)s->h.image_size);
 	return 0;
+}
+
+int undo_image_size(const char *path, uint64_t *size, struct err *e)
+{
+	struct scan s = { .fd = -1 };
+	int ret = open_hdr(&s, path, e);
+
+	*size = ret ? 0 : s.h.image_size;
+	if (s.fd >= 0)
+		close(s.fd);
+	return ret;
 }
 
 void scan_free(struct scan *s)

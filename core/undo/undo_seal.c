@@ -48,13 +48,25 @@ void undo_log_range(const struct fs *fs, uint64_t *off, uint64_t *len)
  */
 int undo_crc_range(struct img *im, uint64_t off, uint64_t len, uint32_t *crc)
 {
+	uint32_t c = 0xffffffffu;
+	int ret;
+
+	*crc = 0;
+	if (len == 0)
+		return 0;
+	ret = undo_crc_update(im, off, len, &c);
+	*crc = ~c;
+	return ret;
+}
+
+int undo_crc_update(struct img *im, uint64_t off, uint64_t len, uint32_t *crc)
+{
 	const size_t chunk = 1u << 20;
 	uint64_t end = off + len;
 	uint8_t *buf;
-	uint32_t c = 0xffffffffu;
+	uint32_t c = *crc;
 	int ret = 0;
 
-	*crc = 0;
 	if (len == 0)
 		return 0;
 	buf = malloc(chunk);
@@ -80,7 +92,7 @@ int undo_crc_range(struct img *im, uint64_t off, uint64_t len, uint32_t *crc)
 		}
 	}
 	free(buf);
-	*crc = ~c;
+	*crc = c;
 	return ret;
 }
 

@@ -596,16 +596,88 @@ static int read_sb(struct vctx *c, uint8_t *cur)
 	return 0;
 }
 
-/* The log as the run began?  Computed once per image (log->have). */
+/* The first data record of s ending past byte off. */
+static size_t rec_after(const struct scan *s, uint64_t off)
+{
+	size_t lo = 0, hi = s->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->v[mid].off + s->v[mid].len <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * The crc of the log as the run began: blocks the undo file holds (a
+ * shrink that moved the log reuses the old one's blocks, or cut them
+ * off) from their records, the rest from the image.
+ */
+static int log_crc(struct vctx *c, uint32_t *out)
+{
+	struct scan *s = c->s;
+	uint64_t off = s->h.log_off, end = off + s->h.log_len;
+	uint32_t crc = 0xffffffffu;
+	size_t lo = rec_after(s, off);
+	int ret = 0;
+
+	while (off < end && !ret) {
+		const struct urec *r = lo < s->n ? &s->v[lo] : NULL;
+		uint64_t at = r && r->off < end ? r->off : end;
+
+		if (at > off) {		/* the image's bytes up to the record */
+			ret = undo_crc_update(undo_raw_img(c->fs), off,
+					      at - off, &crc);
+			off = at;
+			continue;
+		}
+		/* the record's bytes inside the log */
+		at = r->off + r->len < end ? r->off + r->len : end;
+		ret = scan_data_buf(s, r->len, c->e);
+		if (ret == 0)
+			ret = scan_read_at(s, s->buf, r->len,
+					   r->pos + OD_UNDO_REC_LEN, c->e);
+		if (ret == 0)
+			crc = od_crc32c(crc, s->buf + (off - r->off),
+					(size_t)(at - off));
+		off = at;
+		lo++;
+	}
+	*out = ~crc;
+	return ret;
+}
+
+/*
+ * The log as the run began?  Computed once per image (log->have),
+ * unless the file journals blocks of the log (a shrink's): then from
+ * its originals, for this file only.
+ */
 static int check_log(struct vctx *c, struct ulog *log, bool *same)
 {
 	const struct od_undo_hdr *h = &c->s->h;
 	struct ulog mine = { 0 };
+	size_t r;
+	uint32_t crc;
 	int ret;
 
 	*same = true;
 	if (!h->log_len)
 		return 0;
+	r = rec_after(c->s, h->log_off);
+	if (r < c->s->n && c->s->v[r].off < h->log_off + h->log_len) {
+		ret = log_crc(c, &crc);
+		if (ret && !c->e->code)
+			err_set(c->e, ret, "%s: reading the log failed: %s",
+				c->fs->path, strerror(-ret));
+		if (ret)
+			return ret;
+		*same = crc == h->log_crc;
+		return 0;
+	}
 	if (!log)
 		log = &mine;
 	if (!log->have || log->off != h->log_off || log->len != h->log_len) {

@@ -19,13 +19,20 @@ Scenarios, per fixture (from the original image F0):
               phase and the references phase); every crash image also
               checked by manifest through a mount (when root)
   renum-undo  xfsdefrag undo of a finished renumbering run
+  shrink      xfsdefrag shrink --min (AGs removed, the log moved, inode
+              chunks past the end; the file cut to the new size last),
+              cut half anywhere, half inside the writes that rewrite
+              the geometry (the range shrink prints: the AG headers,
+              btrees, log and superblocks)
+  shrink-undo xfsdefrag undo of a finished shrink (the file extended
+              back first)
 
 Recovery of a crash image: `xfsdefrag undo` when the undo file is there
 (with its header), else nothing.  Then every block in use in F0 must be
-identical (the test binary's debug-compare: our own reader),
-`xfs_repair -n` must accept
-the image, and for a sample (--manifest-every) the content manifest
-through a read-only mount must equal F0's.
+identical (the test binary's debug-compare: our own reader), the file
+as long as F0, `xfs_repair -n` must accept the image, and for a sample
+(--manifest-every) the content manifest through a read-only mount must
+equal F0's.
 
 Usage: campaign.py --bin XFSDEFRAG --test-bin XFSDEFRAG-TEST
                    --shim PCTRACE.so --tmp DIR
@@ -80,6 +87,7 @@ class Campaign:
         os.makedirs(self.mnt, exist_ok=True)
         self.images = self.recovered = self.failed = 0
         self.renum = self.renum_images = 0
+        self.shrink_images = 0
         self.manifests = 0
         self.states = {}
         self.last = None
@@ -110,6 +118,14 @@ class Campaign:
                     if hi >= lo:
                         r.append((lo, hi))
                 return r
+        return []
+
+    def geometry_range(self, out):
+        """The image writes (1-based) that rewrite a shrink's geometry."""
+        for line in out.splitlines():
+            if line.startswith("shrink: ") and "image writes" in line:
+                lo, hi = line.rsplit(" ", 1)[1].split("-")
+                return [(int(lo), int(hi))]
         return []
 
     def renum_cuts(self, events, ranges, n):
@@ -158,6 +174,9 @@ class Campaign:
         r = run([self.tbin, "debug-compare", f0, img])
         if r.returncode:
             return "not restored: " + (r.stdout or r.stderr).strip()
+        if os.path.getsize(img) != os.path.getsize(f0):
+            return "the file is %d bytes, not %d" % (os.path.getsize(img),
+                                                     os.path.getsize(f0))
         r = run(["xfs_repair", "-n", img])
         if r.returncode:
             return "xfs_repair -n exit %d" % r.returncode
@@ -183,7 +202,7 @@ class Campaign:
         return ks
 
     def scenario(self, fx, name, pre_img, pre_j, args, f0, ref,
-                 renum=False):
+                 renum=False, geometry=False):
         img, j = self.path("img"), self.path("j.undo")
         log = self.path("trace")
         cp(pre_img, img)
@@ -203,6 +222,16 @@ class Campaign:
                       (fx, name, r.returncode, (r.stderr or r.stdout)[-300:]))
                 self.failed += 1
                 return
+        elif geometry:
+            ks = self.renum_cuts(events, self.geometry_range(r.stdout),
+                                 self.a.per // 2)
+            ks += self.cuts(events, self.a.per - len(ks))
+            if not self.geometry_range(r.stdout):
+                print("FAIL %s %s: no geometry writes (exit %d: %s)" %
+                      (fx, name, r.returncode, (r.stderr or r.stdout)[-300:]))
+                self.failed += 1
+                return
+            self.shrink_images += len(ks)
         else:
             ks = self.cuts(events, self.a.per)
         for n, k in enumerate(ks):
@@ -284,6 +313,24 @@ class Campaign:
                               ["undo", "@J", "@IMG"], f0, ref)
             os.unlink(fn)
             rm_undo(jn)
+        if "shrink" in want:
+            self.scenario(fx, "shrink", f0, None,
+                          ["shrink", "--min", "--undo", "@J", "@IMG"], f0,
+                          ref, geometry=True)
+        if "shrink-undo" in want:
+            fs_, js = self.path(fx + ".fs"), self.path(fx + ".js")
+            rm_undo(js)
+            cp(f0, fs_)
+            rs = run([self.bin, "shrink", "--min", "--undo", js, fs_])
+            if rs.returncode == 0:
+                self.scenario(fx, "shrink-undo", fs_, js,
+                              ["undo", "@J", "@IMG"], f0, ref)
+            else:
+                print("FAIL %s shrink-undo: shrink exit %d: %s" %
+                      (fx, rs.returncode, (rs.stderr or rs.stdout)[-300:]))
+                self.failed += 1
+            os.unlink(fs_)
+            rm_undo(js)
         if "undo-int" in want:
             fi, ji = self.path(fx + ".fi"), self.path(fx + ".ji")
             rm_undo(ji)
@@ -326,7 +373,9 @@ def main():
           (c.images, c.recovered, c.failed, c.manifests,
            ", ".join("%s %d" % kv for kv in sorted(c.states.items())),
            "; %d cut inside the renumbering writes" % c.renum_images
-           if c.renum else ""))
+           if c.renum else "") +
+          ("; %d shrink crash images, half cut inside the geometry "
+           "rewrite" % c.shrink_images if c.shrink_images else ""))
     return 1 if c.failed or not c.images else 0
 
 

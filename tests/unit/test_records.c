@@ -7,6 +7,7 @@
  * xfs_format.h and xfs_log_format.h), round trips, and the edge cases.
  */
 #include "t.h"
+#include "ondisk/ag.h"
 #include "ondisk/be.h"
 #include "ondisk/bmbt.h"
 #include "ondisk/btree.h"
@@ -357,6 +358,79 @@ static void test_undo_entries(struct t_state *ts)
 	T_CHECK(ts, od_undo_prf_crc_get(c) == 0xdeadbeef);
 }
 
+/* A clean log record as mkfs and xfs_repair write it, read back. */
+static void test_logrec_clear(struct t_state *ts)
+{
+	static uint8_t buf[128 * OD_LOG_BBSIZE];
+	struct od_logrec_fmt f = { 2, { 0 } };
+	struct od_logrec_hdr h;
+	struct od_logop_hdr op;
+	uint32_t i;
+
+	memset(f.uuid, 0x5a, 16);
+	od_logrec_clear_encode(buf, 2, &f, od_log_lsn(7, 0),
+			       od_log_lsn(6, 1000));
+	T_CHECK(ts, od_logrec_hdr_decode(buf, OD_LOG_BBSIZE, &h) == OD_OK);
+	T_CHECK(ts, h.cycle == 7 && h.version == 2 && h.num_logops == 1 &&
+		    h.len == OD_LOG_BBSIZE && h.hblks == 1 && h.size == 32768);
+	/* xfs_log_format.h: h_lsn, h_tail_lsn, h_prev_block, h_fmt, uuid */
+	T_CHECK(ts, od_get_be64(buf + 16) == ((uint64_t)7 << 32));
+	T_CHECK(ts, od_get_be64(buf + 24) == ((uint64_t)6 << 32 | 1000));
+	T_CHECK(ts, od_get_be32(buf + 36) == 0xffffffffu);
+	T_CHECK(ts, od_get_be32(buf + 300) == OD_LOG_FMT_LINUX_LE);
+	T_CHECK(ts, buf[304] == 0x5a && buf[319] == 0x5a);
+	/* the data block carries the cycle; its first word is in the
+	 * header's cycle data, and is the unmount operation's tid */
+	T_CHECK(ts, od_log_block_cycle(buf + OD_LOG_BBSIZE, OD_LOG_BBSIZE) == 7);
+	memcpy(buf + OD_LOG_BBSIZE, buf + 44, 4);
+	T_CHECK(ts, od_logop_hdr_decode(buf + OD_LOG_BBSIZE, OD_LOG_BBSIZE,
+					&op) == OD_OK);
+	T_CHECK(ts, op.len == 8 && op.clientid == OD_LOG_CLIENT_LOG &&
+		    (op.flags & OD_LOG_UNMOUNT_TRANS));
+	T_CHECK(ts, buf[OD_LOG_BBSIZE + 12] == 0x6e &&
+		    buf[OD_LOG_BBSIZE + 13] == 0x55);
+
+	/* 64 KiB: two header blocks, every block after them of the cycle */
+	od_logrec_clear_encode(buf, 128, &f, od_log_lsn(3, 256),
+			       od_log_lsn(3, 128));
+	T_CHECK(ts, od_logrec_hdr_decode(buf, OD_LOG_BBSIZE, &h) == OD_OK);
+	T_CHECK(ts, h.hblks == 2 && h.size == 65536 &&
+		    h.len == 126 * OD_LOG_BBSIZE);
+	T_CHECK(ts, od_get_be32(buf + OD_LOG_BBSIZE) == 3);	/* xh_cycle */
+	for (i = 2; i < 128; i++)
+		T_CHECK(ts, od_log_block_cycle(buf + i * OD_LOG_BBSIZE,
+					       OD_LOG_BBSIZE) == 3);
+}
+
+/* AGFL slots rewritten: the blocks from slot 0, NULLAGBLOCK after. */
+static void test_agfl_slots(struct t_state *ts)
+{
+	struct od_geo g;
+	uint8_t buf[512];
+	const uint8_t *slots;
+	const char *field;
+	const uint32_t blocks[3] = { 9, 40000, 12 };
+	uint32_t i;
+
+	memset(&g, 0, sizeof(g));
+	g.v5 = true;
+	g.sectsize = 512;
+	memset(g.uuid, 0x33, 16);
+	memset(buf, 0, sizeof(buf));
+	od_put_be32(buf, OD_AGFL_MAGIC);
+	od_put_be32(buf + 4, 5);		/* seqno */
+	memcpy(buf + 8, g.uuid, 16);
+	od_agfl_set_slots(buf, sizeof(buf), &g, blocks, 3);
+	T_CHECK(ts, od_agfl_slots(buf, sizeof(buf), &g, 5, &slots, &field) ==
+		    OD_OK);
+	for (i = 0; i < od_agfl_size(&g); i++)
+		T_CHECK(ts, od_agfl_slot(slots, i) ==
+			    (i < 3 ? blocks[i] : OD_NULLAGBLOCK));
+	buf[100] ^= 1;
+	T_CHECK(ts, od_agfl_slots(buf, sizeof(buf), &g, 5, &slots, &field) ==
+		    OD_ECRC);
+}
+
 int main(void)
 {
 	struct t_state ts = { 0, 0 };
@@ -369,6 +443,8 @@ int main(void)
 	test_bmdr_ptrs(&ts);
 	test_keys(&ts);
 	test_logrec(&ts);
+	test_logrec_clear(&ts);
+	test_agfl_slots(&ts);
 	test_undo_entries(&ts);
 	return t_done(&ts, "test_records");
 }

@@ -554,12 +554,33 @@ static void test_identity(struct env *v, const char *journal)
 	T_CHECK(ts, memcmp(other, copy, IMGSIZE) == 0);
 	fs_close(fs);
 
-	make_sb(other, 0x11, DBLOCKS - AGBLOCKS);	/* same uuid, 3 AGs */
+	/* same uuid and size, AGs half as large: remade, another fs */
+	make_sb(other, 0x11, DBLOCKS);
+	{
+		struct od_sb sb;
+
+		od_sb_decode(other, BS, &sb);
+		sb.agcount = 2 * AGCOUNT;
+		sb.agblocks = AGBLOCKS / 2;
+		sb.agblklog--;
+		od_sb_encode(&sb, other, BS);
+	}
 	memcpy(copy, other, IMGSIZE);
 	fs = open_fs(v, other);
 	err_clear(&e);
-	T_CHECK(ts, undo_apply(journal, fs, &info, &e) == -EXDEV);
-	T_CHECK(ts, strstr(e.msg, "agcount") != NULL);
+	T_CHECK(ts, fs && undo_apply(journal, fs, &info, &e) == -EXDEV);
+	T_CHECK(ts, strstr(e.msg, "agblocks") != NULL);
+	T_CHECK(ts, memcmp(other, copy, IMGSIZE) == 0);
+	fs_close(fs);
+
+	/* same uuid, 3 AGs: as a shrink leaves it, but not this run's
+	 * superblock: refused by the superblock check, nothing written */
+	make_sb(other, 0x11, DBLOCKS - AGBLOCKS);
+	memcpy(copy, other, IMGSIZE);
+	fs = open_fs(v, other);
+	err_clear(&e);
+	T_CHECK(ts, undo_apply(journal, fs, &info, &e) == -ESTALE);
+	T_CHECK(ts, strstr(e.msg, "superblock") != NULL);
 	T_CHECK(ts, memcmp(other, copy, IMGSIZE) == 0);
 	fs_close(fs);
 	free(other);
