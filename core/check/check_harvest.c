@@ -16,6 +16,7 @@
 #include "core/check/check_int.h"
 #include "core/base/bigmem.h"
 #include "core/base/sort.h"
+#include "core/base/search.h"
 #include "ondisk/inode.h"
 
 #include <pthread.h>
@@ -197,13 +198,20 @@ static int cmp_hblk(const void *a, const void *b)
 }
 
 /* The block at byte off, or NULL. */
+static inline bool blk_before(const struct check_hblk *b, uint64_t off)
+{
+	return b->off < off;
+}
+
+SEARCH_FIRST(blk_search, struct check_hblk, uint64_t, blk_before)
+
 static const uint8_t *find(const struct check_ctx *c, uint64_t off)
 {
 	const struct od_geo *g = c->g;
 	uint64_t lin = off >> g->blocklog;
 	uint32_t agno = (uint32_t)(lin / g->agblocks);
 	const struct check_hag *h;
-	size_t lo = 0, hi;
+	size_t lo;
 
 	if (!c->hv.ag || agno >= g->agcount)
 		return NULL;
@@ -211,15 +219,7 @@ static const uint8_t *find(const struct check_ctx *c, uint64_t off)
 	/* an AG's blocks are sorted, and final, once it is ready */
 	if (!__atomic_load_n(&h->served, __ATOMIC_ACQUIRE))
 		return NULL;
-	hi = h->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (h->v[mid].off < off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = blk_search(h->v, h->n, off);
 	return lo < h->n && h->v[lo].off == off ? h->v[lo].data : NULL;
 }
 

@@ -1,10 +1,26 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "core/fs/fork.h"
 #include "core/fs/btwalk.h"
+#include "core/base/search.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
+
+static inline bool rec_before(const struct od_irec *r, uint64_t off)
+{
+	return r->startoff + r->blockcount <= off;
+}
+
+SEARCH_FIRST(rec_search, struct od_irec, uint64_t, rec_before)
+
+const struct od_irec *fork_rec_at(const struct od_irec *v, size_t n,
+				  uint64_t off)
+{
+	size_t i = rec_search(v, n, off);
+
+	return i < n && v[i].startoff <= off ? &v[i] : NULL;
+}
 
 void extmap_free(struct extmap *m)
 {

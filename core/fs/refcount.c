@@ -2,6 +2,7 @@
 #include "core/fs/refcount.h"
 #include "core/fs/btwalk.h"
 #include "ondisk/refcount.h"
+#include "core/base/search.h"
 
 #include <stdlib.h>
 
@@ -73,23 +74,22 @@ void refc_free(struct refc_set *s)
 	s->n = 0;
 }
 
+static inline bool rec_before(const struct refc_rec *r, uint32_t agbno)
+{
+	return (uint64_t)r->start + r->len <= agbno;
+}
+
+SEARCH_FIRST(rec_search, struct refc_rec, uint32_t, rec_before)
+
 void refc_find_shared(const struct refc_set *s, uint32_t agbno, uint32_t len,
 		      uint32_t *fbno, uint32_t *flen)
 {
 	uint64_t end = (uint64_t)agbno + len;
-	size_t lo = 0, hi = s->n, i;
+	/* first record ending after agbno */
+	size_t lo = rec_search(s->v, s->n, agbno), i;
 
 	*fbno = OD_NULLAGBLOCK;
 	*flen = 0;
-	/* first record ending after agbno */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if ((uint64_t)s->v[mid].start + s->v[mid].len <= agbno)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo == s->n || s->v[lo].start >= end)
 		return;
 	*fbno = s->v[lo].start > agbno ? s->v[lo].start : agbno;

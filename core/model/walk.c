@@ -12,6 +12,7 @@
 #include "core/base/bigmem.h"
 #include "core/base/par.h"
 #include "core/base/sort.h"
+#include "core/base/search.h"
 #include "core/fs/dir.h"
 #include "core/model/inoidx.h"
 
@@ -253,12 +254,19 @@ out:
 
 /* ---- the depth-first walk ---- */
 
+static inline bool run_before(const struct drun *r, uint64_t parent)
+{
+	return r->parent < parent;
+}
+
+SEARCH_FIRST(run_search, struct drun, uint64_t, run_before)
+
 static int push_dir(struct walker *wk, uint64_t ino)
 {
 	const struct od_geo *g = &wk->m->fs->geo;
 	uint32_t agno = od_ino_agno(g, ino);
 	struct frame *f;
-	size_t lo = 0, hi;
+	size_t lo;
 
 	if (wk->top == wk->cap) {
 		size_t cap = wk->cap ? wk->cap * 2 : 64;
@@ -283,15 +291,7 @@ static int push_dir(struct walker *wk, uint64_t ino)
 	}
 	if (agno >= wk->m->agcount)
 		return 0;
-	hi = wk->nruns[agno];
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (wk->runs[agno][mid].parent < ino)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = run_search(wk->runs[agno], wk->nruns[agno], ino);
 	if (lo == wk->nruns[agno] || wk->runs[agno][lo].parent != ino)
 		return 0;	/* no entries */
 	f->agno = agno;
@@ -645,20 +645,20 @@ void walk_free(struct walk *w)
 	memset(w, 0, sizeof(*w));
 }
 
+static inline bool base_at_or_before(const uint64_t *base, uint32_t d)
+{
+	return *base <= d;
+}
+
+SEARCH_FIRST(base_search, uint64_t, uint32_t, base_at_or_before)
+
 const struct m_ino *walk_inode(const struct walk *w, uint32_t d,
 			       const struct m_ag **agp)
 {
-	uint32_t lo = 0, hi = w->m->agcount;
-
 	/* the last AG whose base is <= d */
-	while (hi - lo > 1) {
-		uint32_t mid = lo + (hi - lo) / 2;
+	size_t lo = base_search(w->base, w->m->agcount, d);
 
-		if (w->base[mid] <= d)
-			lo = mid;
-		else
-			hi = mid;
-	}
+	lo = lo ? lo - 1 : 0;
 	if (agp)
 		*agp = &w->m->ag[lo];
 	return &w->m->ag[lo].ino[d - w->base[lo]];

@@ -8,6 +8,7 @@
  */
 #include "core/relocate/exec_priv.h"
 #include "core/base/sort.h"
+#include "core/base/search.h"
 #include "ondisk/renum.h"
 #include "ondisk/rmap.h"
 
@@ -40,34 +41,32 @@ bool xr_chunk_freed(const struct xctx *x, uint64_t ino)
 	return plan_ichunk_freed(x->p, ino & ~63ull);
 }
 
+static inline bool ino_before(const uint64_t *v, uint64_t ino)
+{
+	return *v < ino;
+}
+
+SEARCH_FIRST(ino_search, uint64_t, uint64_t, ino_before)
+
 bool xr_is_dest(const struct xctx *x, uint64_t ino)
 {
-	size_t lo = 0, hi = x->ndst;
+	size_t lo = ino_search(x->dst, x->ndst, ino);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (x->dst[mid] < ino)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo < x->ndst && x->dst[lo] == ino;
 }
+
+static inline bool chunk_before(const struct od_inobt_rec *r, uint32_t agino)
+{
+	return r->startino + 64 <= agino;
+}
+
+SEARCH_FIRST(chunk_search, struct od_inobt_rec, uint32_t, chunk_before)
 
 /* The record of the chunk holding agino in xa, or NULL. */
 static struct od_inobt_rec *rec_of(struct xr_ag *xa, uint32_t agino)
 {
-	size_t lo = 0, hi = xa->nrec;
+	size_t lo = chunk_search(xa->rec, xa->nrec, agino);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (xa->rec[mid].startino + 64 <= agino)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo < xa->nrec && xa->rec[lo].startino <= agino)
 		return &xa->rec[lo];
 	return NULL;

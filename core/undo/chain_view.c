@@ -10,6 +10,7 @@
  */
 #include "core/undo/chain_priv.h"
 #include "core/base/sort.h"
+#include "core/base/search.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -29,20 +30,17 @@ static int push(struct omap *m, const struct oext *x)
 	return 0;
 }
 
+static inline bool ext_before(const struct oext *x, uint64_t b)
+{
+	return x->b + x->n <= b;
+}
+
+SEARCH_FIRST(ext_search, struct oext, uint64_t, ext_before)
+
 /* The first extent ending after block b (m->n if none). */
 static size_t first_after(const struct omap *m, uint64_t b)
 {
-	size_t lo = 0, hi = m->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->e[mid].b + m->e[mid].n <= b)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return ext_search(m->e, m->n, b);
 }
 
 /* Blocks [y, y+n) as the map has them, pushed to out as [x, x+n). */
