@@ -6,6 +6,7 @@
  * the mechanism.
  */
 #include "core/base/reader.h"
+#include "core/base/array.h"
 #include "core/base/bigmem.h"
 
 #include <errno.h>
@@ -447,15 +448,9 @@ static bool pull(struct rdr *r, struct rdr_seg *s)
 
 static int add_seg(struct req *q, const struct rdr_seg *s)
 {
-	if (q->nseg == q->cap) {
-		size_t ncap = q->cap ? q->cap * 2 : 16;
-		struct rdr_seg *v = realloc(q->seg, ncap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		q->seg = v;
-		q->cap = ncap;
-	}
+	if (array_grow((void **)&q->seg, &q->cap, q->nseg,
+		       sizeof(*q->seg), 16))
+		return -ENOMEM;
 	q->seg[q->nseg++] = *s;
 	return 0;
 }

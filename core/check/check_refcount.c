@@ -7,6 +7,7 @@
  * and every inode sharing a block must have the reflink flag.
  */
 #include "core/check/check_int.h"
+#include "core/base/array.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,15 +21,8 @@ static int heap_push(struct heap *h, uint64_t x)
 {
 	size_t i;
 
-	if (h->n == h->cap) {
-		size_t cap = h->cap ? h->cap * 2 : 64;
-		uint64_t *v = realloc(h->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		h->v = v;
-		h->cap = cap;
-	}
+	if (array_grow((void **)&h->v, &h->cap, h->n, sizeof(*h->v), 64))
+		return -ENOMEM;
 	i = h->n++;
 	while (i && h->v[(i - 1) / 2] > x) {
 		h->v[i] = h->v[(i - 1) / 2];

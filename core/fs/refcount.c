@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "core/fs/refcount.h"
+#include "core/base/array.h"
 #include "core/fs/btwalk.h"
 #include "ondisk/refcount.h"
 #include "core/base/search.h"
@@ -33,15 +34,9 @@ static int refc_rec(void *priv, const uint8_t *rec, struct err *e)
 	    c->s->v[c->s->n - 1].len > r.start)
 		return err_set(e, -EFSCORRUPTED, "ag %u refcountbt: records "
 			       "overlap at block %u", c->agno, r.start);
-	if (c->s->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 64;
-		struct refc_rec *v = realloc(c->s->v, cap * sizeof(*v));
-
-		if (!v)
-			return err_set(e, -ENOMEM, "out of memory");
-		c->s->v = v;
-		c->cap = cap;
-	}
+	if (array_grow((void **)&c->s->v, &c->cap, c->s->n,
+		       sizeof(*c->s->v), 64))
+		return err_set(e, -ENOMEM, "out of memory");
 	c->s->v[c->s->n++] = r;
 	return 0;
 }

@@ -5,6 +5,7 @@
  * read each parent directory once to learn the names.
  */
 #include "core/model/model_paths.h"
+#include "core/base/array.h"
 #include "core/base/sort.h"
 #include "core/fs/dir.h"
 
@@ -57,15 +58,8 @@ static inline struct node *pset_find(const struct pset *s, uint64_t ino)
 
 static int pset_add(struct pset *s, uint64_t ino)
 {
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		struct node *v = realloc(s->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		s->v = v;
-		s->cap = cap;
-	}
+	if (array_grow((void **)&s->v, &s->cap, s->n, sizeof(*s->v), 64))
+		return -ENOMEM;
 	s->bloom[bloom_bit(ino) >> 6] |= 1ull << (bloom_bit(ino) & 63);
 	s->v[s->n].ino = ino;
 	s->v[s->n].parent = 0;

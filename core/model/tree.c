@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "core/model/tree.h"
+#include "core/base/array.h"
 #include "core/model/readback.h"
 #include "ondisk/geo.h"
 #include "core/base/search.h"
@@ -249,18 +250,10 @@ static int own_cost(struct tree *t, const struct kids *k, uint32_t d,
 	const struct m_ino *mi = inode_of(t, d, &ag);
 	struct rb_fig f;
 	struct rb_acc acc;
-	size_t cap = 16;
 
-	while (cap < 2 * (nk + 1))
-		cap *= 2;
-	if (cap > s->cap) {
-		uint64_t *v = realloc(s->slot, cap * sizeof(*v));
-
-		if (!v)
-			return err_set(e, -ENOMEM, "out of memory");
-		s->slot = v;
-		s->cap = cap;
-	}
+	if (array_reserve((void **)&s->slot, &s->cap, 2 * (nk + 1),
+			  sizeof(*s->slot), 16))
+		return err_set(e, -ENOMEM, "out of memory");
 	memset(s->slot, 0, s->cap * sizeof(*s->slot));
 	memset(&f, 0, sizeof(f));
 	rb_acc_init(&acc, &f);

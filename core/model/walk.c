@@ -9,6 +9,7 @@
  * its own as well.
  */
 #include "core/model/walk.h"
+#include "core/base/array.h"
 #include "core/base/bigmem.h"
 #include "core/base/par.h"
 #include "core/base/sort.h"
@@ -177,15 +178,8 @@ static int name_cb(void *priv, const uint8_t *name, size_t len, uint64_t ino,
 		return 0;
 	if (dense_of(nc->wk, ino, &kd))
 		return 0;	/* not an inode the scan kept */
-	if (nc->n == nc->cap) {
-		size_t cap = nc->cap ? nc->cap * 2 : 64;
-		struct nent *v = realloc(nc->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		nc->v = v;
-		nc->cap = cap;
-	}
+	if (array_grow((void **)&nc->v, &nc->cap, nc->n, sizeof(*nc->v), 64))
+		return -ENOMEM;
 	if (nc->used + len > nc->pcap) {
 		size_t cap = (nc->pcap ? nc->pcap * 2 : 4096) + len;
 		uint8_t *p = realloc(nc->pool, cap);
@@ -268,15 +262,9 @@ static int push_dir(struct walker *wk, uint64_t ino)
 	struct frame *f;
 	size_t lo;
 
-	if (wk->top == wk->cap) {
-		size_t cap = wk->cap ? wk->cap * 2 : 64;
-		struct frame *st = realloc(wk->st, cap * sizeof(*st));
-
-		if (!st)
-			return -ENOMEM;
-		wk->st = st;
-		wk->cap = cap;
-	}
+	if (array_grow((void **)&wk->st, &wk->cap, wk->top,
+		       sizeof(*wk->st), 64))
+		return -ENOMEM;
 	f = &wk->st[wk->top];
 	memset(f, 0, sizeof(*f));
 	if (wk->w->order == WALK_NAME) {
@@ -440,14 +428,8 @@ static int root_kids(struct walker *wk, uint32_t **kids, size_t *n)
 	if (!*kids)
 		return -ENOMEM;
 	while (wk->top && frame_next(wk, &wk->st[0], &kd)) {
-		if (*n == cap) {
-			uint32_t *k = realloc(*kids, 2 * cap * sizeof(**kids));
-
-			if (!k)
-				return -ENOMEM;
-			*kids = k;
-			cap *= 2;
-		}
+		if (array_grow((void **)kids, &cap, *n, sizeof(**kids), 1024))
+			return -ENOMEM;
 		(*kids)[(*n)++] = kd.d;
 	}
 	while (wk->top)

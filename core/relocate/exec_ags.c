@@ -9,6 +9,7 @@
  * the free-space records, so the block count is found as a fixed point.
  */
 #include "core/relocate/exec_priv.h"
+#include "core/base/array.h"
 #include "core/relocate/btbuild.h"
 #include "core/relocate/btrecs.h"
 #include "core/fs/btwalk.h"
@@ -29,15 +30,8 @@ struct vec {
 
 static int vec_push(struct vec *vc, const void *item, size_t size)
 {
-	if (vc->n == vc->cap) {
-		size_t cap = vc->cap ? vc->cap * 2 : 256;
-		void *nv = realloc(vc->v, cap * size);
-
-		if (!nv)
-			return -ENOMEM;
-		vc->v = nv;
-		vc->cap = cap;
-	}
+	if (array_grow(&vc->v, &vc->cap, vc->n, size, 256))
+		return -ENOMEM;
 	memcpy((uint8_t *)vc->v + vc->n * size, item, size);
 	vc->n++;
 	return 0;
@@ -308,15 +302,9 @@ static int layout_free(struct agx *ax, uint32_t used)
 
 static int rmap_push(struct agx *ax, const struct od_rmap_rec *r)
 {
-	if (ax->nrmap == ax->cap_rmap) {
-		size_t cap = ax->cap_rmap ? ax->cap_rmap * 2 : 1024;
-		uint8_t *nv = realloc(ax->rmap, cap * OD_RMAP_REC_LEN);
-
-		if (!nv)
-			return -ENOMEM;
-		ax->rmap = nv;
-		ax->cap_rmap = cap;
-	}
+	if (array_grow((void **)&ax->rmap, &ax->cap_rmap, ax->nrmap,
+		       OD_RMAP_REC_LEN, 1024))
+		return -ENOMEM;
 	od_rmap_rec_encode(r, ax->rmap + ax->nrmap * OD_RMAP_REC_LEN);
 	ax->nrmap++;
 	return 0;

@@ -11,6 +11,7 @@
  * directories live in the inode: exec_inodes.c.)
  */
 #include "core/relocate/exec_priv.h"
+#include "core/base/array.h"
 #include "core/fs/fork.h"
 #include "core/fs/inode.h"
 #include "ondisk/dir2.h"
@@ -87,15 +88,8 @@ static int bm_blk(void *priv, uint64_t fsbno, unsigned level, struct err *e)
 
 	(void)level;
 	(void)e;
-	if (b->n == b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 16;
-		uint64_t *nv = realloc(b->v, cap * sizeof(*nv));
-
-		if (!nv)
-			return -ENOMEM;
-		b->v = nv;
-		b->cap = cap;
-	}
+	if (array_grow((void **)&b->v, &b->cap, b->n, sizeof(*b->v), 16))
+		return -ENOMEM;
 	b->v[b->n++] = fsbno;
 	return 0;
 }

@@ -7,6 +7,7 @@
  * that stays in use, are not.
  */
 #include "core/relocate/exec_priv.h"
+#include "core/base/array.h"
 #include "core/base/sort.h"
 #include "core/base/search.h"
 #include "ondisk/renum.h"
@@ -372,15 +373,8 @@ void exec_renum_release(struct xctx *x)
 static int statics_push(void **v, size_t *n, size_t *cap,
 			const struct od_rmap_rec *r)
 {
-	if (*n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 64;
-		void *nv = realloc(*v, nc * sizeof(*r));
-
-		if (!nv)
-			return -ENOMEM;
-		*v = nv;
-		*cap = nc;
-	}
+	if (array_grow(v, cap, *n, sizeof(*r), 64))
+		return -ENOMEM;
 	((struct od_rmap_rec *)*v)[(*n)++] = *r;
 	return 0;
 }

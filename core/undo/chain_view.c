@@ -9,6 +9,7 @@
  * then puts its records on top.  A block no pass holds reads the image.
  */
 #include "core/undo/chain_priv.h"
+#include "core/base/array.h"
 #include "core/base/sort.h"
 #include "core/base/search.h"
 
@@ -17,15 +18,8 @@
 
 static int push(struct omap *m, const struct oext *x)
 {
-	if (m->n == m->cap) {
-		size_t cap = m->cap ? 2 * m->cap : 256;
-		struct oext *e = realloc(m->e, cap * sizeof(*e));
-
-		if (!e)
-			return -ENOMEM;
-		m->e = e;
-		m->cap = cap;
-	}
+	if (array_grow((void **)&m->e, &m->cap, m->n, sizeof(*m->e), 256))
+		return -ENOMEM;
 	m->e[m->n++] = *x;
 	return 0;
 }

@@ -25,6 +25,7 @@
  * began (chain.c).  A torn link is none: the next pass had not written.
  */
 #include "core/undo/undo_scan.h"
+#include "core/base/array.h"
 #include "core/base/sort.h"
 
 #include <fcntl.h>
@@ -197,15 +198,8 @@ static int read_rec(struct scan *s, uint64_t pos, struct od_undo_rec *r,
 static int push_to(struct urec **v, size_t *n, size_t *cap,
 		   const struct urec *r, struct err *e)
 {
-	if (*n == *cap) {
-		size_t c = *cap ? 2 * *cap : 256;
-		struct urec *nv = realloc(*v, c * sizeof(*nv));
-
-		if (!nv)
-			return err_set(e, -ENOMEM, "out of memory");
-		*v = nv;
-		*cap = c;
-	}
+	if (array_grow((void **)v, cap, *n, sizeof(**v), 256))
+		return err_set(e, -ENOMEM, "out of memory");
 	(*v)[(*n)++] = *r;
 	return 0;
 }

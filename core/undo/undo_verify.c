@@ -29,6 +29,7 @@
  * image as undoing the later passes of a run in passes would leave it.
  */
 #include "core/undo/undo_priv.h"
+#include "core/base/array.h"
 #include "core/undo/undo_scan.h"
 #include "ondisk/be.h"
 #include "ondisk/crc32c.h"
@@ -65,19 +66,7 @@ struct vctx {
 
 static int grow(void **v, size_t *cap, size_t need, size_t size)
 {
-	size_t c = *cap ? *cap : 64;
-	void *nv;
-
-	if (need <= *cap)
-		return 0;
-	while (c < need)
-		c *= 2;
-	nv = realloc(*v, c * size);
-	if (!nv)
-		return -ENOMEM;
-	*v = nv;
-	*cap = c;
-	return 0;
+	return array_reserve(v, cap, need, size, 64);
 }
 
 static int nomem(struct err *e)
