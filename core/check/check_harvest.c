@@ -16,6 +16,7 @@
 #include "core/check/check_int.h"
 #include "core/base/bigmem.h"
 #include "core/base/sort.h"
+#include "core/base/heap.h"
 #include "core/base/search.h"
 #include "ondisk/inode.h"
 
@@ -38,44 +39,18 @@ struct hv_part {
 	size_t ngot, cap_got;
 };
 
+#define WANT_BELOW(ctx, a, b)	((a)->off < (b)->off)
+HEAP_DEFINE(want, struct hv_want, const void *, WANT_BELOW)
+
 static void heap_up(struct hv_want *h, size_t i)
 {
-	while (i) {
-		size_t p = (i - 1) / 2;
-		struct hv_want t;
-
-		if (h[p].off <= h[i].off)
-			break;
-		t = h[p];
-		h[p] = h[i];
-		h[i] = t;
-		i = p;
-	}
-}
-
-static void heap_down(struct hv_want *h, size_t n, size_t i)
-{
-	for (;;) {
-		size_t l = 2 * i + 1, m = i;
-		struct hv_want t;
-
-		if (l < n && h[l].off < h[m].off)
-			m = l;
-		if (l + 1 < n && h[l + 1].off < h[m].off)
-			m = l + 1;
-		if (m == i)
-			break;
-		t = h[m];
-		h[m] = h[i];
-		h[i] = t;
-		i = m;
-	}
+	want_up(h, i, NULL);
 }
 
 static void heap_pop(struct hv_part *p)
 {
 	p->want[0] = p->want[--p->nwant];
-	heap_down(p->want, p->nwant, 0);
+	want_down(p->want, p->nwant, 0, NULL);
 }
 
 static struct hv_part *part_of(void **part)

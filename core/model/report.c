@@ -4,6 +4,7 @@
 #include "core/fs/fork.h"
 #include "core/model/model_paths.h"
 #include "core/base/bigmem.h"
+#include "core/base/heap.h"
 #include "core/base/par.h"
 #include "core/base/select.h"
 #include "core/base/sort.h"
@@ -37,38 +38,17 @@ static bool item_below(const struct rpt_item *x, const struct rpt_item *y)
 	return x->value < y->value || (x->value == y->value && x->ino > y->ino);
 }
 
+#define SLOT_BELOW(k, a, b)	item_below(&(k)->t[*(a)], &(k)->t[*(b)])
+HEAP_DEFINE(slot, unsigned, const struct topk *, SLOT_BELOW)
+
 static void heap_up(struct topk *k, unsigned i)
 {
-	unsigned s = k->h[i];
-
-	while (i) {
-		unsigned up = (i - 1) / 2;
-
-		if (!item_below(&k->t[s], &k->t[k->h[up]]))
-			break;
-		k->h[i] = k->h[up];
-		i = up;
-	}
-	k->h[i] = s;
+	slot_up(k->h, i, k);
 }
 
 static void heap_down(struct topk *k)
 {
-	unsigned s = k->h[0], i = 0;
-
-	for (;;) {
-		unsigned c = 2 * i + 1;
-
-		if (c >= k->n)
-			break;
-		if (c + 1 < k->n && item_below(&k->t[k->h[c + 1]], &k->t[k->h[c]]))
-			c++;
-		if (!item_below(&k->t[k->h[c]], &k->t[s]))
-			break;
-		k->h[i] = k->h[c];
-		i = c;
-	}
-	k->h[i] = s;
+	slot_down(k->h, k->n, 0, k);
 }
 
 static void top_put(struct topk *k, uint64_t ino, uint64_t value,
