@@ -336,7 +336,7 @@ nomem:
 }
 
 /* The percentiles over all AGs: three at once (first, centre, dirs). */
-struct pcts {
+struct ag_percentiles {
 	void **arr[3];
 	size_t *len[3];
 	size_t dsize[3];
@@ -348,7 +348,7 @@ struct pcts {
 static void pcts_one(void *priv, unsigned i)
 {
 	static const unsigned dist[4] = { 50, 90, 99, 100 };
-	struct pcts *pc = priv;
+	struct ag_percentiles *pc = priv;
 
 	pc->err[i] = dist_pct(pc->arr[i], pc->len[i], pc->narr, pc->dsize[i],
 			      dist, i < 2 ? 4 : 1, pc->out[i]);
@@ -511,9 +511,10 @@ int report_build(const struct model *m, int agsel, unsigned top,
 		len3[a] = p->ndm;
 	}
 	{
-		struct pcts pc = { { arr1, arr2, arr3 }, { len1, len1, len3 },
-				   { dsize, dsize, sizeof(uint64_t) }, n,
-				   { { 0 } }, { 0 } };
+		struct ag_percentiles pc = {
+			{ arr1, arr2, arr3 }, { len1, len1, len3 },
+			{ dsize, dsize, sizeof(uint64_t) }, n, { { 0 } }, { 0 }
+		};
 
 		par_for(3, m->threads, pcts_one, &pc);
 		if (pc.err[0] || pc.err[1] || pc.err[2]) {

@@ -64,7 +64,7 @@ static inline bool chunk_before(const struct od_inobt_rec *r, uint32_t agino)
 SEARCH_FIRST(chunk_search, struct od_inobt_rec, uint32_t, chunk_before)
 
 /* The record of the chunk holding agino in xa, or NULL. */
-static struct od_inobt_rec *rec_of(struct xr_ag *xa, uint32_t agino)
+static struct od_inobt_rec *rec_of(struct renum_ag *xa, uint32_t agino)
 {
 	size_t lo = chunk_search(xa->rec, xa->nrec, agino);
 
@@ -141,7 +141,7 @@ static int free_old(struct xctx *x)
 
 	for (a = 0; a < x->m->agcount; a++) {
 		const struct m_ag *ag = &x->m->ag[a];
-		struct xr_ag *xa = &x->xr->ag[a];
+		struct renum_ag *xa = &x->xr->ag[a];
 
 		xa->rec = malloc((ag->nchunk + p->nich + 1) * sizeof(*xa->rec));
 		if (!xa->rec)
@@ -200,7 +200,7 @@ static int swap_chunks(struct xctx *x)
 		uint32_t agno = od_ino_agno(g, c->startino);
 		uint32_t agino = od_ino_agino(g, c->startino);
 		struct od_inobt_rec nr, *r;
-		struct xr_ag *xa, view;
+		struct renum_ag *xa, view;
 
 		if (!c->alloc)
 			continue;
@@ -233,7 +233,7 @@ static int swap_chunks(struct xctx *x)
 		xa->chunks_changed = true;
 	}
 	for (a = 0; a < x->m->agcount; a++) {
-		struct xr_ag *xa = &x->xr->ag[a];
+		struct renum_ag *xa = &x->xr->ag[a];
 
 		if (!xa->chunks_changed)
 			continue;
@@ -287,7 +287,7 @@ static void finish_recs(struct xctx *x)
 	size_t i, k;
 
 	for (a = 0; a < x->m->agcount; a++) {
-		struct xr_ag *xa = &xr->ag[a];
+		struct renum_ag *xa = &xr->ag[a];
 
 		xa->count = xa->freecount = 0;
 		for (i = k = 0; i < xa->nrec; i++) {
@@ -384,7 +384,7 @@ int exec_renum_statics(struct xctx *x, uint32_t agno, void **v, size_t *n,
 {
 	const struct od_geo *g = x->g;
 	struct od_rmap_rec *r = *v;
-	const struct xr_ag *xa;
+	const struct renum_ag *xa;
 	size_t i, k;
 
 	if (!x->xr || !g->rmapbt || !x->xr->ag[agno].chunks_changed)
@@ -425,7 +425,7 @@ int exec_renum_statics(struct xctx *x, uint32_t agno, void **v, size_t *n,
 
 void exec_renum_agi(const struct xctx *x, uint32_t agno, struct od_agi *agi)
 {
-	const struct xr_ag *xa = &x->xr->ag[agno];
+	const struct renum_ag *xa = &x->xr->ag[agno];
 	const struct plan_ag *pa = plan_ag(x->p, agno);
 	size_t i;
 	bool ok = false;

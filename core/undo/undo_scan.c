@@ -195,8 +195,8 @@ static int read_rec(struct scan *s, uint64_t pos, struct od_undo_rec *r,
 	return od_undo_crc(s->buf, r->len) == r->dcrc ? 0 : 2;
 }
 
-static int push_to(struct urec **v, size_t *n, size_t *cap,
-		   const struct urec *r, struct err *e)
+static int push_to(struct journal_rec **v, size_t *n, size_t *cap,
+		   const struct journal_rec *r, struct err *e)
 {
 	if (array_grow((void **)v, cap, *n, sizeof(**v), 256))
 		return err_set(e, -ENOMEM, "out of memory");
@@ -208,7 +208,7 @@ static int push_to(struct urec **v, size_t *n, size_t *cap,
 static int keep(struct scan *s, const struct od_undo_rec *r, uint64_t pos,
 		struct err *e)
 {
-	struct urec u = { r->seq, pos, r->off, r->len, r->dcrc, r->kind };
+	struct journal_rec u = { r->seq, pos, r->off, r->len, r->dcrc, r->kind };
 	int ret;
 
 	if (s->sealed)
@@ -431,7 +431,7 @@ static int scan_records(struct scan *s, struct err *e)
 
 static int urec_cmp(const void *a, const void *b)
 {
-	const struct urec *x = a, *y = b;
+	const struct journal_rec *x = a, *y = b;
 
 	return x->off < y->off ? -1 : x->off > y->off;
 }

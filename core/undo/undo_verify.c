@@ -75,7 +75,8 @@ static int nomem(struct err *e)
 }
 
 static int parse_proof(struct scan *s, struct uproof *p, uint64_t nblocks,
-		       const struct urec *r, const uint8_t *d, struct err *e)
+		       const struct journal_rec *r, const uint8_t *d,
+		       struct err *e)
 {
 	uint32_t at = 0;
 
@@ -99,7 +100,7 @@ static int parse_proof(struct scan *s, struct uproof *p, uint64_t nblocks,
 		    grow((void **)&p->crc, &p->capcrc, p->ncrc + n,
 			 sizeof(*p->crc)))
 			return nomem(e);
-		p->run[p->nrun++] = (struct prun){ b, n, p->ncrc };
+		p->run[p->nrun++] = (struct proof_run){ b, n, p->ncrc };
 		for (i = 0; i < n; i++, at += 4)
 			p->crc[p->ncrc++] = od_undo_prf_crc_get(d + at);
 	}
@@ -107,7 +108,8 @@ static int parse_proof(struct scan *s, struct uproof *p, uint64_t nblocks,
 }
 
 static int parse_moves(struct scan *s, struct uproof *p, uint64_t nblocks,
-		       const struct urec *r, const uint8_t *d, struct err *e)
+		       const struct journal_rec *r, const uint8_t *d,
+		       struct err *e)
 {
 	uint32_t at;
 
@@ -147,7 +149,7 @@ int undo_proof_load(struct scan *s, uint64_t nblocks, struct uproof *p,
 
 	memset(p, 0, sizeof(*p));
 	for (i = 0; i < s->nm && !ret; i++) {
-		const struct urec *r = &s->m[i];
+		const struct journal_rec *r = &s->m[i];
 
 		ret = scan_data_buf(s, r->len, e);
 		if (ret == 0)
@@ -182,7 +184,7 @@ size_t undo_proof_at(const struct uproof *p, uint64_t b)
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		const struct prun *r = &p->run[mid];
+		const struct proof_run *r = &p->run[mid];
 
 		if (b < r->b)
 			hi = mid;
@@ -195,15 +197,15 @@ size_t undo_proof_at(const struct uproof *p, uint64_t b)
 }
 
 /* The data record holding image block b, or NULL. */
-static const struct urec *record_of(const struct scan *s, unsigned blocklog,
-				    uint64_t b)
+static const struct journal_rec *record_of(const struct scan *s,
+					   unsigned blocklog, uint64_t b)
 {
 	uint64_t off = b << blocklog;
 	size_t lo = 0, hi = s->n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		const struct urec *r = &s->v[mid];
+		const struct journal_rec *r = &s->v[mid];
 
 		if (off < r->off)
 			hi = mid;
@@ -238,7 +240,7 @@ static size_t blk_len(uint64_t size, uint32_t bs, unsigned blocklog,
 /* crc of the original of block b from its record (journaled: true). */
 static int orig_crc(struct vctx *c, uint64_t b, uint32_t *crc, bool *have)
 {
-	const struct urec *r = record_of(c->s, c->blocklog, b);
+	const struct journal_rec *r = record_of(c->s, c->blocklog, b);
 	uint64_t at = b << c->blocklog;
 	size_t len;
 	uint8_t *p = c->buf + CHUNK;	/* the spare block after the chunk */
@@ -291,7 +293,7 @@ static int check_proof(struct vctx *c)
 	if (!c->state)
 		return nomem(c->e);
 	for (k = 0; k < p->nrun && !ret; k++) {
-		const struct prun *r = &p->run[k];
+		const struct proof_run *r = &p->run[k];
 		uint64_t i, j, n;
 
 		for (i = 0; i < r->n && !ret; i += n) {
@@ -411,7 +413,7 @@ int undo_cmp_records(struct scan *s, const struct uproof *p, struct fs *fs,
 		goto out;
 	}
 	for (i = 0; i < s->n && !ret; i++) {
-		const struct urec *r = &s->v[i];
+		const struct journal_rec *r = &s->v[i];
 		uint64_t at;
 
 		for (at = 0; at < r->len && !ret; at += CHUNK) {
@@ -586,10 +588,10 @@ static int read_sb(struct vctx *c, uint8_t *cur)
 }
 
 /* The log as the run began?  Computed once per image (log->have). */
-static int check_log(struct vctx *c, struct ulog *log, bool *same)
+static int check_log(struct vctx *c, struct log_now *log, bool *same)
 {
 	const struct od_undo_hdr *h = &c->s->h;
-	struct ulog mine = { 0 };
+	struct log_now mine = { 0 };
 	int ret;
 
 	*same = true;
@@ -779,7 +781,7 @@ static int place(struct vctx *c, enum sbstate st, int kind, uint64_t nonce,
 }
 
 int undo_verify(struct scan *s, struct fs *fs, struct img *view,
-		enum uv_mode mode, struct ulog *log, struct uverify *v,
+		enum uv_mode mode, struct log_now *log, struct uverify *v,
 		struct err *e)
 {
 	struct vctx c = { 0 };
