@@ -60,10 +60,23 @@ t_bin() {
 	echo "$(cd "$(dirname "$b")" && pwd)/$(basename "$b")"
 }
 
+# t_built PATH: PATH (relative to a build tree) in the developer tree
+# (build/dev: make check, DEVELOPER=1) or the release one (make),
+# whichever was built last; the release one's name when neither was.
+t_built() {
+	local dev=$T_HERE/../build/dev/$1 rel=$T_HERE/../build/release/$1
+	if [ -e "$dev" ] && { [ ! -e "$rel" ] || [ "$dev" -nt "$rel" ]; }; then
+		echo "$dev"
+	else
+		echo "$rel"
+	fi
+}
+
 # t_testbin BIN: the test binary (tests/aids: the product's commands plus
 # the test aids) of the build BIN belongs to, as an absolute path:
-# $XFSDEFRAG_TEST_BIN, else xfsdefrag-test beside BIN (build/asan/), else
-# the release build's (beside ./xfsdefrag there is none).
+# $XFSDEFRAG_TEST_BIN, else xfsdefrag-test beside BIN (build/dev/,
+# build/asan/), else the one built last (t_built: beside ./xfsdefrag there
+# is none).
 t_testbin() {
 	local b=${1:-${XFSDEFRAG_BIN:-./xfsdefrag}}
 	if [ -n "${XFSDEFRAG_TEST_BIN:-}" ]; then
@@ -71,7 +84,7 @@ t_testbin() {
 	elif [ -x "$(dirname "$b")/xfsdefrag-test" ]; then
 		b=$(dirname "$b")/xfsdefrag-test
 	else
-		b=$T_HERE/../build/release/xfsdefrag-test
+		b=$(t_built xfsdefrag-test)
 	fi
 	[ -x "$b" ] || echo "t_testbin: $b is not built (make test-bin)" >&2
 	echo "$(cd "$(dirname "$b")" && pwd)/$(basename "$b")"

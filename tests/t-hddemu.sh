@@ -19,10 +19,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 top=$(cd "$here/.." && pwd)
 t_tmpdir
-tree=$top/build/release
-[ -z "${XFSDEFRAG_ASAN:-}" ] || tree=$top/build/asan
-replay=$tree/bench/hddemu/hddreplay
-hddemu=$top/build/release/bench/hddemu/hddemu
+replay=$(t_built bench/hddemu/hddreplay)
+[ -z "${XFSDEFRAG_ASAN:-}" ] || replay=$top/build/asan/bench/hddemu/hddreplay
+hddemu=$(t_built bench/hddemu/hddemu)
 
 # ---- the cost model ---------------------------------------------------
 # A case is a request list and, for each request, the kind and the

@@ -19,7 +19,7 @@ tbin=$(t_testbin "$bin")	# the test aids (tests/aids)
 t_tmpdir
 
 command -v xfs_repair >/dev/null 2>&1 || { t_skip "xfs_repair not installed"; t_summary t-powercut; exit; }
-shim=$here/../build/release/powercut/pctrace.so
+shim=$(t_built powercut/pctrace.so)
 if [ ! -f "$shim" ]; then
 	shim=$T_TMP/pctrace.so
 	cc -std=c11 -Wall -Wextra -Werror -fPIC -shared -o "$shim" \
