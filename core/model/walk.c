@@ -593,6 +593,9 @@ int walk_build_segs(const struct model *m, enum walk_order order,
 		if (!(wk.seen[i >> 6] & (1ull << (i & 63))))
 			w->seq[w->n++] = (uint32_t)i;
 	}
+	goto out;
+nomem:
+	ret = err_set(e, -ENOMEM, "out of memory");
 out:
 	inoidx_free(&idx);
 	for (a = 0; wk.runs && wk.capruns && a < m->agcount; a++)
@@ -602,18 +605,8 @@ out:
 	free(wk.capruns);
 	free(wk.seen);
 	free(wk.st);
-	return ret;
-nomem:
-	ret = err_set(e, -ENOMEM, "out of memory");
-	inoidx_free(&idx);
-	for (a = 0; wk.runs && wk.capruns && a < m->agcount; a++)
-		bigmem_free(wk.runs[a], wk.capruns[a], sizeof(**wk.runs));
-	free(wk.runs);
-	free(wk.nruns);
-	free(wk.capruns);
-	free(wk.seen);
-	free(wk.st);
-	walk_free(w);
+	if (ret)
+		walk_free(w);	/* only nomem comes here with an error */
 	return ret;
 }
 
