@@ -33,7 +33,7 @@ tbin=$(t_testbin "$bin")	# the test aids (tests/aids)
 t_tmpdir
 MNT=$T_TMP/mnt
 mkdir -p "$MNT"
-T_CLEANUP_HOOK='mountpoint -q "$MNT" && umount "$MNT"'
+T_CLEANUP_HOOK='mountpoint -q "$MNT" && t_umount "$MNT"'
 
 if ! t_can_mount; then
 	if [ -n "${XFSDEFRAG_REQUIRE_MOUNT:-}" ]; then
@@ -53,7 +53,7 @@ manifest() {	# IMAGE OUT [--inodes]
 	mount -o loop,ro,nouuid "$1" "$MNT" || return 1
 	python3 "$here/manifest.py" ${3:-} "$MNT" > "$2"
 	local rc=$?
-	umount "$MNT"
+	t_umount "$MNT"
 	return $rc
 }
 
@@ -96,7 +96,7 @@ geometry() {	# NAME MKFS-OPTS...
 	mkfs.xfs -q -f "$@" "$img" || { t_fail "$name: mkfs.xfs $*"; return; }
 	mount -o loop "$img" "$MNT" || { t_fail "$name: mount"; return; }
 	python3 "$here/renum_workload.py" "$MNT" 7 || t_fail "$name: workload"
-	umount "$MNT"
+	t_umount "$MNT"
 	manifest "$img" "$T_TMP/man.0" || { t_fail "$name: manifest"; return; }
 	manifest "$img" "$T_TMP/ino.0" --inodes
 	# the directory formats are there (the workload's promise)
@@ -281,7 +281,7 @@ except OSError:
     pass
 os.sync()
 PY
-		umount "$MNT"
+		t_umount "$MNT"
 		ns=$(sparse_chunks "$img")
 		cp --sparse=always "$img" "$T_TMP/sf.orig"
 		manifest "$img" "$T_TMP/man.0"
@@ -322,7 +322,7 @@ if t_case inode32; then
 		done
 		ln "$MNT/d2/f1" "$MNT/d3/hardlink"
 		ln -s "d4/f1" "$MNT/sym"
-		umount "$MNT"
+		t_umount "$MNT"
 		cp --sparse=always "$img" "$T_TMP/big.orig"
 		manifest "$img" "$T_TMP/big.m0" --no-dir-size
 		manifest "$img" "$T_TMP/big.i0" --inodes
@@ -380,7 +380,7 @@ if t_case v4; then
 	mkfs.xfs -q -f -m crc=0 "$img"
 	# (kernels built without v4 support do not mount it: files optional)
 	mount -o loop "$img" "$MNT" 2>/dev/null &&
-		{ mkdir "$MNT/d"; touch "$MNT/d/f"; umount "$MNT"; }
+		{ mkdir "$MNT/d"; touch "$MNT/d/f"; t_umount "$MNT"; }
 	cp --sparse=always "$img" "$T_TMP/v4.orig"
 	"$bin" run "${RENUM[@]}" --undo "$T_TMP/u" "$img" > "$T_TMP/v4.out" 2>&1
 	rc=$?

@@ -2,7 +2,7 @@
 /*
  * Growable arrays for the model.  Past a few MiB they live in anonymous
  * mappings that ask for transparent huge pages: filling hundreds of MiB
- * of model otherwise costs a page fault per 4 KiB, a third of the scan's
+ * of model otherwise costs a page fault per 4 KiB, much of the scan's
  * time on a virtual machine.  Smaller ones use malloc.  Whether an array
  * is mapped follows from its capacity, so callers keep the capacity.
  */

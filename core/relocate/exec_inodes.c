@@ -22,7 +22,7 @@
 #include <string.h>
 
 /* A slot to write: its bytes kept, or a free inode made when written. */
-struct islot {
+struct slot_write {
 	uint64_t ino;
 	size_t at;		/* its bytes in the slot buffer, or NOBYTES */
 	uint32_t gen;		/* a free inode's generation */
@@ -31,7 +31,7 @@ struct islot {
 #define NOBYTES	((size_t)-1)
 
 struct islots {
-	struct islot *v;
+	struct slot_write *v;
 	size_t n, cap;
 	uint8_t *raw;		/* bytes of up to rawcap slots */
 	size_t nraw, rawcap;
@@ -62,7 +62,7 @@ static int slot_add_free(struct islots *s, uint64_t ino, uint32_t gen)
 
 static int cmp_slot(const void *a, const void *b)
 {
-	const struct islot *x = a, *y = b;
+	const struct slot_write *x = a, *y = b;
 
 	return x->ino < y->ino ? -1 : x->ino > y->ino;
 }

@@ -71,7 +71,7 @@ struct plan_ag {
 };
 
 /*
- * Inode renumbering (issue 10).  An inode that moves gets a new number:
+ * Inode renumbering.  An inode that moves gets a new number:
  * its slot in a chunk the run allocates, or a free slot of a chunk that
  * stays.  The executor copies the inode there (di_ino, CRC), frees the old
  * slot and rewrites every reference (shared/XFS-NOTES.md, "Renumbering an

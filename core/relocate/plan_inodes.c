@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Inode renumbering, the choice (issue 10): which inodes move, to which
+ * Inode renumbering, the choice: which inodes move, to which
  * AG, and into which slot of which new chunk; which chunks the run
  * frees.  Where the new chunks go is the stream's business (they are
  * placed right before the data of their first member, plan_stream.c).
