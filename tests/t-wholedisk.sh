@@ -165,6 +165,12 @@ for label in gpt dos; do
 	cmp -s "$T_TMP/bmap" "$T_TMP/bmap0" &&
 		t_ok "$what: bmap maps as on the filesystem alone" ||
 		t_fail "$what: bmap differs: $(head -c 200 "$T_TMP/bmap")"
+	# the completion's helper reads the partition's directories
+	"$bin" complete --partition 2 "$disk" /a > "$T_TMP/cpl" 2>&1
+	"$bin" complete "$fsimg" /a > "$T_TMP/cpl0" 2>&1
+	[ -s "$T_TMP/cpl0" ] && cmp -s "$T_TMP/cpl" "$T_TMP/cpl0" &&
+		t_ok "$what: complete lists the filesystem's names" ||
+		t_fail "$what: complete differs: $(tr '\0' ' ' < "$T_TMP/cpl" | head -c 200)"
 	"$bin" check --partition 2 "$disk" > "$T_TMP/check" 2>&1 &&
 		t_ok "$what: check: consistent" ||
 		t_fail "$what: check: $(tail -n 2 "$T_TMP/check")"
