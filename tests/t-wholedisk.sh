@@ -217,12 +217,12 @@ for label in gpt dos; do
 	# would cut partition 3 off), the other partitions their bytes
 	size0=$(stat -c %s "$disk")
 	rm -f "$T_TMP/s.undo" "$T_TMP/s.undo.map"
-	"$bin" shrink --min --partition 2 --undo "$T_TMP/s.undo" "$disk" > "$T_TMP/shrink" 2>&1
+	"$bin" shrink --min --discard --partition 2 --undo "$T_TMP/s.undo" "$disk" > "$T_TMP/shrink" 2>&1
 	rc=$?
 	if [ $rc -eq 0 ] && [ "$(stat -c %s "$disk")" = "$size0" ] &&
 	   [ "$(outside "$disk" "$off" "$fsbytes")" = "$around" ] &&
 	   "$bin" check --partition 2 "$disk" > "$T_TMP/check" 2>&1; then
-		t_ok "$what: shrink --min: the disk file's size and the other partitions as they were, check consistent"
+		t_ok "$what: shrink --min --discard: the disk file's size and the other partitions as they were, check consistent"
 	else
 		t_fail "$what: shrink --min: exit $rc, size $size0 -> $(stat -c %s "$disk"), $(tail -n 2 "$T_TMP/shrink")"
 	fi
