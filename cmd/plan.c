@@ -5,7 +5,7 @@
  * after it, next to today's.  Writes nothing.
  */
 #include "cmd/cmd.h"
-#include "cmd/html.h"
+#include "html/html.h"
 #include "cmd/json.h"
 #include "cmd/planlim.h"
 #include "cmd/rbfmt.h"

@@ -7,7 +7,7 @@
  * documented in xfsdefrag(8).
  */
 #include "cmd/cmd.h"
-#include "cmd/html.h"
+#include "html/html.h"
 #include "cmd/json.h"
 #include "cmd/rbfmt.h"
 #include "cmd/verdict.h"

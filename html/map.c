@@ -10,7 +10,7 @@
  * its rebuilt btrees, the inode chunks it makes and frees.  AG headers,
  * the log and AGFL blocks stay where they are (plan.h).
  */
-#include "cmd/html.h"
+#include "html/html.h"
 #include "core/fs/fork.h"
 #include "ondisk/geo.h"
 #include "ondisk/inobt.h"

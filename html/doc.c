@@ -5,8 +5,7 @@
  * (now, and after a plan), histograms, the most fragmented files with
  * their xfs_bmap -v tables, the read-back figures, the per-AG table.
  */
-#include "cmd/cmd.h"
-#include "cmd/html.h"
+#include "html/html.h"
 #include "core/base/outfile.h"
 #include "core/fs/bmapfmt.h"
 #include "core/fs/getbmap.h"

@@ -7,8 +7,8 @@
  * plan), html_doc.c the document.  A front end: it reads the model, the
  * report and the plan, and writes nothing but the HTML file.
  */
-#ifndef CMD_HTML_H
-#define CMD_HTML_H
+#ifndef HTML_HTML_H
+#define HTML_HTML_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The HTML writer: escaping, figure rows, bar charts, block map SVGs. */
-#include "cmd/cmd.h"
-#include "cmd/html.h"
+#include "html/html.h"
+#include "core/base/utf8.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -12,7 +12,7 @@ void html_text(struct html *h, const char *str)
 	const unsigned char *s = (const unsigned char *)str;
 
 	while (*s) {
-		size_t n = cmd_utf8_len(s);
+		size_t n = utf8_seq_len(s);
 
 		if (n > 1) {
 			fwrite(s, 1, n, h->f);
