@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The HTML writer: escaping, figure rows, bar charts, block map SVGs. */
-#include "html/html.h"
+/* The HTML writer: escaping, the page's head and style, figure rows,
+ * human units. */
+#include "html/priv.h"
 #include "core/base/utf8.h"
 
 #include <math.h>
@@ -49,7 +50,8 @@ void html_raw(struct html *h, const char *fmt, ...)
 }
 
 /* Colours follow the TUI's map: data green, fragmented red, inodes
- * yellow, metadata magenta, free light grey. */
+ * yellow, metadata magenta, free light grey.  The verdict box: green
+ * edge when a run is worth it, amber when not, grey when not judged. */
 static const char css[] =
 	"body{font-family:sans-serif;margin:1.5em;color:#222;background:#fff;"
 	"max-width:72em}\n"
@@ -64,18 +66,32 @@ static const char css[] =
 	"max-height:30em}\n"
 	"figure{display:inline-block;margin:.4em 1em .8em 0;"
 	"vertical-align:top}figcaption{font-size:.9em;margin-bottom:.2em}\n"
-	"svg.agmap{border:1px solid #999;background:#fff;display:block}\n"
+	"svg.agmap{border:1px solid #999;background:#fff;display:block}"
+	"figure.agmap{width:514px}\n"
 	".k0{fill:#e8e8e8}.k1{fill:#e6b800}.k2{fill:#a04cc8}.k3{fill:#3a9a3a}"
 	".k4{fill:#d62728}.k5{fill:#17becf}.k6{fill:#555}\n"
+	"path.tip{fill:#000;fill-opacity:0}path.tip:hover{fill-opacity:.25}"
+	"path.log{fill:none;stroke:#000;stroke-width:.5;pointer-events:none}\n"
 	".sw{display:inline-block;width:1em;height:1em;vertical-align:middle;"
 	"margin-right:.3em;border:1px solid #999}"
 	".s0{background:#e8e8e8}.s1{background:#e6b800}.s2{background:#a04cc8}"
 	".s3{background:#3a9a3a}.s4{background:#d62728}.s5{background:#17becf}"
-	".s6{background:#555}\n"
+	".s6{background:#555}.slog{border:2px solid #000;background:#fff}\n"
 	"table.legend{font-size:.8em}table.legend td{padding:0 .4em}"
 	"table.legend td:first-child{text-align:left}\n"
-	"svg.hist .bar{fill:#3b7dd8}svg.hist text{font-size:10px;fill:#333}\n"
-	".hook{color:#666;font-style:italic}\n";
+	"svg.hist .bar{fill:#3b7dd8}svg.hist.after .bar{fill:#3a9a3a}"
+	"svg.hist text{font-size:10px;fill:#333}\n"
+	".pair{display:flex;flex-wrap:wrap;gap:0 1.5em}\n"
+	"#verdict{border:3px solid #888;border-radius:6px;padding:.3em 1.2em "
+	".8em;margin:1em 0;background:#f4f4f4}"
+	"#verdict.yes{border-color:#2e8b3e;background:#eaf6ec}"
+	"#verdict.no{border-color:#d08c00;background:#fdf5e4}"
+	"#verdict h2{border:0;margin:.4em 0 .2em;font-size:1.4em}"
+	"#verdict .why{margin:.2em 0 .6em}"
+	"#verdict table{background:#fff}#verdict td.good{color:#1d6b2a;"
+	"font-weight:bold}#verdict td.bad{color:#a33}\n"
+	"table.story td.good{color:#1d6b2a}table.story td.bad{color:#a33}\n"
+	".hook{color:#666;font-style:italic}.note{color:#555;font-size:.9em}\n";
 
 void html_head(struct html *h, const char *title, const char *image)
 {
@@ -146,123 +162,111 @@ void html_row2_f2(struct html *h, const char *label, const char *key_now,
 		 unit ? unit : "");
 }
 
-void html_hist(struct html *h, const char *id, const char *caption,
-	       const char *xlabel, const struct html_bar *b, size_t n)
+
+void html_section(struct html *h, const char *id, const char *title)
 {
-	const unsigned bw = 34, gap = 4, ph = 150, top = 16, bot = 64;
-	unsigned width = (unsigned)n * (bw + gap) + 50;
-	double lmax = 0;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (log10(1.0 + (double)b[i].value) > lmax)
-			lmax = log10(1.0 + (double)b[i].value);
-	html_raw(h, "<figure><figcaption>");
-	html_text(h, caption);
-	html_raw(h, " (bar heights on a log scale)</figcaption>\n"
-		 "<svg class=\"hist\" data-hist=\"%s\" width=\"%u\" "
-		 "height=\"%u\" viewBox=\"0 0 %u %u\" role=\"img\">\n",
-		 id, width, top + ph + bot, width, top + ph + bot);
-	html_raw(h, "<line x1=\"40\" y1=\"%u\" x2=\"%u\" y2=\"%u\" "
-		 "stroke=\"#999\"/>\n", top + ph, width, top + ph);
-	for (i = 0; i < n; i++) {
-		double frac = lmax > 0 ?
-			log10(1.0 + (double)b[i].value) / lmax : 0;
-		unsigned bh = (unsigned)lround(frac * ph);
-		unsigned x = 44 + (unsigned)i * (bw + gap);
-
-		if (b[i].value && bh == 0)
-			bh = 1;
-		html_raw(h, "<rect class=\"bar\" x=\"%u\" y=\"%u\" width=\"%u\" "
-			 "height=\"%u\" data-label=\"", x, top + ph - bh, bw, bh);
-		html_text(h, b[i].label);
-		html_raw(h, "\" data-value=\"%llu\"><title>",
-			 (unsigned long long)b[i].value);
-		html_text(h, b[i].title);
-		html_raw(h, "</title></rect>\n");
-		if (b[i].value)
-			html_raw(h, "<text x=\"%u\" y=\"%u\" text-anchor=\"middle\">"
-				 "%llu</text>\n", x + bw / 2, top + ph - bh - 3,
-				 (unsigned long long)b[i].value);
-		html_raw(h, "<text x=\"%u\" y=\"%u\" text-anchor=\"end\" "
-			 "transform=\"rotate(-45 %u %u)\">", x + bw / 2 + 4,
-			 top + ph + 12, x + bw / 2 + 4, top + ph + 12);
-		html_text(h, b[i].label);
-		html_raw(h, "</text>\n");
-	}
-	html_raw(h, "<text x=\"2\" y=\"%u\">", top + ph + bot - 2);
-	html_text(h, xlabel);
-	html_raw(h, "</text>\n</svg></figure>\n");
+	html_raw(h, "<section id=\"%s\">\n<h2>", id);
+	html_text(h, title);
+	html_raw(h, "</h2>\n");
 }
 
-void html_map_legend(struct html *h)
+void html_section_end(struct html *h)
 {
-	static const enum bm_class show[] = {
-		BC_DATA, BC_FRAG, BC_INODES, BC_META, BC_FREE, BC_OTHER,
-	};
-	size_t i;
-
-	html_raw(h, "<p class=\"legend\">");
-	for (i = 0; i < sizeof(show) / sizeof(show[0]); i++) {
-		html_raw(h, "<span class=\"sw s%d\"></span>", (int)show[i]);
-		html_text(h, blkmap_class_name(show[i]));
-		html_raw(h, " &nbsp; ");
-	}
-	html_raw(h, "<br>Each cell is drawn as what holds most of its "
-		 "blocks.</p>\n");
+	html_raw(h, "</section>\n");
 }
 
-void html_map_svg(struct html *h, const struct html_map *m, const char *when)
+const char *html_bytes(uint64_t bytes, char *buf, size_t len)
 {
-	uint32_t rows = (m->ncells + HTML_MAP_COLS - 1) / HTML_MAP_COLS;
-	const unsigned px = 4;
-	unsigned c;
+	static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB", "PiB" };
+	double v = (double)bytes;
+	unsigned u = 0;
 
-	html_raw(h, "<figure class=\"agmap\" data-ag=\"%u\" data-when=\"%s\">"
-		 "<figcaption>AG %u, %s (a cell is %llu blocks)</figcaption>\n"
-		 "<svg class=\"agmap\" data-ag=\"%u\" data-when=\"%s\" "
-		 "data-cells=\"%u\" data-bpc=\"%llu\" width=\"%u\" "
-		 "height=\"%u\" viewBox=\"0 0 %u %u\" "
-		 "preserveAspectRatio=\"none\" shape-rendering=\"crispEdges\" "
-		 "role=\"img\"><title>AG %u %s</title>\n",
-		 m->agno, when, m->agno, when, (unsigned long long)m->bpc,
-		 m->agno, when, m->ncells, (unsigned long long)m->bpc,
-		 HTML_MAP_COLS * px, rows * px, HTML_MAP_COLS, rows, m->agno,
-		 when);
-	/* one path per class: each run of equal cells in a row is a box */
-	for (c = 0; c < BC_NCLASS; c++) {
-		uint32_t i = 0;
-		bool any = false;
-
-		while (i < m->ncells) {
-			uint32_t j = i + 1;
-
-			if (m->cls[i] != c) {
-				i++;
-				continue;
-			}
-			while (j < m->ncells && m->cls[j] == c &&
-			       j % HTML_MAP_COLS != 0)
-				j++;
-			if (!any)
-				html_raw(h, "<path class=\"k%u\" data-class=\"%s\" "
-					 "d=\"", c, blkmap_class_name(c));
-			any = true;
-			html_raw(h, "M%u %uh%uv1h-%uz", i % HTML_MAP_COLS,
-				 i / HTML_MAP_COLS, j - i, j - i);
-			i = j;
-		}
-		if (any)
-			html_raw(h, "\"/>\n");
+	if (bytes < 1024) {
+		snprintf(buf, len, "%llu B", (unsigned long long)bytes);
+		return buf;
 	}
-	html_raw(h, "</svg>\n<table class=\"legend\">");
-	for (c = 0; c < BC_NCLASS; c++) {
-		if (c == BC_MARKED)
-			continue;
-		html_raw(h, "<tr><td><span class=\"sw s%u\"></span>%s</td>"
-			 "<td data-blocks=\"%s\">%llu</td></tr>", c,
-			 blkmap_class_name(c), blkmap_class_name(c),
-			 (unsigned long long)m->blocks[c]);
+	v /= 1024.0;
+	while (v >= 1024.0 && u + 1 < sizeof(unit) / sizeof(unit[0])) {
+		v /= 1024.0;
+		u++;
 	}
-	html_raw(h, "</table></figure>\n");
+	snprintf(buf, len, v < 10 ? "%.2f %s" : v < 100 ? "%.1f %s" :
+		 "%.0f %s", v, unit[u]);
+	return buf;
+}
+
+const char *html_secs(double s, char *buf, size_t len)
+{
+	if (s < 0.01)
+		snprintf(buf, len, "%.1f ms", s * 1e3);
+	else if (s < 1)
+		snprintf(buf, len, "%.0f ms", s * 1e3);
+	else if (s < 10)
+		snprintf(buf, len, "%.2f s", s);
+	else if (s < 100)
+		snprintf(buf, len, "%.1f s", s);
+	else if (s < 3600)
+		snprintf(buf, len, "%.0f s (%.0f min)", s, s / 60);
+	else
+		snprintf(buf, len, "%.0f s (%.1f h)", s, s / 3600);
+	return buf;
+}
+
+const char *html_count(uint64_t n, char *buf, size_t len)
+{
+	char tmp[32];
+	size_t k, d, o = 0;
+
+	d = (size_t)snprintf(tmp, sizeof(tmp), "%llu", (unsigned long long)n);
+	for (k = 0; k < d && o + 2 < len; k++) {
+		if (k && (d - k) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = tmp[k];
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+const char *html_change(double now, double after, bool count, char *buf,
+			size_t len, bool *good)
+{
+	double pc = now > 0 ? (now - after) * 100.0 / now : 0.0;
+
+	*good = pc >= 0.5;
+	if (now <= 0 && after > 0)
+		snprintf(buf, len, "more");
+	else if (pc >= 0.5)
+		snprintf(buf, len, "%.0f%% %s", pc, count ? "fewer" : "less");
+	else if (pc <= -0.5)
+		snprintf(buf, len, "%.0f%% more", -pc);
+	else
+		snprintf(buf, len, "the same");
+	return buf;
+}
+
+double html_pct(uint64_t a, uint64_t b)
+{
+	return b ? (double)a * 100.0 / (double)b : 0.0;
+}
+
+double html_frag_factor(uint64_t actual, uint64_t ideal)
+{
+	return actual ? (double)(actual - ideal) * 100.0 / (double)actual : 0;
+}
+
+bool html_ag_shown(const struct report *r, uint32_t a)
+{
+	return r->agsel < 0 || (uint32_t)r->agsel == a;
+}
+
+void html_path(struct html *h, const char *path, uint64_t ino)
+{
+	char buf[48];
+
+	if (path) {
+		html_text(h, path);
+		return;
+	}
+	snprintf(buf, sizeof(buf), "(inode %llu)", (unsigned long long)ino);
+	html_text(h, buf);
 }
