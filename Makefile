@@ -285,6 +285,6 @@ demo: xfsdefrag $(DEMO_ORIG)
 	ls -ls $(DEMO_IMG)
 	./xfsdefrag undo $(DEMO_SUNDO) $(DEMO_IMG)
 	ls -ls $(DEMO_IMG)
-	@echo; echo "HTML report (the block maps now and after the plan): $(CURDIR)/$(DEMO_HTML)"
+	@echo; echo "HTML report (the verdict, the figures and block maps now and after the plan): $(CURDIR)/$(DEMO_HTML)"
 
 .PHONY: demo
