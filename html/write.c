@@ -235,6 +235,9 @@ const char *html_change(double now, double after, bool count, char *buf,
 	*good = pc >= 0.5;
 	if (now <= 0 && after > 0)
 		snprintf(buf, len, "more");
+	else if (pc >= 99.5 && after > 0)	/* not all gone: no "100%" */
+		snprintf(buf, len, "%.1f%% %s", pc > 99.9 ? 99.9 : pc,
+			 count ? "fewer" : "less");
 	else if (pc >= 0.5)
 		snprintf(buf, len, "%.0f%% %s", pc, count ? "fewer" : "less");
 	else if (pc <= -0.5)
