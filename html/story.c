@@ -351,10 +351,11 @@ void html_inode_legend(struct html *h, const struct html_input *in)
 	for (i = 0; i < p->nich; i++)
 		made += p->ich[i].alloc;
 	html_section(h, "inodes", "Why the inode chunks sit where they do");
-	html_raw(h, "<p>Now, each inode chunk (64 inodes, yellow) is where the "
-		 "kernel allocated it when the files were made: near their "
-		 "directory's chunk while there was room, then wherever free "
-		 "space was.</p>\n<p>");
+	html_raw(h, "<p>Now, each inode chunk (64 inodes, yellow on the maps) "
+		 "is where it was allocated: the kernel puts a file's inode "
+		 "near its directory's when there is room, and spreads new "
+		 "directories over the AGs, so a directory's files may sit "
+		 "far from their data.</p>\n<p>");
 	if (p->nino)
 		html_raw(h, "After the run, %zu inodes have new numbers: each "
 			 "directory's entries, in the order a reader walks "
