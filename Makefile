@@ -65,8 +65,9 @@ ONDISK_SRC := $(wildcard ondisk/*.c)
 CORE_SRC   := $(wildcard core/*/*.c)
 CMD_SRC    := $(wildcard cmd/*.c)
 TUI_SRC    := $(wildcard tui/*.c)
+HTML_SRC   := $(wildcard html/*.c)
 LIB_SRC    := $(ONDISK_SRC) $(CORE_SRC)
-PROG_SRC   := $(CMD_SRC) $(TUI_SRC)
+PROG_SRC   := $(CMD_SRC) $(TUI_SRC) $(HTML_SRC)
 # The test binary: the product's objects but its main(), plus the aids.
 AIDS_SRC   := $(wildcard tests/aids/*.c)
 TPROG_SRC  := $(filter-out cmd/main.c,$(PROG_SRC)) $(AIDS_SRC)
@@ -292,6 +293,6 @@ demo: xfsdefrag $(DEMO_ORIG)
 	ls -ls $(DEMO_IMG)
 	./xfsdefrag undo $(DEMO_SUNDO) $(DEMO_IMG)
 	ls -ls $(DEMO_IMG)
-	@echo; echo "HTML report (the block maps now and after the plan): $(CURDIR)/$(DEMO_HTML)"
+	@echo; echo "HTML report (the verdict, the figures and block maps now and after the plan): $(CURDIR)/$(DEMO_HTML)"
 
 .PHONY: demo

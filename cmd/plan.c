@@ -5,7 +5,7 @@
  * after it, next to today's.  Writes nothing.
  */
 #include "cmd/cmd.h"
-#include "cmd/html.h"
+#include "html/html.h"
 #include "cmd/json.h"
 #include "cmd/planlim.h"
 #include "cmd/rbfmt.h"
@@ -379,8 +379,11 @@ static int plan(struct cmd_call *cc)
 		goto out;
 	}
 	if (html) {
-		struct html_input hi = { .image = c.image, .fs = c.fs,
+		struct html_input hi = { .command = "plan",
+					 .image = c.image, .fs = c.fs,
 					 .m = c.m, .r = &c.before, .p = &c.p,
+					 .order = c.p.order, .v = &c.v,
+					 .verdict_key = "plan.verdict",
 					 .note_paths = c.note_paths,
 					 .refusal = c.refusal };
 
