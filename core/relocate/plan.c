@@ -675,6 +675,9 @@ static int build_once(const struct model *m, enum walk_order order,
 		ret = remap(&aps[a], &nr);
 	if (!ret)
 		ret = collect_forks(&pl, &nr);
+	/* (the records are in p->pf now) */
+	bigmem_free(nr.v, nr.cap, sizeof(*nr.v));
+	memset(&nr, 0, sizeof(nr));
 	if (!ret)
 		ret = reserve_bmbt(&pl, aps);
 	if (!ret && pl.g->rmapbt)
@@ -859,7 +862,9 @@ int plan_build(const struct model *m, const struct plan_opts *o,
 	enum plan_renumber mode = o ? o->renumber : PR_NONE;
 	bool inode32 = o && o->inode32;
 	const struct plan_limits *lim = o ? o->lim : NULL;
-	struct plan alt;
+	struct plan alt = { 0 };
+	double kept_hdd;
+	bool kept_fits;
 	int ret;
 
 	/*
@@ -882,32 +887,30 @@ int plan_build(const struct model *m, const struct plan_opts *o,
 	if (mode != PR_AUTO || inode32)
 		return build(m, order, inode32 && mode == PR_AUTO ? PR_ALL :
 			     mode, inode32, NULL, p, e);
+	/*
+	 * The layout without renumbering (PR_AUTO: AGI newino still set)
+	 * first, its figure kept and the plan dropped: one plan in memory
+	 * at a time.  It is built again only when renumbering loses.
+	 */
+	ret = build(m, order, PR_AUTO, false, NULL, &alt, e);
+	if (ret && ret != -ENOSPC)
+		return ret;
+	kept_fits = !ret;
+	kept_hdd = alt.rb_after.hdd_seconds;
+	plan_free(&alt);
+	err_clear(e);
 	ret = build(m, order, PR_ALL, false, NULL, p, e);
-	if (ret == -ENOSPC) {
+	if (ret == -ENOSPC && kept_fits) {
 		/* no room laid out that way: keep the inodes where they are */
 		err_clear(e);
 		return build(m, order, PR_AUTO, false, NULL, p, e);
 	}
-	if (ret || !p->nino)
+	/* (a plan that renumbers nothing, or the only layout that fits) */
+	if (ret || !p->nino || !kept_fits ||
+	    p->rb_after.hdd_seconds < AUTO_GAIN * kept_hdd)
 		return ret;
-	/* the same without renumbering (PR_AUTO: AGI newino still set) */
-	ret = build(m, order, PR_AUTO, false, NULL, &alt, e);
-	if (ret == -ENOSPC) {
-		/* only the renumbered layout fits */
-		err_clear(e);
-		return 0;
-	}
-	if (ret) {
-		plan_free(p);
-		return ret;
-	}
-	if (p->rb_after.hdd_seconds < AUTO_GAIN * alt.rb_after.hdd_seconds) {
-		plan_free(&alt);
-		return 0;
-	}
 	plan_free(p);
-	*p = alt;
-	return 0;
+	return build(m, order, PR_AUTO, false, NULL, p, e);
 }
 
 void plan_free(struct plan *p)
