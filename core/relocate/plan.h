@@ -118,6 +118,8 @@ struct plan {
 	enum walk_order order;
 	struct plan_move *mv;	size_t nmv, cap_mv;
 	struct plan_fork *pf;	size_t npf, cap_pf;
+	/* the records pf[].recs point into */
+	struct od_irec *recpool; size_t recpool_bytes;
 	struct plan_note *note;	size_t nnote, cap_note;
 	struct plan_ag *ag;
 	struct plan_ino *ino;	size_t nino, cap_ino;	/* sorted by old */
