@@ -131,7 +131,7 @@ struct plan {
 	/* the same, leaving out the files named in notes */
 	uint64_t frag_actual_rest, frag_ideal_rest;
 	uint64_t files_multi_after;
-	uint64_t undo_estimate;	/* bytes of live data overwritten */
+	uint64_t undo_estimate;	/* the undo file's bytes, about */
 	uint64_t dist_median_after, dist_p90_after, dist_max_after;
 	struct rb_fig rb_now, rb_after;	/* read-back in that order */
 	/* limits (plan_limits.h) */
