@@ -144,7 +144,7 @@ static bool same_as_model(const struct planner *pl, uint32_t idx, int fork,
 			  const struct od_irec *r, uint32_t n)
 {
 	const struct m_ino *mi = pl->ref[idx].mi;
-	const struct m_ag *ag = pl->ref[idx].ag;
+	const struct m_ag *ag = plan_ref_ag(pl, idx);
 	uint32_t first = fork == FORK_DATA ? 0 : mi->nde;
 	uint32_t cnt = fork == FORK_DATA ? mi->nde : mi->nae, k;
 
@@ -678,7 +678,6 @@ static int build_once(const struct model *m, enum walk_order order,
 		p->ag[a].newino = ~0u;
 	for (a = 0; a < m->agcount; a++)
 		for (k = 0; k < m->ag[a].nino; k++) {
-			pl.ref[pl.nref].ag = &m->ag[a];
 			pl.ref[pl.nref].mi = &m->ag[a].ino[k];
 			pl.nref++;
 		}

@@ -22,7 +22,7 @@ static uint32_t fork_after(const struct planner *pl, size_t idx, int fork,
 			   uint32_t cap, const struct od_irec **out)
 {
 	const struct m_ino *mi = pl->ref[idx].mi;
-	const struct m_ag *ag = pl->ref[idx].ag;
+	const struct m_ag *ag = plan_ref_ag(pl, idx);
 	uint32_t first = fork == FORK_DATA ? 0 : mi->nde;
 	uint32_t n = fork == FORK_DATA ? mi->nde : mi->nae, k;
 

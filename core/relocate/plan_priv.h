@@ -48,7 +48,6 @@ struct seg {
 };
 
 struct inode_ref {
-	const struct m_ag *ag;
 	const struct m_ino *mi;
 	uint64_t order;		/* position in the walk, from 1 */
 };
@@ -71,6 +70,14 @@ struct planner {
 	struct inoplan *ip;	/* inode renumbering (NULL: inodes stay) */
 	struct plan_gain *gain;	/* costs by inode (NULL: not) */
 };
+
+/* The model's AG of dense inode d (its number's: not kept, 8 bytes an
+ * inode). */
+static inline const struct m_ag *plan_ref_ag(const struct planner *pl,
+					     size_t d)
+{
+	return &pl->m->ag[od_ino_agno(pl->g, pl->ref[d].mi->ino)];
+}
 
 /* ---- inode renumbering (plan_inodes.c, plan_ichunks.c) ---- */
 
