@@ -111,8 +111,8 @@ static void print_text(const struct pctx *c)
 	       (unsigned long long)p->moved_blocks,
 	       (double)(p->moved_blocks * bs) / 1048576.0, p->nmv,
 	       (double)(p->copied_blocks * bs) / 1048576.0);
-	printf("would rewrite %zu forks; the undo file would hold about "
-	       "%.1f MiB of original data plus metadata\n", p->npf,
+	printf("would rewrite %zu forks; the undo file would take about "
+	       "%.1f MiB\n", p->npf,
 	       (double)p->undo_estimate / 1048576.0);
 	if (p->max_write)
 		budget_text(p, bs);

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Relocation, proven on the real thing.  For every mountable fixture:
-#   run -> xfs_repair -n exits 0, our checker agrees, and the content
+#   run -> the undo file within 15% of plan's estimate of it;
+#          xfs_repair -n exits 0, our checker agrees, and the content
 #          manifest through a read-only mount equals the original's;
 #          the figures: fragmentation factor as planned, <= 1% outside
 #          the files the plan names, >= 90% of each AG's free space in
@@ -120,6 +121,15 @@ check_fixture() {
 	if ! "$bin" run --undo "$T_TMP/w.undo" "$w" > "$T_TMP/run.out" 2>&1; then
 		t_fail "$name: run failed"; t_show "$T_TMP/run.out"
 		return
+	fi
+	# plan's estimate of the undo file, against the file the run wrote
+	local est size
+	est=$(json_get "$T_TMP/plan.json" 'd["undo_bytes_estimate"]')
+	size=$(stat -c %s "$T_TMP/w.undo")
+	if python3 -c "import sys; e, s = int(sys.argv[1]), int(sys.argv[2]); sys.exit(abs(e - s) > 0.15 * s)" "$est" "$size"; then
+		t_ok "$name: plan's undo estimate $est bytes, within 15% of the undo file's $size"
+	else
+		t_fail "$name: plan's undo estimate $est bytes, the undo file has $size"
 	fi
 	if [ -z "$REPAIR" ]; then t_skip "$name: xfs_repair -n verdicts (made with xfsprogs $(sed -n 's/^xfsprogs: //p' "$fx/mkfs.opts"), which is not built here: tests/fixtures/build-xfsprogs.sh); our checker and the kernel judge"
 	elif repair_ok "$w"; then t_ok "$name: xfs_repair -n accepts the result"

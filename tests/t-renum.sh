@@ -14,9 +14,11 @@
 #   - a second run renumbers (almost) nothing;
 #   - undo of the finished run: every block live before the run is
 #     restored byte for byte, repair 0, manifest equal;
+#   - the inodes phase in small windows of moved inodes writes the same
+#     image;
 #   - runs stopped dead inside the renumbering writes (the inodes phase
-#     and the references phase, their first, middle and last writes),
-#     each undone to the same.
+#     in small windows and the references phase, their first, middle
+#     and last writes), each undone to the same.
 # Sparse inode chunks the kernel made in cut-up free space, renumbered.
 # --inode32 on a 2400 GiB sparse image whose AGs 2 and 3 number inodes
 # above 2^32: none left there, shortform directories shrunk to 4-byte
@@ -194,6 +196,19 @@ PY
 		fi
 		rm -f "$T_TMP/again.img" "$T_TMP/u2" "$T_TMP/u2.map"
 	}
+	# the inodes phase a few inodes at a time (windows of 2 KiB of moved
+	# inodes, each read as it was before the run, from the undo file
+	# where an earlier window wrote over it): the same image
+	cp --sparse=always "$orig" "$T_TMP/win.img"
+	rm -f "$T_TMP/uw" "$T_TMP/uw.map"
+	if "$tbin" --inode-window 2048 run "${RENUM[@]}" --undo "$T_TMP/uw" \
+		"$T_TMP/win.img" > "$T_TMP/win.out" 2>&1 &&
+	   cmp -s "$img" "$T_TMP/win.img"; then
+		t_ok "$name: the inodes phase in windows of 2 KiB writes the same image"
+	else
+		t_fail "$name: the inodes phase in small windows: $(tail -n 2 "$T_TMP/win.out"; cmp "$img" "$T_TMP/win.img" 2>&1 | head -n 1)"
+	fi
+	rm -f "$T_TMP/win.img" "$T_TMP/uw" "$T_TMP/uw.map"
 	# undo of the finished run
 	if "$bin" undo "$T_TMP/u" "$img" > "$T_TMP/undo.out" 2>&1; then
 		restored "$name" "$orig" "$img" "undo of the finished run"
@@ -206,8 +221,9 @@ PY
 	for k in $a1 $(((a1 + a2) / 2)) $a2 $r1 $(((r1 + r2) / 2)) $r2; do
 		cp --sparse=always "$orig" "$img"
 		rm -f "$T_TMP/u" "$T_TMP/u.map"
-		"$tbin" --fault-dead "$k" run "${RENUM[@]}" --undo "$T_TMP/u" "$img" \
-			> "$T_TMP/int.out" 2>&1
+		# (small windows write the same blocks in the same order)
+		"$tbin" --fault-dead "$k" --inode-window 2048 run "${RENUM[@]}" \
+			--undo "$T_TMP/u" "$img" > "$T_TMP/int.out" 2>&1
 		if ! "$bin" undo "$T_TMP/u" "$img" > "$T_TMP/undo.out" 2>&1; then
 			t_fail "$name: undo of the run stopped after write $k: $(tail -n 2 "$T_TMP/undo.out")"
 			bad=$((bad + 1))
