@@ -19,6 +19,7 @@ struct bmap_opts {
 	bool aflag, lflag, pflag, iflag, stats;
 	unsigned vflag;
 	uint32_t nflag;		/* rows at most; 0: all */
+	unsigned partition;
 };
 
 static void put_name(const char *name)
@@ -104,7 +105,7 @@ static int bmap(struct cmd_call *c)
 	struct fs *fs = NULL;
 	int i, worst = EXIT_OK;
 
-	if (cmd_open_ro(c->ops[0], &fs, &e))
+	if (cmd_open_ro(c->ops[0], FS_PART(o->partition), &fs, &e))
 		return cmd_fail(c, &e);
 	/* -v's FLAGS column is computed from the stripe geometry */
 	if (o->vflag && bmapfmt_check(fs, &e)) {
@@ -148,6 +149,7 @@ static const struct opt opts[] = {
 	  .help = "the arguments after IMAGE are inode numbers" },
 	{ .name = "stats", .kind = OPT_FLAG, OPT_AT(B, stats),
 	  .help = "how many directory blocks the lookups read (stderr)" },
+	CMD_PART_OPT(B, partition),
 	OPT_END,
 };
 #undef B

@@ -84,7 +84,7 @@ static int check(struct cmd_call *cc)
 		h->check(h->priv, &co);
 	a->sc.again = co.reread;
 	a->sc.hooks = h;
-	if (fs_open(image, 0, &fs, &e))
+	if (fs_open(image, FS_PART(a->sc.partition), &fs, &e))
 		return cmd_fail(cc, &e);
 	cmd_scan_setup(&a->sc, fs);
 	if (fs->mounted)

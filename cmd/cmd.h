@@ -141,15 +141,41 @@ void cmd_json_failure(struct json *j, const struct cmd_call *c);
  * about what makes its contents doubtful: mounted, dirty log, pending
  * unlinked inodes.
  */
-int cmd_open_ro(const char *path, struct fs **fs, struct err *e);
+int cmd_open_ro(const char *path, unsigned flags, struct fs **fs,
+		struct err *e);
+
+/*
+ * Which xfsprogs the outputs that copy its tools' look like (info as
+ * xfs_info, report's xfs_db freesp): 6.15 changed them (xfs_info's lines
+ * for exchange, metadir, parent, realtime groups and zoned, printed
+ * whatever the features; freesp's column widths and cumulative shares).
+ * A filesystem with one of the features 6.1 did not know gets 6.15's
+ * look, any other 6.1's.
+ */
+bool cmd_layout_615(const struct od_sb *sb);
+
+/*
+ * --partition N, which every command takes: open partition N (GPT or
+ * MBR) of the whole disk IMAGE names.  One row, CMD_PART_OPT(struct,
+ * member), into an unsigned member (0: not given, the whole image);
+ * the scanning commands have it in CMD_SCAN_OPTS.  FS_PART(member) is
+ * what it adds to the flags of fs_open, cmd_open_ro and undo_open_fs.
+ */
+#define CMD_PART_OPT(T, m) \
+	{ .name = "partition", .kind = OPT_UINT, .arg = "N", .min = 1, \
+	  .max = 65535, OPT_AT(T, m), \
+	  .help = "open partition N (GPT or MBR) of the whole disk IMAGE", \
+	  .dflt = "the whole image" }
 
 /*
  * What every scanning command (report, check, plan, run, tui) takes:
- * -j/--threads N and --direct.  Put CMD_SCAN_OPTS(struct, member) in its
- * option table and call cmd_scan_setup on the opened filesystem.
+ * -j/--threads N, --direct and --partition N.  Put CMD_SCAN_OPTS(struct,
+ * member) in its option table, open FS_PART(member.partition) and call
+ * cmd_scan_setup on the opened filesystem.
  */
 struct cmd_scan {
 	unsigned threads;	/* 0: one per online CPU */
+	unsigned partition;	/* --partition N; 0: the whole image */
 	bool direct;
 	/* the command reads the inodes more than once (check, run): a
 	 * cold scan fills the page cache for the next, unless --direct */
@@ -163,7 +189,8 @@ struct cmd_scan {
 	  .help = "scan with N threads", \
 	  .dflt = "one per CPU" }, \
 	{ .name = "direct", .kind = OPT_FLAG, OPT_AT(T, m.direct), \
-	  .help = "read the inode chunks with direct I/O, cached or not" }
+	  .help = "read the inode chunks with direct I/O, cached or not" }, \
+	CMD_PART_OPT(T, m.partition)
 
 /*
  * Direct I/O if asked for (a warning if the image does not take it),

@@ -24,12 +24,19 @@ void cmd_error(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-int cmd_open_ro(const char *path, struct fs **fsp, struct err *e)
+bool cmd_layout_615(const struct od_sb *sb)
+{
+	return od_sb_has_exchange(sb) || od_sb_has_parent(sb) ||
+	       od_sb_has_metadir(sb) || od_sb_has_zoned(sb);
+}
+
+int cmd_open_ro(const char *path, unsigned flags, struct fs **fsp,
+		struct err *e)
 {
 	struct fs *fs;
 	int ret;
 
-	ret = fs_open(path, 0, fsp, e);
+	ret = fs_open(path, flags & ~FS_RDWR, fsp, e);
 	if (ret)
 		return ret;
 	fs = *fsp;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * xfsdefrag complete IMAGE PREFIX: the shell completion helper (hidden).
+ * xfsdefrag complete [--partition N] IMAGE PREFIX: the shell completion
+ * helper (hidden).
  * complete --commands, --options COMMAND and --operands COMMAND print
  * the command list and a command's option table (opt_dump) and operands
  * for the completion script and the tests.
@@ -78,9 +79,9 @@ static int tables(struct cmd_call *c)
 	}
 	if (c->nops != 2 || (strcmp(mode, "--options") &&
 			     strcmp(mode, "--operands")))
-		return cmd_usagef(c, "complete: usage: complete IMAGE PREFIX "
-				  "| --commands | --options COMMAND | "
-				  "--operands COMMAND");
+		return cmd_usagef(c, "complete: usage: complete [--partition "
+				  "N] IMAGE PREFIX | --commands | --options "
+				  "COMMAND | --operands COMMAND");
 	cmd = cmd_find(c->ops[1], c->extra);
 	if (!cmd)
 		return cmd_usagef(c, "complete: unknown command '%s'",
@@ -92,23 +93,42 @@ static int tables(struct cmd_call *c)
 	return EXIT_OK;
 }
 
+struct complete_args {
+	unsigned partition;
+};
+
+/* Its one option, parsed here: the table modes are operands. */
+static const struct opt opts[] = {
+	CMD_PART_OPT(struct complete_args, partition),
+	OPT_END,
+};
+
 static int complete(struct cmd_call *c)
 {
+	struct complete_args a = { 0 };
 	struct cctx cc = { 0 };
 	struct err e = { 0 };
 	struct dir d;
 	const char *prefix, *slash;
 	char *dirpath = NULL;
+	char **ops = c->ops, why[256];
 	uint64_t ino;
-	int ret, status = EXIT_OK;
+	int ret, first, nops = c->nops, status = EXIT_OK;
 
-	if (c->nops >= 1 && c->ops[0][0] == '-')
+	if (nops >= 1 && strncmp(ops[0], "--partition", 11) == 0) {
+		if (opt_parse(opts, c->argc, c->argv, &a, &first, why,
+			      sizeof(why)))
+			return cmd_usagef(c, "%s", why);
+		ops = c->argv + first;
+		nops = c->argc - first;
+	} else if (nops >= 1 && ops[0][0] == '-') {
 		return tables(c);
-	if (c->nops != 2)
-		return cmd_usagef(c, "complete: usage: complete IMAGE PREFIX "
-				  "| --commands | --options COMMAND | "
-				  "--operands COMMAND");
-	prefix = c->ops[1];
+	}
+	if (nops != 2)
+		return cmd_usagef(c, "complete: usage: complete [--partition "
+				  "N] IMAGE PREFIX | --commands | --options "
+				  "COMMAND | --operands COMMAND");
+	prefix = ops[1];
 	slash = strrchr(prefix, '/');
 	cc.dir = prefix;
 	cc.dirlen = slash ? (size_t)(slash - prefix) + 1 : 0;
@@ -118,7 +138,7 @@ static int complete(struct cmd_call *c)
 	if (!dirpath)
 		return EXIT_ERROR;
 	/* quietly: no mount or log warnings under the prompt */
-	if (fs_open(c->ops[0], 0, &cc.fs, &e)) {
+	if (fs_open(ops[0], FS_PART(a.partition), &cc.fs, &e)) {
 		status = cmd_fail(c, &e);
 		goto out;
 	}

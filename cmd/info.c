@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * xfsdefrag info IMAGE: the geometry block exactly as xfs_info prints it
- * for an unmounted filesystem (libfrog's report format), then what
- * xfs_info leaves out: UUID, label, named feature bits, log state.
+ * for an unmounted filesystem (libfrog's report format, as xfsprogs 6.1
+ * or 6.15 print it: cmd_layout_615), then what xfs_info leaves out: UUID,
+ * label, named feature bits, log state.
  */
 #include "cmd/cmd.h"
 
@@ -15,6 +16,7 @@ static void print_geometry(const struct fs *fs, const char *name)
 	const struct od_sb *sb = &fs->sb;
 	int attr = od_sb_has_attr2(sb) ? 2 : (od_sb_has_attr(sb) ? 1 : 0);
 	unsigned logsectsize = od_sb_has_sector(sb) ? sb->logsectsize : 512;
+	bool now = cmd_layout_615(sb), zoned = od_sb_has_zoned(sb);
 
 	printf("meta-data=%-22s isize=%-6d agcount=%u, agsize=%u blks\n",
 	       name, sb->inodesize, sb->agcount, sb->agblocks);
@@ -26,14 +28,20 @@ static void print_geometry(const struct fs *fs, const char *name)
 	printf("         =%-22s reflink=%-4u bigtime=%u inobtcount=%u "
 	       "nrext64=%u\n", "", od_sb_has_reflink(sb), od_sb_has_bigtime(sb),
 	       od_sb_has_inobtcnt(sb), od_sb_has_nrext64(sb));
+	if (now)
+		printf("         =%-22s exchange=%-3u metadir=%u\n", "",
+		       od_sb_has_exchange(sb), od_sb_has_metadir(sb));
 	printf("data     =%-22s bsize=%-6u blocks=%llu, imaxpct=%u\n",
 	       "", sb->blocksize, (unsigned long long)sb->dblocks,
 	       sb->imax_pct);
 	printf("         =%-22s sunit=%-6u swidth=%u blks\n", "", sb->unit,
 	       sb->width);
-	printf("naming   =version %-14u bsize=%-6u ascii-ci=%d, ftype=%d\n",
+	printf("naming   =version %-14u bsize=%-6u ascii-ci=%d, ftype=%d",
 	       2u, fs->geo.dirblksize, od_sb_has_asciici(sb),
 	       od_sb_has_ftype(sb));
+	if (now)
+		printf(", parent=%d", od_sb_has_parent(sb));
+	printf("\n");
 	printf("log      =%-22s bsize=%-6d blocks=%u, version=%d\n",
 	       sb->logstart ? "internal log" : "external", (int)sb->blocksize,
 	       sb->logblocks, od_sb_has_logv2(sb) ? 2 : 1);
@@ -41,9 +49,17 @@ static void print_geometry(const struct fs *fs, const char *name)
 	       "", logsectsize, (int)(sb->logsunit / sb->blocksize),
 	       od_sb_has_lazysbcount(sb));
 	printf("realtime =%-22s extsz=%-6d blocks=%lld, rtextents=%lld\n",
-	       sb->rblocks ? "external" : "none",
-	       (int)(sb->rextsize * sb->blocksize), (long long)sb->rblocks,
-	       (long long)sb->rextents);
+	       !sb->rblocks ? "none" : zoned && sb->rtstart ? "internal" :
+	       "external", (int)(sb->rextsize * sb->blocksize),
+	       (long long)sb->rblocks, (long long)sb->rextents);
+	if (!now)
+		return;
+	printf("         =%-22s rgcount=%-4d rgsize=%u extents\n", "",
+	       od_sb_has_rtgroups(sb) ? (int)sb->rgcount : 0,
+	       od_sb_has_rtgroups(sb) ? sb->rgextents : 0);
+	printf("         =%-22s zoned=%-6d start=%llu reserved=%llu\n", "",
+	       zoned, (unsigned long long)(zoned ? sb->rtstart : 0),
+	       (unsigned long long)(zoned ? sb->rtreserved : 0));
 }
 
 static void print_bits(const char *label, uint32_t word,
@@ -73,8 +89,13 @@ static const char *version_name(uint32_t bit)
 	return od_sb_version_name((uint16_t)bit);
 }
 
+struct info_args {
+	unsigned partition;
+};
+
 static int info(struct cmd_call *c)
 {
+	const struct info_args *a = c->args;
 	const char *state[] = { "clean", "dirty", "external (not checked)",
 				"unknown" };
 	const char *image = c->ops[0];
@@ -82,7 +103,7 @@ static int info(struct cmd_call *c)
 	struct fs *fs = NULL;
 	char uuid[37];
 
-	if (cmd_open_ro(image, &fs, &e))
+	if (cmd_open_ro(image, FS_PART(a->partition), &fs, &e))
 		return cmd_fail(c, &e);
 	print_geometry(fs, image);
 	uuid_unparse(fs->sb.uuid, uuid);
@@ -115,6 +136,7 @@ static int info(struct cmd_call *c)
 }
 
 static const struct opt opts[] = {
+	CMD_PART_OPT(struct info_args, partition),
 	OPT_END,
 };
 
@@ -122,4 +144,5 @@ const struct cmd cmd_info = {
 	.name = "info", .fn = info,
 	.summary = "show geometry and features (like xfs_info)",
 	.operands = "IMAGE", .min_ops = 1, .max_ops = 1, .opts = opts,
+	.args_size = sizeof(struct info_args),
 };

@@ -310,7 +310,7 @@ static int plan(struct cmd_call *cc)
 	c.image = cc->ops[0];
 	c.lim = a->lim;		/* the limits are ours now (c.lim freed) */
 	memset(&a->lim, 0, sizeof(a->lim));
-	if (cmd_open_ro(c.image, &c.fs, &e)) {
+	if (cmd_open_ro(c.image, FS_PART(a->sc.partition), &c.fs, &e)) {
 		status = cmd_fail(cc, &e);
 		goto out;
 	}

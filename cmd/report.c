@@ -156,20 +156,65 @@ static void print_frag_xfsdb(const struct report *r)
 	       answer);
 }
 
-/* xfs_db freesp -s, column for column. */
-static void print_freesp_xfsdb(const struct rpt_freesp *f)
+static int width(long long v, int min)
 {
+	char b[24];
+	int n = snprintf(b, sizeof(b), "%lld", v);
+
+	return n > min ? n : min;
+}
+
+/*
+ * xfs_db freesp -s, column for column: as xfsprogs 6.1 prints it, or as
+ * 6.15 does (libfrog's histogram: columns as wide as their widest value,
+ * and the cumulative shares of blocks and extents from each bin up) for
+ * a filesystem with the features 6.1 did not know (cmd_layout_615).
+ */
+static void print_freesp_xfsdb(const struct rpt_freesp *f, bool now)
+{
+	int fw = 7, tw = 7, ew = 7, bw = 6;
+	long long cb = 0, ce = 0;
 	uint32_t i;
 
-	printf("%7s %7s %7s %7s %6s\n", "from", "to", "extents", "blocks",
-	       "pct");
-	for (i = 0; i < f->nbins; i++)
-		if (f->bin[i].count)
-			printf("%7u %7u %7lld %7lld %6.2f\n", f->bin[i].low,
-			       f->bin[i].high, (long long)f->bin[i].count,
+	if (!now) {
+		printf("%7s %7s %7s %7s %6s\n", "from", "to", "extents",
+		       "blocks", "pct");
+		for (i = 0; i < f->nbins; i++)
+			if (f->bin[i].count)
+				printf("%7u %7u %7lld %7lld %6.2f\n",
+				       f->bin[i].low, f->bin[i].high,
+				       (long long)f->bin[i].count,
+				       (long long)f->bin[i].blocks,
+				       (double)f->bin[i].blocks * 100.0 /
+				       (double)f->blocks);
+	} else {
+		for (i = 0; i < f->nbins; i++) {
+			if (!f->bin[i].count)
+				continue;
+			fw = width(f->bin[i].low, fw);
+			tw = width(f->bin[i].high, tw);
+			ew = width((long long)f->bin[i].count, ew);
+			bw = width((long long)f->bin[i].blocks, bw);
+			cb += (long long)f->bin[i].blocks;
+			ce += (long long)f->bin[i].count;
+		}
+		printf("%*s %*s %*s %*s %6s %6s %6s\n", fw, "from", tw, "to",
+		       ew, "extents", bw, "blocks", "pct", "blkcdf", "extcdf");
+		for (i = 0; i < f->nbins; i++) {
+			if (!f->bin[i].count)
+				continue;
+			printf("%*u %*u %*lld %*lld %6.2f %6.2f %6.2f\n", fw,
+			       f->bin[i].low, tw, f->bin[i].high, ew,
+			       (long long)f->bin[i].count, bw,
 			       (long long)f->bin[i].blocks,
 			       (double)f->bin[i].blocks * 100.0 /
-			       (double)f->blocks);
+			       (double)f->blocks, (double)cb * 100.0 /
+			       (double)f->blocks, (double)ce * 100.0 /
+			       (double)f->extents);
+			cb -= (long long)f->bin[i].blocks;
+			ce -= (long long)f->bin[i].count;
+		}
+	}
 	printf("total free extents %lld\n", (long long)f->extents);
 	printf("total free blocks %lld\n", (long long)f->blocks);
 	printf("average free extent size %g\n",
@@ -222,7 +267,7 @@ static void print_text(struct rctx *c)
 	}
 
 	printf("\n== Free space (xfs_db freesp -s)\n");
-	print_freesp_xfsdb(&r->freesp);
+	print_freesp_xfsdb(&r->freesp, cmd_layout_615(&fs->sb));
 
 	printf("\n== Inode-to-data distance (blocks, files with data)\n");
 	printf("to first data block: median %llu, p90 %llu, p99 %llu, max %llu "
@@ -527,7 +572,7 @@ static int report(struct cmd_call *cc)
 
 	c.image = cc->ops[0];
 	c.order = (enum walk_order)a->order;
-	if (cmd_open_ro(c.image, &c.fs, &e))
+	if (cmd_open_ro(c.image, FS_PART(a->sc.partition), &c.fs, &e))
 		return cmd_fail(cc, &e);
 	a->sc.hooks = h;
 	cmd_scan_setup(&a->sc, c.fs);

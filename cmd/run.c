@@ -166,6 +166,14 @@ static void print_shrink(const struct run_opts *o, const struct run_result *r)
 		       "also ends the way back: undo needs the old size)\n",
 		       o->image, (unsigned long long)r->image_before,
 		       (unsigned long long)bytes);
+	else if (r->partition)
+		printf("the partition of %s keeps its size (%llu bytes): the "
+		       "filesystem now ends at its byte %llu; the partition "
+		       "may be shrunk to no less than that (a shrink of the "
+		       "partition also ends the way back: undo needs the old "
+		       "size)\n", o->image,
+		       (unsigned long long)r->image_before,
+		       (unsigned long long)bytes);
 	printf("\n");
 }
 
@@ -211,6 +219,13 @@ static void print_single(const struct run_opts *o, const struct run_result *r)
 		       (unsigned long long)st->w_inodes[1],
 		       (unsigned long long)st->w_refs[0],
 		       (unsigned long long)st->w_refs[1]);
+	if (st->pptr_rewritten)
+		printf("rewrote %llu parent pointers naming a renumbered "
+		       "directory, on %llu inodes (%llu attribute forks "
+		       "dealt out again in hash order)\n\n",
+		       (unsigned long long)st->pptr_rewritten,
+		       (unsigned long long)st->pptr_inodes,
+		       (unsigned long long)st->pptr_forks_dealt);
 	if (r->have_after)
 		run_print_figures(&r->before, &r->after, &r->rb_before,
 				  &r->rb_after, o->po.order);
@@ -308,7 +323,8 @@ int cmd_run_go(struct cmd_call *cc, struct cmd_run_call *rc)
 		return cmd_usagef(cc, "--renumber all and --inode32 renumber "
 				  "the whole filesystem at once: not with "
 				  "--passes, --max-time or limits");
-	if (fs_open(o.image, FS_RDWR, &fs, &e))
+	if (fs_open(o.image, FS_RDWR | FS_PART(cli.sc.partition), &fs,
+		    &e))
 		return e.code == -EBUSY || e.code == -EROFS ?
 		       (cmd_fail(cc, &e), EXIT_REFUSED) : cmd_fail(cc, &e);
 	if (rc->shrink_bytes) {

@@ -103,7 +103,7 @@ static int tui(struct cmd_call *cc)
 				 "terminal on standard input and output");
 	c.image = cc->ops[0];
 	c.tty = isatty(STDERR_FILENO) == 1;
-	if (cmd_open_ro(c.image, &c.fs, &e))
+	if (cmd_open_ro(c.image, FS_PART(c.scan.partition), &c.fs, &e))
 		return cmd_fail(cc, &e);
 	c.scan.hooks = h;
 	cmd_scan_setup(&c.scan, c.fs);

@@ -239,6 +239,7 @@ static void print_done(const char *file, const struct undo_chain_result *r)
 struct undo_args {
 	bool check, verbose;
 	uint32_t to_pass;
+	unsigned partition;
 };
 
 static int undo(struct cmd_call *c)
@@ -258,7 +259,8 @@ static int undo(struct cmd_call *c)
 	if (a->verbose && o.check)
 		o.each = print_rec;
 
-	ret = undo_open_fs(file, image, o.check ? 0 : FS_RDWR, &fs, &e);
+	ret = undo_open_fs(file, image, FS_PART(a->partition) |
+			   (o.check ? 0 : FS_RDWR), &fs, &e);
 	if (ret < 0)
 		return cmd_failf(c, ret, status_of(ret), "%s", e.msg);
 	if (ret == 1)
@@ -281,17 +283,22 @@ static int undo(struct cmd_call *c)
 	else if (o.check && r.info && r.npass > 1)
 		print_chain(file, image, &r, ret);
 	if (ret) {
+		char part[32] = "";
+
 		status = cmd_failf(c, ret, status_of(ret), "%s", e.msg);
+		if (a->partition)
+			snprintf(part, sizeof(part), "--partition %u ",
+				 a->partition);
 		if (r.can_to && r.can_to + 1 == r.top)
 			cmd_error("pass %u can still be undone, leaving %s as "
-				  "pass %u left it: xfsdefrag undo --to-pass %u "
-				  "%s %s", r.top, image, r.can_to, r.can_to,
-				  file, image);
+				  "pass %u left it: xfsdefrag undo %s--to-pass "
+				  "%u %s %s", r.top, image, r.can_to, part,
+				  r.can_to, file, image);
 		else if (r.can_to)
 			cmd_error("passes %u to %u can still be undone, leaving "
 				  "%s as pass %u left it: xfsdefrag undo "
-				  "--to-pass %u %s %s", r.can_to + 1, r.top,
-				  image, r.can_to, r.can_to, file, image);
+				  "%s--to-pass %u %s %s", r.can_to + 1, r.top,
+				  image, r.can_to, part, r.can_to, file, image);
 		goto out;
 	}
 	if (!o.check)
@@ -314,6 +321,7 @@ static const struct opt opts[] = {
 	  .max = 4294967295.0, OPT_AT(U, to_pass),
 	  .help = "of a run in passes, undo the passes after N only: the "
 		  "filesystem as pass N left it", .dflt = "as before the run" },
+	CMD_PART_OPT(U, partition),
 	OPT_END,
 };
 #undef U

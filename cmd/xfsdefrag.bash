@@ -6,11 +6,12 @@
 # `xfsdefrag complete` prints the commands (--commands), a command's
 # option table (--options CMD: one option a line, its spellings, the
 # name of its value and the values it may take) and its operands
-# (--operands CMD), and the paths inside the image (complete IMAGE
-# PREFIX reads the directory from the unmounted filesystem, NUL after
-# each name).  Value kinds: IMAGE and FILE complete local files, PATH a
-# path in the image, an option's fixed values themselves (--order walk,
-# name or inode), anything else (N, AGNO, INO, ...) nothing.
+# (--operands CMD), and the paths inside the image (complete
+# [--partition N] IMAGE PREFIX reads the directory from the unmounted
+# filesystem, NUL after each name).  Value kinds: IMAGE and FILE complete
+# local files, PATH a path in the image, an option's fixed values
+# themselves (--order walk, name or inode), anything else (N, AGNO,
+# INO, ...) nothing.
 
 # _xfsdefrag_dequote WORD: what the shell would make of a typed word
 # (backslashes and quotes removed, a leading ~/ expanded), in REPLY;
@@ -70,14 +71,17 @@ _xfsdefrag_files() {
 	mapfile -t COMPREPLY < <(compgen -f -- "$REPLY")
 }
 
-# _xfsdefrag_inside PROG IMAGE CUR: paths inside the image.
+# _xfsdefrag_inside PROG IMAGE CUR [PARTITION]: paths inside the image
+# (partition PARTITION of it when that is given).
 _xfsdefrag_inside() {
 	local img=$2
+	local -a part=()
 	_xfsdefrag_dequote "$img"
 	img=$REPLY
 	[[ -r $img ]] || return 0
+	[[ -n ${4:-} ]] && part=(--partition "$4")
 	_xfsdefrag_dequote "$3"
-	mapfile -d '' COMPREPLY < <("$1" complete "$img" "$REPLY" 2> /dev/null)
+	mapfile -d '' COMPREPLY < <("$1" complete "${part[@]}" "$img" "$REPLY" 2> /dev/null)
 	# readline quotes what it inserts; a directory waits for more
 	compopt -o filenames 2> /dev/null
 	if ((${#COMPREPLY[@]} == 1)) && [[ ${COMPREPLY[0]} == */ ]]; then
@@ -89,7 +93,7 @@ _xfsdefrag() {
 	local cword=$COMP_CWORD cur=${COMP_WORDS[COMP_CWORD]} prog cmd
 	local -a _xd_flags _xd_pos
 	local -A _xd_args _xd_vals
-	local i w expect= kind= image= np=0 iflag=
+	local i w expect= kind= image= np=0 iflag= part=
 	local -a pos=()
 
 	COMPREPLY=()
@@ -127,10 +131,12 @@ _xfsdefrag() {
 			continue
 		fi
 		if [[ -n $expect ]]; then
+			[[ $expect == --partition ]] && part=$w
 			expect=
 			continue
 		fi
 		case $w in
+		--partition=*) part=${w#--partition=} ;;
 		-?*)
 			[[ -n ${_xd_args[$w]+x} ]] && expect=$w
 			[[ $w == -i || ($w == -[a-z]*i* && $w != --*) ]] && iflag=1
@@ -164,7 +170,7 @@ _xfsdefrag() {
 	IMAGE | FILE) _xfsdefrag_files "$cur" ;;
 	PATH)
 		[[ -n $iflag ]] && return 0	# bmap -i: inode numbers
-		[[ -n $image ]] && _xfsdefrag_inside "$prog" "$image" "$cur"
+		[[ -n $image ]] && _xfsdefrag_inside "$prog" "$image" "$cur" "$part"
 		;;
 	esac
 	return 0

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "ondisk/attr.h"
 #include "ondisk/be.h"
+#include "ondisk/crc32c.h"
 
+#include <errno.h>
 #include <string.h>
 
 enum od_err od_attr_sf_hdr(const uint8_t *fork, size_t len,
@@ -70,6 +72,55 @@ enum od_err od_attr_leaf_hdr(const uint8_t *buf, size_t len,
 		h->firstused = (uint32_t)len;
 	*field = NULL;
 	return OD_OK;
+}
+
+int od_attr_leaf_fill(uint8_t *buf, size_t len, const struct od_geo *g,
+		      const struct od_attr_item *v, size_t n)
+{
+	uint32_t hdr = len - od_attr_leaf_room(len), used = 0, at = (uint32_t)len;
+	uint8_t *p;
+	size_t i;
+
+	if (!g->v5 || len < hdr || len > 0x10000 ||
+	    od_get_be16(buf + 8) != OD_ATTR3_LEAF_MAGIC)
+		return -EINVAL;
+	for (i = 0; i < n; i++)
+		used += od_attr_item_bytes(&v[i]);
+	if (n > 0xffff || used > od_attr_leaf_room(len))
+		return -ENOSPC;
+	memset(buf + OD_DA3_BLKINFO_LEN, 0, len - OD_DA3_BLKINFO_LEN);
+	used = 0;
+	for (i = 0; i < n; i++) {
+		const struct od_attr_item *it = &v[i];
+		uint32_t sz = od_attr_item_bytes(it) - 8;
+
+		at -= sz;
+		used += sz;
+		p = buf + hdr + 8 * i;
+		od_put_be32(p, it->hash);
+		od_put_be16(p + 4, (uint16_t)at);
+		p[6] = it->flags;
+		p = buf + at;
+		if (it->flags & OD_ATTR_LOCAL) {
+			od_put_be16(p, (uint16_t)it->valuelen);
+			p[2] = it->namelen;
+			memcpy(p + 3, it->name, it->namelen + it->valuelen);
+		} else {
+			od_put_be32(p, it->valueblk);
+			od_put_be32(p + 4, it->valuelen);
+			p[8] = it->namelen;
+			memcpy(p + 9, it->name, it->namelen);
+		}
+	}
+	p = buf + OD_DA3_BLKINFO_LEN;
+	od_put_be16(p, (uint16_t)n);
+	od_put_be16(p + 2, (uint16_t)used);
+	/* xfs_attr3_leaf_firstused_to_disk: a 64 KiB block's end is 0 */
+	od_put_be16(p + 4, (uint16_t)(at == 0x10000 ? 0 : at));
+	od_put_be16(p + 8, (uint16_t)(hdr + 8 * n));
+	od_put_be16(p + 10, (uint16_t)(at - (hdr + 8 * n)));
+	od_cksum_set(buf, len, OD_DA3_CRC_OFF);
+	return 0;
 }
 
 void od_attr_leaf_entry(const uint8_t *buf, const struct od_attr_leaf_hdr *h,

@@ -101,4 +101,38 @@ static inline uint32_t od_attr_remote_size(uint32_t namelen)
 	return (11 + namelen + 3) & ~3u;
 }
 
+/* One attribute to put in a leaf block (od_attr_leaf_fill). */
+struct od_attr_item {
+	uint32_t hash;
+	uint8_t flags;		/* OD_ATTR_LOCAL and the namespace */
+	uint8_t namelen;
+	uint32_t valuelen;
+	uint32_t valueblk;	/* remote: the value's first fork block */
+	const uint8_t *name;	/* local: the value follows the name */
+};
+
+/* Bytes an item takes in a leaf block: its name structure and entry. */
+static inline uint32_t od_attr_item_bytes(const struct od_attr_item *it)
+{
+	return 8 + ((it->flags & OD_ATTR_LOCAL) ?
+		    od_attr_local_size(it->namelen, it->valuelen) :
+		    od_attr_remote_size(it->namelen));
+}
+
+/*
+ * Rewrite the v5 attr leaf block buf (len bytes, its blkinfo kept) to
+ * hold exactly v[0..n), in that order (the caller sorts them by hash):
+ * entries after the header, name structures packed at the end of the
+ * block, usedbytes, firstused, no holes, one free map slot for the gap
+ * between them; the CRC recomputed.  No item may point into buf.
+ * -ENOSPC when they do not fit, -EINVAL when buf is no v5 attr leaf.
+ */
+int od_attr_leaf_fill(uint8_t *buf, size_t len, const struct od_geo *g,
+		      const struct od_attr_item *v, size_t n);
+/* The bytes items may take in a leaf block of len bytes (v5). */
+static inline uint32_t od_attr_leaf_room(size_t len)
+{
+	return (uint32_t)len - 80;	/* struct xfs_attr3_leaf_hdr */
+}
+
 #endif

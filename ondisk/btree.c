@@ -18,11 +18,45 @@ static const struct od_bt_ops bt_ops[] = {
 	[OD_BT_RMAP] = { "rmapbt", 0, OD_RMAP3_MAGIC, false, 24, 40, 4 },
 	[OD_BT_REFC] = { "refcountbt", 0, OD_REFC3_MAGIC, false, 12, 4, 4 },
 	[OD_BT_BMAP] = { "bmbt", OD_BMAP_MAGIC, OD_BMAP3_MAGIC, true, 16, 8, 8 },
+	[OD_BT_RTRMAP] = { "rtrmapbt", 0, OD_RTRMAP_MAGIC, true, 24, 40, 8 },
+	[OD_BT_RTREFC] = { "rtrefcountbt", 0, OD_RTREFC_MAGIC, true, 12, 4, 8 },
 };
+
+/* The realtime trees compare their records as the AG trees do. */
+static enum od_bt_type rec_type(enum od_bt_type t)
+{
+	return t == OD_BT_RTRMAP ? OD_BT_RMAP :
+	       t == OD_BT_RTREFC ? OD_BT_REFC : t;
+}
 
 const struct od_bt_ops *od_bt_ops(enum od_bt_type t)
 {
 	return &bt_ops[t];
+}
+
+enum od_err od_broot_decode(enum od_bt_type t, const uint8_t *fork,
+			    size_t len, struct od_broot *root)
+{
+	const struct od_bt_ops *ops = od_bt_ops(t);
+
+	memset(root, 0, sizeof(*root));
+	if (len < OD_BROOT_HDR_LEN)
+		return OD_ESHORT;
+	root->level = od_get_be16(fork);
+	root->numrecs = od_get_be16(fork + 2);
+	root->key_len = ops->key_len;
+	root->maxrecs = (uint32_t)((len - OD_BROOT_HDR_LEN) /
+				   (root->level ? ops->key_len + ops->ptr_len :
+				    ops->rec_len));
+	return OD_OK;
+}
+
+uint64_t od_broot_ptr(const uint8_t *fork, const struct od_broot *root,
+		      uint32_t i)
+{
+	return od_get_be64(fork + OD_BROOT_HDR_LEN +
+			   (size_t)root->maxrecs * root->key_len +
+			   (size_t)i * 8);
 }
 
 uint32_t od_bt_maxrecs(const struct od_bt_ops *ops, uint32_t hdr_len,
@@ -166,7 +200,7 @@ void od_bt_key_from_rec(enum od_bt_type t, const uint8_t *rec, uint8_t *key)
 	struct od_rmap_key rk;
 	struct od_irec ir;
 
-	switch (t) {
+	switch (rec_type(t)) {
 	case OD_BT_BNO:
 	case OD_BT_CNT:
 		memcpy(key, rec, 8);
@@ -185,6 +219,9 @@ void od_bt_key_from_rec(enum od_bt_type t, const uint8_t *rec, uint8_t *key)
 		od_rmap_rec_low_key(&rr, &rk);
 		od_rmap_key_encode(&rk, key);
 		break;
+	case OD_BT_RTRMAP:
+	case OD_BT_RTREFC:
+		break;	/* rec_type made them RMAP and REFC */
 	}
 }
 
@@ -196,7 +233,7 @@ void od_bt_rec_key(enum od_bt_type t, const uint8_t *rec, struct od_btkey *k)
 	struct od_irec ir;
 
 	k->a = k->b = k->c = 0;
-	switch (t) {
+	switch (rec_type(t)) {
 	case OD_BT_BNO:
 		od_alloc_rec_decode(rec, &ar);
 		k->a = ar.startblock;
@@ -224,6 +261,9 @@ void od_bt_rec_key(enum od_bt_type t, const uint8_t *rec, struct od_btkey *k)
 		od_bmbt_rec_unpack(rec, &ir);
 		k->a = ir.startoff;
 		break;
+	case OD_BT_RTRMAP:
+	case OD_BT_RTREFC:
+		break;	/* rec_type made them RMAP and REFC */
 	}
 }
 
@@ -232,7 +272,7 @@ void od_bt_node_key(enum od_bt_type t, const uint8_t *key, struct od_btkey *k)
 	struct od_rmap_key rk;
 
 	k->a = k->b = k->c = 0;
-	switch (t) {
+	switch (rec_type(t)) {
 	case OD_BT_BNO:
 	case OD_BT_INO:
 	case OD_BT_FINO:
@@ -252,6 +292,9 @@ void od_bt_node_key(enum od_bt_type t, const uint8_t *key, struct od_btkey *k)
 	case OD_BT_BMAP:
 		k->a = od_get_be64(key);
 		break;
+	case OD_BT_RTRMAP:
+	case OD_BT_RTREFC:
+		break;	/* rec_type made them RMAP and REFC */
 	}
 }
 

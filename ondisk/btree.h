@@ -26,6 +26,8 @@
 #define OD_REFC3_MAGIC	0x52334643u	/* "R3FC" */
 #define OD_BMAP_MAGIC	0x424d4150u	/* "BMAP" */
 #define OD_BMAP3_MAGIC	0x424d4133u	/* "BMA3" */
+#define OD_RTRMAP_MAGIC	0x4d415052u	/* "MAPR" realtime rmapbt */
+#define OD_RTREFC_MAGIC	0x52434e54u	/* "RCNT" realtime refcountbt */
 
 #define OD_SBLOCK_LEN		16
 #define OD_SBLOCK_CRC_LEN	56
@@ -39,6 +41,9 @@
 enum od_bt_type {
 	OD_BT_BNO, OD_BT_CNT, OD_BT_INO, OD_BT_FINO, OD_BT_RMAP, OD_BT_REFC,
 	OD_BT_BMAP,
+	/* realtime groups' btrees, rooted in an inode's metadata btree fork
+	 * (long pointers, owner the inode); records as the AG trees' */
+	OD_BT_RTRMAP, OD_BT_RTREFC,
 };
 
 struct od_bt_ops {
@@ -51,6 +56,27 @@ struct od_bt_ops {
 };
 
 const struct od_bt_ops *od_bt_ops(enum od_bt_type t);
+
+/*
+ * A metadata btree's root in an inode's data fork (metadir: a realtime
+ * group's rmap or refcount btree, xfs_rtrmap_root and
+ * xfs_rtrefcount_root): level and numrecs, then as many records (level
+ * 0), or keys and after all of them 8-byte child pointers, as the fork's
+ * len bytes have room for (maxrecs).  Decoded only: the values are the
+ * caller's to judge.
+ */
+#define OD_BROOT_HDR_LEN	4
+struct od_broot {
+	uint16_t level, numrecs;
+	uint32_t maxrecs;	/* slots, from the fork's size */
+	uint16_t key_len;	/* of type t: its keys' slot */
+};
+/* OD_ESHORT when len has no room for the header. */
+enum od_err od_broot_decode(enum od_bt_type t, const uint8_t *fork,
+			    size_t len, struct od_broot *root);
+/* Child pointer i (i < numrecs <= maxrecs, level > 0): an fs block. */
+uint64_t od_broot_ptr(const uint8_t *fork, const struct od_broot *root,
+		      uint32_t i);
 
 struct od_btblock {
 	uint32_t magic;

@@ -6,6 +6,11 @@
 
 #include <string.h>
 
+uint16_t od_da_magic(const uint8_t *buf)
+{
+	return od_get_be16(buf + 8);	/* xfs_da_blkinfo.magic */
+}
+
 enum od_err od_da_blkinfo(const uint8_t *buf, size_t len,
 			  const struct od_geo *g, struct od_da_blkinfo *bi,
 			  const char **field)
@@ -66,6 +71,12 @@ enum od_err od_da_node_decode(const uint8_t *buf, size_t len,
 		return OD_EFIELD;
 	*field = NULL;
 	return OD_OK;
+}
+
+void od_da_node_set_hash(uint8_t *buf, const struct od_da_node *node,
+			 uint32_t i, uint32_t hash)
+{
+	od_put_be32(buf + node->hdr_len + 8 * (size_t)i, hash);
 }
 
 void od_da_node_entry(const uint8_t *buf, const struct od_da_node *node,

@@ -61,7 +61,17 @@ enum od_err od_da_node_decode(const uint8_t *buf, size_t len,
 void od_da_node_entry(const uint8_t *buf, const struct od_da_node *node,
 		      uint32_t i, uint32_t *hash, uint32_t *before);
 
+/* Set entry i's hash value (the CRC is the caller's to recompute). */
+void od_da_node_set_hash(uint8_t *buf, const struct od_da_node *node,
+			 uint32_t i, uint32_t hash);
+
 /* Is this the node magic for the fs version? */
 bool od_da_is_node(const struct od_geo *g, uint16_t magic);
+
+/*
+ * The magic of the dabtree block at buf (at least OD_DA_BLKINFO_LEN
+ * bytes), unverified: which decoder to try on a block already read.
+ */
+uint16_t od_da_magic(const uint8_t *buf);
 
 #endif

@@ -63,6 +63,8 @@ void od_geo_init(struct od_geo *g, const struct od_sb *sb)
 	g->reflink = od_sb_has_reflink(sb);
 	g->nrext64 = od_sb_has_nrext64(sb);
 	g->bigtime = od_sb_has_bigtime(sb);
+	g->metadir = od_sb_has_metadir(sb);
+	g->parent = od_sb_has_parent(sb);
 	g->inobtcnt = od_sb_has_inobtcnt(sb);
 	g->meta_uuid = od_sb_has_meta_uuid(sb);
 	memcpy(g->uuid, g->meta_uuid ? sb->meta_uuid : sb->uuid, 16);

@@ -47,6 +47,7 @@ struct od_geo {
 	uint32_t sunit, swidth;	/* blocks */
 	bool ftype, sparse, finobt, rmapbt, reflink, nrext64, bigtime;
 	bool inobtcnt, meta_uuid, crc;
+	bool metadir, parent;
 	uint8_t uuid[16];	/* what v5 metadata blocks carry (meta_uuid) */
 };
 

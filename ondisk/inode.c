@@ -30,17 +30,30 @@ struct od_time od_inode_time(const struct od_inode *ip, int which)
 			   (ip->flags2 & OD_DIFLAG2_BIGTIME) != 0);
 }
 
+const char *od_metafile_name(unsigned type)
+{
+	static const char *const n[OD_META_MAX] = {
+		"unknown", "dir", "usrquota", "grpquota", "prjquota",
+		"rtbitmap", "rtsummary", "rtrmap", "rtrefcount",
+	};
+
+	return type < OD_META_MAX ? n[type] : NULL;
+}
+
 bool od_inode_has_magic(const uint8_t *buf, size_t len)
 {
 	return len >= 2 && od_get_be16(buf) == OD_DINODE_MAGIC;
 }
 
-static bool fork_fmt_ok(uint16_t mode, uint8_t fmt)
+static bool fork_fmt_ok(uint16_t mode, uint8_t fmt, uint64_t flags2)
 {
 	switch (mode & 0170000) {
 	case 0020000: case 0060000: case 0010000: case 0140000:
 		return fmt == OD_FMT_DEV;
 	case 0100000:
+		/* a realtime group's rmap or refcount btree (metadir) */
+		if (fmt == OD_FMT_META_BTREE)
+			return (flags2 & OD_DIFLAG2_METADATA) != 0;
 		return fmt == OD_FMT_EXTENTS || fmt == OD_FMT_BTREE;
 	case 0040000:
 	case 0120000:
@@ -212,7 +225,7 @@ static enum od_err inode_decode(const uint8_t *buf, size_t len,
 		return od_bad_field(field, "size");
 	if (ip->mode == 0)
 		return OD_OK;	/* a free slot in an allocated chunk */
-	if (!fork_fmt_ok(ip->mode, ip->format))
+	if (!fork_fmt_ok(ip->mode, ip->format, ip->flags2))
 		return od_bad_field(field, "format");
 	if (ip->forkoff) {
 		if ((uint32_t)ip->forkoff * 8 >= ip->lit)

@@ -32,6 +32,14 @@ enum od_fork_fmt {
 #define OD_DIFLAG2_COWEXTSIZE	(1ull << 2)
 #define OD_DIFLAG2_BIGTIME	(1ull << 3)
 #define OD_DIFLAG2_NREXT64	(1ull << 4)
+#define OD_DIFLAG2_METADATA	(1ull << 5)	/* in the metadata directory */
+
+/* di_metatype (xfs_format.h: enum xfs_metafile_type) */
+enum od_metafile {
+	OD_META_UNKNOWN, OD_META_DIR, OD_META_USRQUOTA, OD_META_GRPQUOTA,
+	OD_META_PRJQUOTA, OD_META_RTBITMAP, OD_META_RTSUMMARY,
+	OD_META_RTRMAP, OD_META_RTREFCOUNT, OD_META_MAX
+};
 
 /* A decoded timestamp: seconds since the Unix epoch, nanoseconds. */
 struct od_time {
@@ -109,6 +117,23 @@ enum od_err od_inode_decode_crc_ok(const uint8_t *buf, size_t len,
 enum { OD_ATIME, OD_MTIME, OD_CTIME, OD_CRTIME };
 /* Decode timestamp which (legacy seconds/nanoseconds, or bigtime). */
 struct od_time od_inode_time(const struct od_inode *ip, int which);
+
+/*
+ * A metadata file (metadir): a v3 inode with the METADATA flag, whose
+ * di_metatype (enum od_metafile) is the field that was di_onlink.
+ */
+static inline bool od_inode_is_meta(const struct od_inode *ip)
+{
+	return ip->version == 3 && (ip->flags2 & OD_DIFLAG2_METADATA);
+}
+
+static inline uint16_t od_inode_metatype(const struct od_inode *ip)
+{
+	return ip->onlink;
+}
+
+/* "dir", "usrquota", ... as xfs_db names them; NULL when out of range. */
+const char *od_metafile_name(unsigned type);
 
 /* Quick test of the magic, for scanning free slots. */
 bool od_inode_has_magic(const uint8_t *buf, size_t len);

@@ -184,7 +184,8 @@ static inline bool od_inode_scan_lite(const uint8_t *buf, size_t len,
 		return false;
 	flags2 = od_dinode_flags2(buf);
 	if (((flags2 & OD_DIFLAG2_NREXT64) && !g->nrext64) ||
-	    ((flags2 & OD_DIFLAG2_BIGTIME) && !g->bigtime))
+	    ((flags2 & OD_DIFLAG2_BIGTIME) && !g->bigtime) ||
+	    (flags2 & OD_DIFLAG2_METADATA))
 		return false;
 	l->flags2 = flags2;
 	l->size = od_dinode_size(buf);

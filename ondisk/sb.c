@@ -43,6 +43,10 @@ static const struct sb_field sb_fields[] = {
 	/* 224: sb_crc is little-endian, handled separately */
 	FLD(228, 4, spino_align), FLD(232, 8, pquotino), FLD(240, 8, lsn),
 	RAW(248, 16, meta_uuid),
+	/* metadir and zoned fields (sectors of 512 bytes and more) */
+	FLD(264, 8, metadirino), FLD(272, 4, rgcount), FLD(276, 4, rgextents),
+	FLD(280, 1, rgblklog),	RAW(281, 7, pad),	FLD(288, 8, rtstart),
+	FLD(296, 8, rtreserved),
 };
 
 bool od_sb_has_magic(const uint8_t *buf, size_t len)
@@ -66,6 +70,9 @@ enum od_err od_sb_decode(const uint8_t *buf, size_t len, struct od_sb *sb)
 		uint8_t *m = (uint8_t *)sb + f->member;
 		const uint8_t *p = buf + f->off;
 
+		/* fields past sb_meta_uuid only where the buffer has them */
+		if (f->off + f->size > len && f->off >= OD_SB_V5_LEN)
+			break;
 		if (f->off + f->size > len)
 			return OD_ESHORT;
 		/* v4 superblocks leave everything past bad_features2 undefined */
@@ -117,6 +124,8 @@ enum od_err od_sb_encode(const struct od_sb *sb, uint8_t *buf, size_t len)
 
 		if (f->off >= OD_SB_V4_LEN && !od_sb_is_v5(sb))
 			break;
+		if (f->off + f->size > len)
+			break;	/* past sb_meta_uuid: see od_sb_decode */
 		if (f->raw) {
 			memcpy(p, m, f->size);
 			continue;
@@ -272,6 +281,24 @@ bool od_sb_has_parent(const struct od_sb *sb)
 {
 	return od_sb_is_v5(sb) &&
 	       (sb->features_incompat & OD_INCOMPAT_PARENT);
+}
+
+bool od_sb_has_exchange(const struct od_sb *sb)
+{
+	return od_sb_is_v5(sb) &&
+	       (sb->features_incompat & OD_INCOMPAT_EXCHRANGE);
+}
+
+bool od_sb_has_metadir(const struct od_sb *sb)
+{
+	return od_sb_is_v5(sb) &&
+	       (sb->features_incompat & OD_INCOMPAT_METADIR);
+}
+
+bool od_sb_has_zoned(const struct od_sb *sb)
+{
+	return od_sb_is_v5(sb) &&
+	       (sb->features_incompat & OD_INCOMPAT_ZONED);
 }
 
 static bool has_f2(const struct od_sb *sb, uint32_t bit)

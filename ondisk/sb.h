@@ -15,6 +15,8 @@
 #define OD_SB_CRC_OFF		224
 #define OD_SB_V4_LEN		208	/* through sb_bad_features2 */
 #define OD_SB_V5_LEN		264	/* through sb_meta_uuid */
+#define OD_SB_METADIR_LEN	288	/* through sb_pad (metadir) */
+#define OD_SB_ZONED_LEN		304	/* through sb_rtreserved (zoned) */
 
 /* sb_versionnum bits */
 #define OD_SB_VERSION_NUMBITS	0x000f
@@ -113,6 +115,15 @@ struct od_sb {
 	uint64_t pquotino;
 	uint64_t lsn;
 	uint8_t meta_uuid[16];
+	/* metadir (zero otherwise; 0 when the sector is too short) */
+	uint64_t metadirino;
+	uint32_t rgcount;
+	uint32_t rgextents;
+	uint8_t rgblklog;
+	uint8_t pad[7];
+	/* zoned */
+	uint64_t rtstart;
+	uint64_t rtreserved;
 };
 
 /* Do the first bytes of buf hold the superblock magic? */
@@ -155,6 +166,15 @@ bool od_sb_has_sector(const struct od_sb *sb);
 bool od_sb_has_asciici(const struct od_sb *sb);
 bool od_sb_has_attr(const struct od_sb *sb);
 bool od_sb_has_parent(const struct od_sb *sb);
+bool od_sb_has_exchange(const struct od_sb *sb);
+bool od_sb_has_metadir(const struct od_sb *sb);
+bool od_sb_has_zoned(const struct od_sb *sb);
+/* realtime groups: every metadir filesystem (one group, or none without
+ * a realtime section) */
+static inline bool od_sb_has_rtgroups(const struct od_sb *sb)
+{
+	return od_sb_has_metadir(sb);
+}
 
 /* Name of one feature bit, or NULL if we do not know it. */
 const char *od_sb_incompat_name(uint32_t bit);

@@ -104,6 +104,24 @@ t_fixtures() {
 	return 0
 }
 
+# t_xfsprogs FIXDIR: put first in PATH the xfsprogs that can read that
+# fixture (its mkfs.opts says which made it): the distribution's for
+# xfsprogs 6.1, the build of tests/fixtures/build-xfsprogs.sh
+# ($FX_XFSPROGS, default /work/xfsprogs-6.15) for a newer one (exchange,
+# parent pointers, metadir).  1, PATH as it was, when that build is not
+# here: the xfsprogs verdicts on that fixture are then skipped.
+T_PATH0=$PATH
+t_xfsprogs() {
+	local v
+	PATH=$T_PATH0
+	v=$(sed -n 's/^xfsprogs: //p' "$1/mkfs.opts" 2>/dev/null)
+	case $v in
+	"" | 6.1 | 6.1.*) return 0 ;;
+	esac
+	[ -x "${FX_XFSPROGS:-/work/xfsprogs-6.15}/sbin/xfs_repair" ] || return 1
+	PATH=${FX_XFSPROGS:-/work/xfsprogs-6.15}/sbin:$T_PATH0
+}
+
 # t_tmpdir: a scratch directory removed at exit.
 t_tmpdir() {
 	T_TMP=$(mktemp -d "${TMPDIR:-/tmp}/xfsdefrag-test.XXXXXX")

@@ -8,6 +8,10 @@ target, extended attributes (names and sha256 of values), and the
 logical extent map (data / unwritten / hole runs, with the shared flag)
 from FIEMAP.  Then the reflink relation: which ranges of which files
 share physical blocks with which others, expressed in file offsets only.
+With the parent feature, each file's parent pointers as the kernel reads
+them (XFS_IOC_GETPARENTS), with the first path of its hard-link group:
+the directory (by path) and name of each, and a mark where a pointer's
+generation is not its directory's.
 Two manifests of the same filesystem before and after a relocation must
 be identical.  Inode numbers are left out (a renumbering run changes
 them; the hard-link groups, named by their first path, must not).
@@ -17,6 +21,7 @@ Usage: manifest.py [--no-dir-size] MOUNTPOINT
 shrinks when its inode numbers go from 8 to 4 bytes).
 """
 import array
+import ctypes
 import fcntl
 import hashlib
 import os
@@ -29,6 +34,9 @@ FIEMAP_FLAG_SYNC = 0x1
 FIEMAP_EXTENT_LAST = 0x1
 FIEMAP_EXTENT_UNWRITTEN = 0x800
 FIEMAP_EXTENT_SHARED = 0x2000
+XFS_IOC_GETPARENTS = 0xC028583E  # _IOWR('X', 62, struct xfs_getparents)
+XFS_GETPARENTS_OFLAG_DONE = 0x2
+FS_IOC_GETVERSION = 0x80087601
 
 
 def fiemap(fd, size):
@@ -81,6 +89,50 @@ def xattrs(path):
     return ";".join(out)
 
 
+PP_BUFSIZE = 65536
+PP_BUF = ctypes.create_string_buffer(PP_BUFSIZE)
+
+
+def getparents(fd):
+    """The kernel's parent pointers of fd: [(parent ino, gen, name)], or
+    None where there are none (no parent feature)."""
+    out = []
+    req = bytearray(40)
+    struct.pack_into("=QQ", req, 24, 0, ctypes.addressof(PP_BUF))
+    struct.pack_into("=L", req, 20, PP_BUFSIZE)
+    while True:
+        struct.pack_into("=L", req, 20, PP_BUFSIZE)
+        try:
+            fcntl.ioctl(fd, XFS_IOC_GETPARENTS, req)
+        except OSError:
+            return None
+        # the kernel leaves in gp_bufsize the bytes its records take
+        oflags, used = struct.unpack_from("=HL", req, 18)
+        buf = ctypes.string_at(PP_BUF, used)
+        at = 0
+        while at + 32 <= used:
+            _, _, gen, ino, reclen = struct.unpack_from("=HHLQL", buf,
+                                                        at + 8)
+            if reclen == 0:
+                break
+            name = buf[at + 32:at + reclen].split(b"\0")[0]
+            out.append((ino, gen, name))
+            at += reclen
+        if oflags & XFS_GETPARENTS_OFLAG_DONE:
+            break
+    return out
+
+
+def generation(path):
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        v = bytearray(8)
+        fcntl.ioctl(fd, FS_IOC_GETVERSION, v)
+        return struct.unpack("=L", v[:4])[0]
+    finally:
+        os.close(fd)
+
+
 def inodes(root):
     """Each path with its inode number: for counting renumbered inodes."""
     out = []
@@ -111,6 +163,11 @@ def main():
     groups = {}
     shared = []     # (physical, length, path, logical)
     lines = []
+    dirs = {}       # inode number -> (path, generation)
+    for p in entries:
+        st = os.lstat(p)
+        if stat.S_ISDIR(st.st_mode):
+            dirs[st.st_ino] = (os.path.relpath(p, root), generation(p))
     for p in entries:
         rel = os.path.relpath(p, root)
         st = os.lstat(p)
@@ -142,6 +199,24 @@ def main():
         elif stat.S_ISLNK(st.st_mode):
             f.append("-> " + repr(os.readlink(p))[2:-1])
         f.append("x=" + xattrs(p))
+        # a hard-link group's pointers once, with its first path (a
+        # file with thousands of links has as many pointers)
+        if stat.S_ISLNK(st.st_mode) or group != rel:
+            pp = None   # GETPARENTS needs an open file
+        else:
+            fd = os.open(p, os.O_RDONLY)
+            try:
+                pp = getparents(fd)
+            finally:
+                os.close(fd)
+        if pp is not None and p != root:
+            ps = []
+            for ino, gen, name in pp:
+                d = dirs.get(ino)
+                mark = "" if d and d[1] == gen else "!GEN"
+                ps.append(repr(os.path.join(d[0] if d else b"?%d" % ino,
+                                            name))[2:-1] + mark)
+            f.append("p=" + ";".join(sorted(ps)))
         lines.append(" ".join(f))
     for l in lines:
         print(l)

@@ -121,6 +121,7 @@ cost() {	# NAME ASAN
 	if [ -n "$2" ]; then
 		case $1 in
 		t-relocate) echo 95 ;;	# the most wall time: mounts
+		t-modern) echo 40 ;;
 		t-fixtures) echo 90 ;;
 		t-safety) echo 40 ;;
 		t-undo|t-precheck|t-scanio) echo 25 ;;
@@ -135,6 +136,7 @@ cost() {	# NAME ASAN
 	fi
 	case $1 in
 	t-relocate) echo 130 ;;
+	t-modern) echo 30 ;;
 	t-safety|t-excl|t-precheck|t-fixtures|t-live|t-powercut) echo 22 ;;
 	t-undo|t-check|t-badinput|t-tui) echo 10 ;;
 	t-scanio|t-html|t-report|t-layers|t-wholedisk) echo 5 ;;

@@ -23,16 +23,26 @@ check_fixture() {
 	local name=$1 fx=$here/fixtures/$1 img=$T_TMP/image
 	t_unpack "$fx" "$img" || { t_fail "$name: cannot unpack image"; return; }
 
-	# info: the first ten lines are xfs_info's, byte for byte
+	# info: the first lines are xfs_info's, byte for byte.  Without
+	# exchange, parent, metadir or zoned, info prints xfsprogs 6.1's
+	# layout: xfs_info 6.15's output without the lines it added, which
+	# must then all say 0 (the sed leaves any other value, to differ).
 	if t_have "$fx/info.out"; then
 		(cd "$T_TMP" && "$bin" info image) > "$T_TMP/got" 2> "$T_TMP/err"
-		head -n 10 "$T_TMP/got" > "$T_TMP/got10"
+		t_cat "$fx/info.out" > "$T_TMP/exp"
+		if ! grep -q 'exchange=' "$T_TMP/got"; then
+			sed -i -e '/^ *= *exchange=0 *metadir=0$/d' \
+				-e 's/^\(naming .*\), parent=0$/\1/' \
+				-e '/^ *= *rgcount=0 *rgsize=0 extents$/d' \
+				-e '/^ *= *zoned=0 *start=0 reserved=0$/d' "$T_TMP/exp"
+		fi
+		head -n "$(wc -l < "$T_TMP/exp")" "$T_TMP/got" > "$T_TMP/got10"
 
-		if t_cat "$fx/info.out" | cmp -s - "$T_TMP/got10"; then
-			t_ok "$name: info"
+		if cmp -s "$T_TMP/exp" "$T_TMP/got10"; then
+			t_ok "$name: info ($(grep -q 'exchange=' "$T_TMP/got" && echo 'xfsprogs 6.15 layout' || echo 'xfsprogs 6.1 layout'))"
 		else
 			t_fail "$name: info differs from xfs_info"
-			t_cat "$fx/info.out" > "$T_TMP/exp"; show_diff "$T_TMP/exp" "$T_TMP/got10"
+			show_diff "$T_TMP/exp" "$T_TMP/got10"
 		fi
 	fi
 

@@ -19,6 +19,23 @@ section() {
 	sed -n "/^== $1/,/^== /p" "$2" | sed '1d;/^== /d;/^$/d'
 }
 
+# expected FIX OUTFILE: a recorded xfs_db freesp output, as we print it:
+# report prints xfsprogs 6.15's layout where the filesystem has a
+# feature 6.1 did not know (cmd_layout_615), else 6.1's; xfs_db 6.15's
+# output for the others becomes 6.1's by dropping its cumulative columns
+# and printing the rest at 6.1's widths (the same numbers)
+expected() {
+	if grep -q 'exchange=0 *metadir=0' "$1/info.out" &&
+	   ! grep -q 'parent=1' "$1/info.out"; then
+		t_cat "$1/$2" | awk 'NF == 7 && $6 == "blkcdf" {
+			printf "%7s %7s %7s %7s %6s\n", $1, $2, $3, $4, $5; next }
+			NF == 7 { printf "%7d %7d %7d %7d %6s\n", $1, $2, $3, $4, $5; next }
+			{ print }'
+	else
+		t_cat "$1/$2"
+	fi
+}
+
 check_fixture() {
 	local name=$1 fx=$here/fixtures/$1 img=$T_TMP/image a n
 	t_unpack "$fx" "$img" || { t_fail "$name: cannot unpack image"; return; }
@@ -36,22 +53,22 @@ check_fixture() {
 		t_cat "$fx/frag.out" | diff - "$T_TMP/frag" | sed 's/^/    /'
 	fi
 	section "Free space" "$T_TMP/rep" > "$T_TMP/freesp"
-	if t_cat "$fx/freesp.out" | cmp -s - "$T_TMP/freesp"; then
+	if expected "$fx" freesp.out | cmp -s - "$T_TMP/freesp"; then
 		t_ok "$name: freesp equals xfs_db"
 	else
 		t_fail "$name: freesp differs from xfs_db"
-		t_cat "$fx/freesp.out" | diff - "$T_TMP/freesp" | sed 's/^/    /'
+		expected "$fx" freesp.out | diff - "$T_TMP/freesp" | sed 's/^/    /'
 	fi
 	# per AG, as xfs_db freesp -s -a N
 	n=0
 	for a in $(ls "$fx" | sed -n 's/^freesp\.ag\([0-9]*\)\.out.*/\1/p'); do
 		"$bin" report -a "$a" --top 0 "$img" 2>/dev/null |
 			{ section "Free space" /dev/stdin; } > "$T_TMP/fa"
-		if t_cat "$fx/freesp.ag$a.out" | cmp -s - "$T_TMP/fa"; then
+		if expected "$fx" "freesp.ag$a.out" | cmp -s - "$T_TMP/fa"; then
 			n=$((n + 1))
 		else
 			t_fail "$name: freesp -a $a differs from xfs_db"
-			t_cat "$fx/freesp.ag$a.out" | diff - "$T_TMP/fa" | sed 's/^/    /'
+			expected "$fx" "freesp.ag$a.out" | diff - "$T_TMP/fa" | sed 's/^/    /'
 		fi
 	done
 	[ $n -gt 0 ] && t_ok "$name: freesp equals xfs_db in $n AGs"

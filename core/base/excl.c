@@ -22,14 +22,20 @@
 #define LOCK_DIR	"/run/xfsdefrag"
 #define LOOP_MAJ	7	/* linux/major.h LOOP_MAJOR */
 
-/* What holds the bytes of the image. */
+#define TO_END	UINT64_MAX
+
+/* What holds the bytes of the image, and which of them. */
 struct ident {
 	bool blk;		/* the path is a block device ... */
 	dev_t rdev;		/* ... this one */
+	dev_t whole;		/* ... on this whole disk (itself if whole) */
+	uint64_t wstart, wend;	/* ... at these bytes of it */
 	bool file;		/* a regular file holds them (image or backing) */
 	dev_t dev;
 	ino_t ino;
-	char loop[32];		/* "loopN" when the path is a bound loop device */
+	/* the bytes in what holds them (the file, else the whole disk) */
+	uint64_t start, end;	/* [start, end), end TO_END: to its end */
+	char loop[32];		/* "loopN": the whole loop device of the path */
 };
 
 struct excl {
@@ -38,6 +44,11 @@ struct excl {
 	struct ident *id;	/* for excl_recheck */
 	char *path;
 };
+
+static bool overlap(uint64_t s1, uint64_t e1, uint64_t s2, uint64_t e2)
+{
+	return s1 < e2 && s2 < e1;
+}
 
 int excl_check_ro(const char *path, const struct stat *st, struct err *e)
 {
@@ -85,8 +96,24 @@ static int read_small(const char *p, char *buf, size_t len)
 	return 0;
 }
 
-/* The backing file of bound loop device name ("loopN"): 0, or -1. */
-static int loop_backing(const char *name, dev_t *dev, ino_t *ino)
+/* A number from a small sysfs file, or -1. */
+static int read_u64(const char *p, uint64_t *v)
+{
+	char buf[32];
+	unsigned long long n;
+
+	if (read_small(p, buf, sizeof(buf)) || sscanf(buf, "%llu", &n) != 1)
+		return -1;
+	*v = n;
+	return 0;
+}
+
+/*
+ * The backing file of bound loop device name ("loopN") and where the
+ * device starts in it: 0, or -1.
+ */
+static int loop_backing(const char *name, dev_t *dev, ino_t *ino,
+			uint64_t *off)
 {
 	struct loop_info64 li;
 	char p[300], back[4096];
@@ -101,6 +128,7 @@ static int loop_backing(const char *name, dev_t *dev, ino_t *ino)
 		if (ok) {
 			*dev = (dev_t)li.lo_device;
 			*ino = (ino_t)li.lo_inode;
+			*off = li.lo_offset;
 			return 0;
 		}
 	}
@@ -110,14 +138,98 @@ static int loop_backing(const char *name, dev_t *dev, ino_t *ino)
 		return -1;
 	*dev = st.st_dev;
 	*ino = st.st_ino;
+	snprintf(p, sizeof(p), "/sys/block/%s/loop/offset", name);
+	if (read_u64(p, off))
+		*off = 0;
 	return 0;
 }
 
-static int resolve(const char *path, int fd, struct ident *id, struct err *e)
+/*
+ * Block device rdev: its whole disk (name and number) and the bytes of
+ * it the device covers; a partition has a "partition" file in sysfs and
+ * its parent directory is the disk's.  0, or -1 when sysfs cannot say.
+ */
+static int blk_where(dev_t rdev, char *name, size_t nlen, dev_t *whole,
+		     uint64_t *start, uint64_t *end)
+{
+	char p[96], real[512], q[600], mm[32], *base;
+	unsigned ma, mi;
+	uint64_t v, sz;
+
+	snprintf(p, sizeof(p), "/sys/dev/block/%u:%u", major(rdev),
+		 minor(rdev));
+	if (!realpath(p, real))
+		return -1;
+	*whole = rdev;
+	*start = 0;
+	*end = TO_END;
+	snprintf(q, sizeof(q), "%s/partition", real);
+	if (access(q, F_OK) == 0) {
+		snprintf(q, sizeof(q), "%s/start", real);
+		if (read_u64(q, &v))
+			return -1;
+		snprintf(q, sizeof(q), "%s/size", real);
+		if (read_u64(q, &sz))
+			return -1;
+		*start = v * 512;	/* sysfs counts 512-byte sectors */
+		*end = *start + sz * 512;
+		base = strrchr(real, '/');
+		if (!base)
+			return -1;
+		*base = '\0';		/* the disk's directory */
+		snprintf(q, sizeof(q), "%s/dev", real);
+		if (read_small(q, mm, sizeof(mm)) ||
+		    sscanf(mm, "%u:%u", &ma, &mi) != 2)
+			return -1;
+		*whole = makedev(ma, mi);
+	}
+	base = strrchr(real, '/');
+	base = base ? base + 1 : real;
+	if (strlen(base) >= nlen)
+		return -1;
+	memcpy(name, base, strlen(base) + 1);
+	return 0;
+}
+
+/*
+ * Block device rdev as an ident: the whole disk and bytes it covers,
+ * then the file behind a loop device.  off, len: a range inside rdev
+ * (len 0: all of it).
+ */
+static void blk_ident(dev_t rdev, uint64_t off, uint64_t len,
+		      struct ident *id)
+{
+	char name[256];
+	uint64_t lo;
+
+	id->blk = true;
+	id->rdev = rdev;
+	if (blk_where(rdev, name, sizeof(name), &id->whole, &id->wstart,
+		      &id->wend)) {
+		id->whole = rdev;
+		id->wstart = 0;
+		id->wend = TO_END;
+		name[0] = '\0';
+	}
+	id->wstart += off;
+	if (len)
+		id->wend = id->wstart + len;
+	id->start = id->wstart;
+	id->end = id->wend;
+	if (strncmp(name, "loop", 4) == 0 && strlen(name) < sizeof(id->loop) &&
+	    loop_backing(name, &id->dev, &id->ino, &lo) == 0) {
+		id->file = true;
+		snprintf(id->loop, sizeof(id->loop), "%.31s", name);
+		id->start += lo;
+		if (id->end != TO_END)
+			id->end += lo;
+	}
+}
+
+static int resolve(const char *path, int fd, uint64_t off, uint64_t len,
+		   struct ident *id, struct err *e)
 {
 	struct stat st;
-	char p[96], link[512], *base;
-	ssize_t n;
 
 	memset(id, 0, sizeof(*id));
 	if (fstat(fd, &st) < 0)
@@ -126,24 +238,11 @@ static int resolve(const char *path, int fd, struct ident *id, struct err *e)
 		id->file = true;
 		id->dev = st.st_dev;
 		id->ino = st.st_ino;
+		id->start = off;
+		id->end = len ? off + len : TO_END;
 		return 0;
 	}
-	id->blk = true;
-	id->rdev = st.st_rdev;
-	snprintf(p, sizeof(p), "/sys/dev/block/%u:%u", major(st.st_rdev),
-		 minor(st.st_rdev));
-	n = readlink(p, link, sizeof(link) - 1);
-	if (n <= 0)
-		return 0;
-	link[n] = '\0';
-	base = strrchr(link, '/');
-	base = base ? base + 1 : link;
-	if (strncmp(base, "loop", 4) != 0 || strlen(base) >= sizeof(id->loop))
-		return 0;
-	if (loop_backing(base, &id->dev, &id->ino) == 0) {
-		id->file = true;
-		snprintf(id->loop, sizeof(id->loop), "%.31s", base);
-	}
+	blk_ident(st.st_rdev, off, len, id);
 	return 0;
 }
 
@@ -178,11 +277,39 @@ static bool holder_is_us(const char *pid)
 	       strncmp(comm, "xfsdefrag", 9) == 0;
 }
 
+/* The xfsdefrag whose pid is at byte at of lock file fd, or "". */
+static void holder_pid(int fd, uint64_t at, char *pid, size_t len)
+{
+	ssize_t n = pread(fd, pid, len - 1, (off_t)at);
+
+	pid[n > 0 ? n : 0] = '\0';
+	pid[strcspn(pid, "\n")] = '\0';
+	if (!holder_is_us(pid))
+		pid[0] = '\0';	/* stale, or a lock not taken by us */
+}
+
+/*
+ * The lock file is named by what holds the bytes (a file, or a whole
+ * disk); a writer locks the bytes it writes in it (an OFD lock on the
+ * same range of the lock file), so that writers on two partitions that
+ * do not overlap both proceed.  A writer of everything also takes an
+ * exclusive flock, a writer of a part a shared one: a flock(1) of the
+ * lock file (tests, scripts) holds every writer off.  The writer's pid
+ * is written at the first byte of its range, for the other's message.
+ */
 static int take_lock(const char *path, const struct ident *id,
 		     struct excl *x, struct err *e)
 {
+	bool all = id->start == 0 && id->end == TO_END;
 	char dir[128], lp[256], pid[32] = "";
-	int fd, n;
+	struct flock fl = {
+		.l_type = F_WRLCK,
+		.l_whence = SEEK_SET,
+		.l_start = (off_t)id->start,
+		.l_len = id->end == TO_END ? 0 : (off_t)(id->end - id->start),
+	};
+	uint64_t at = id->start;
+	int fd, n, err = 0;
 
 	lock_dir(dir, sizeof(dir));
 	if (!dir[0])
@@ -194,20 +321,24 @@ static int take_lock(const char *path, const struct ident *id,
 			 (unsigned long long)id->ino);
 	else
 		snprintf(lp, sizeof(lp), "%s/blk-%u-%u.lock", dir,
-			 major(id->rdev), minor(id->rdev));
+			 major(id->whole), minor(id->whole));
 	fd = open(lp, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return err_set(e, -errno, "refusing to write: cannot open the "
 			       "writer's lock %s: %s", lp, strerror(errno));
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		int err = errno;
-
-		n = (int)pread(fd, pid, sizeof(pid) - 1, 0);
-		pid[n > 0 ? n : 0] = '\0';
-		pid[strcspn(pid, "\n")] = '\0';
+	if (flock(fd, (all ? LOCK_EX : LOCK_SH) | LOCK_NB) < 0) {
+		err = errno;
+		at = 0;		/* a writer of everything holds it */
+	} else if (fcntl(fd, F_OFD_SETLK, &fl) < 0) {
+		err = errno;
+		if (fcntl(fd, F_OFD_GETLK, &fl) == 0 && fl.l_type != F_UNLCK)
+			at = (uint64_t)fl.l_start;
+		if (err == EACCES || err == EAGAIN)
+			err = EWOULDBLOCK;
+	}
+	if (err) {
+		holder_pid(fd, at, pid, sizeof(pid));
 		close(fd);
-		if (!holder_is_us(pid))
-			pid[0] = '\0';	/* stale, or a lock not taken by us */
 		if (err != EWOULDBLOCK)
 			return err_set(e, -err, "refusing to write: cannot lock "
 				       "%s: %s", lp, strerror(err));
@@ -217,8 +348,11 @@ static int take_lock(const char *path, const struct ident *id,
 			       "lock %s)", pid[0] ? " (pid " : "", pid,
 			       pid[0] ? ")" : "", path, lp);
 	}
-	n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
-	if (ftruncate(fd, 0) == 0 && pwrite(fd, pid, (size_t)n, 0) != n) {
+	/* padded with newlines over a longer pid left by an earlier one */
+	n = snprintf(pid, sizeof(pid), "%-23ld", (long)getpid());
+	memset(pid + strcspn(pid, " "), '\n', (size_t)n - strcspn(pid, " "));
+	if ((!all || ftruncate(fd, 0) == 0) &&
+	    pwrite(fd, pid, (size_t)n, (off_t)id->start) != n) {
 		/* the pid is only for the other side's message */
 	}
 	x->lockfd = fd;
@@ -227,13 +361,16 @@ static int take_lock(const char *path, const struct ident *id,
 
 /*
  * A loop device's backing file gets the flock an image file gets, so a
- * tool that locks the file before writing it waits for us.  A file the
- * driver names by a path we cannot open (deleted, another namespace)
- * cannot be locked: the writer scan still sees who has it open.
+ * tool that locks the file before writing it waits for us (shared, for
+ * a partition's bytes: a writer of another partition may hold it too).
+ * A file the driver names by a path we cannot open (deleted, another
+ * namespace) cannot be locked: the writer scan still sees who has it
+ * open.
  */
 static int lock_backing(const char *path, const struct ident *id,
 			struct excl *x, struct err *e)
 {
+	bool all = id->start == 0 && id->end == TO_END;
 	char p[300], back[4096];
 	struct stat st;
 	int fd;
@@ -249,7 +386,7 @@ static int lock_backing(const char *path, const struct ident *id,
 		close(fd);	/* the name now holds another file */
 		return 0;
 	}
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+	if (flock(fd, (all ? LOCK_EX : LOCK_SH) | LOCK_NB) < 0) {
 		int err = errno;
 
 		close(fd);
@@ -263,7 +400,52 @@ static int lock_backing(const char *path, const struct ident *id,
 	return 0;
 }
 
-/* Another bound loop device over the same file? */
+/*
+ * Is loop device name, or one of its partitions, mounted?  Fills mnt
+ * and the device's name (which may be a partition's: "loop0p2").
+ */
+static bool loop_mounted(const char *name, char *mnt, size_t len,
+			 char *which, size_t wlen)
+{
+	char p[600], mm[32];
+	struct dirent *de;
+	unsigned ma, mi;
+	bool found = false;
+	DIR *d;
+
+	snprintf(p, sizeof(p), "/sys/block/%s/dev", name);
+	if (read_small(p, mm, sizeof(mm)) == 0 &&
+	    sscanf(mm, "%u:%u", &ma, &mi) == 2 &&
+	    probe_dev_mounted(makedev(ma, mi), mnt, len)) {
+		snprintf(which, wlen, "%s", name);
+		return true;
+	}
+	snprintf(p, sizeof(p), "/sys/block/%s", name);
+	d = opendir(p);
+	if (!d)
+		return false;
+	while (!found && (de = readdir(d)) != NULL) {
+		if (strncmp(de->d_name, name, strlen(name)) != 0 ||
+		    strlen(de->d_name) > 255)
+			continue;
+		snprintf(p, sizeof(p), "/sys/block/%s/%s/dev", name,
+			 de->d_name);
+		if (read_small(p, mm, sizeof(mm)) == 0 &&
+		    sscanf(mm, "%u:%u", &ma, &mi) == 2 &&
+		    probe_dev_mounted(makedev(ma, mi), mnt, len)) {
+			snprintf(which, wlen, "%s", de->d_name);
+			found = true;
+		}
+	}
+	closedir(d);
+	return found;
+}
+
+/*
+ * Another bound loop device over the bytes of the same file?  (The
+ * path's own loop device, when it is one of its partitions, is the
+ * disk it is on: a writer on it is found as a writer.)
+ */
 static int check_loops(const char *path, const struct ident *id,
 		       struct err *e)
 {
@@ -277,24 +459,26 @@ static int check_loops(const char *path, const struct ident *id,
 	if (!d)
 		return 0;
 	while (!ret && (de = readdir(d)) != NULL) {
-		char p[300], mm[32], mnt[256];
-		unsigned ma, mi;
+		char p[300], mnt[256], which[256];
+		uint64_t lo, sz;
 		dev_t dev;
 		ino_t ino;
 
 		if (strncmp(de->d_name, "loop", 4) != 0 ||
 		    strcmp(de->d_name, id->loop) == 0 ||
 		    strlen(de->d_name) >= 32 ||
-		    loop_backing(de->d_name, &dev, &ino) != 0 ||
+		    loop_backing(de->d_name, &dev, &ino, &lo) != 0 ||
 		    dev != id->dev || ino != id->ino)
 			continue;
-		snprintf(p, sizeof(p), "/sys/block/%s/dev", de->d_name);
-		if (read_small(p, mm, sizeof(mm)) == 0 &&
-		    sscanf(mm, "%u:%u", &ma, &mi) == 2 &&
-		    probe_dev_mounted(makedev(ma, mi), mnt, sizeof(mnt)))
+		snprintf(p, sizeof(p), "/sys/block/%s/size", de->d_name);
+		if (read_u64(p, &sz) == 0 &&
+		    !overlap(lo, lo + sz * 512, id->start, id->end))
+			continue;	/* other bytes of the file */
+		if (loop_mounted(de->d_name, mnt, sizeof(mnt), which,
+				 sizeof(which)))
 			ret = err_set(e, -EBUSY, "refusing to write: %s is "
 				      "mounted on %s (through loop device "
-				      "/dev/%s)", path, mnt, de->d_name);
+				      "/dev/%s)", path, mnt, which);
 		else if (id->loop[0])
 			ret = err_set(e, -EBUSY, "refusing to write: the file "
 				      "behind %s also backs loop device "
@@ -315,6 +499,7 @@ static int check_loops(const char *path, const struct ident *id,
 static bool fd_matches(int dfd, const char *name, const struct ident *id)
 {
 	char link[64];
+	struct ident other;
 	struct stat st;
 	ssize_t n = readlinkat(dfd, name, link, sizeof(link) - 1);
 
@@ -323,10 +508,20 @@ static bool fd_matches(int dfd, const char *name, const struct ident *id)
 		return false;
 	if (fstatat(dfd, name, &st, 0) != 0)
 		return false;
-	if (id->blk && S_ISBLK(st.st_mode) && st.st_rdev == id->rdev)
+	if (S_ISREG(st.st_mode))
+		/* a writer of the file may write any of its bytes */
+		return id->file && st.st_dev == id->dev && st.st_ino == id->ino;
+	if (!S_ISBLK(st.st_mode))
+		return false;
+	if (id->blk && st.st_rdev == id->rdev)
 		return true;
-	return id->file && S_ISREG(st.st_mode) && st.st_dev == id->dev &&
-	       st.st_ino == id->ino;
+	/* the whole disk, a partition, a loop device over the file */
+	blk_ident(st.st_rdev, 0, 0, &other);
+	if (id->file != other.file ||
+	    (id->file && (other.dev != id->dev || other.ino != id->ino)) ||
+	    (!id->file && other.whole != id->whole))
+		return false;
+	return overlap(other.start, other.end, id->start, id->end);
 }
 
 /* Open for writing, by the flags in /proc/PID/fdinfo/FD? */
@@ -427,32 +622,84 @@ static int check_writers(const char *path, const struct ident *id,
 	}
 }
 
+/* The first holder of sysfs block directory dir, or "" (0 / 1). */
+static bool first_holder(const char *dir, char *name, size_t len)
+{
+	char p[600];
+	struct dirent *de;
+	DIR *d;
+
+	name[0] = '\0';
+	snprintf(p, sizeof(p), "%s/holders", dir);
+	d = opendir(p);
+	if (!d)
+		return false;
+	while ((de = readdir(d)) != NULL)
+		if (de->d_name[0] != '.') {
+			snprintf(name, len, "%s", de->d_name);
+			break;
+		}
+	closedir(d);
+	return name[0] != '\0';
+}
+
+/*
+ * A device-mapper or md device built on the bytes: on the whole disk,
+ * or on a partition of it that overlaps them.
+ */
 static int check_holders(const char *path, const struct ident *id,
 			 struct err *e)
 {
-	char p[96];
+	char p[96], real[512], sub[800], who[256];
 	struct dirent *de;
-	DIR *d;
 	int ret = 0;
+	DIR *d;
 
 	if (!id->blk)
 		return 0;
-	snprintf(p, sizeof(p), "/sys/dev/block/%u:%u/holders",
-		 major(id->rdev), minor(id->rdev));
-	d = opendir(p);
+	snprintf(p, sizeof(p), "/sys/dev/block/%u:%u", major(id->whole),
+		 minor(id->whole));
+	if (!realpath(p, real))
+		return 0;
+	if (first_holder(real, who, sizeof(who)))
+		return err_set(e, -EBUSY, "refusing to write: %s is held by "
+			       "%s (a device-mapper or md device is built on "
+			       "%s)", path, who, id->whole == id->rdev ?
+			       "it" : "its disk");
+	d = opendir(real);
 	if (!d)
 		return 0;
-	while (!ret && (de = readdir(d)) != NULL)
-		if (de->d_name[0] != '.')
+	while (!ret && (de = readdir(d)) != NULL) {
+		uint64_t st, sz;
+
+		if (de->d_name[0] == '.' || strlen(de->d_name) > 255)
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s/partition", real,
+			 de->d_name);
+		if (access(sub, F_OK) != 0)
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s/start", real, de->d_name);
+		if (read_u64(sub, &st))
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s/size", real, de->d_name);
+		if (read_u64(sub, &sz) ||
+		    !overlap(st * 512, (st + sz) * 512, id->wstart, id->wend))
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s", real, de->d_name);
+		if (first_holder(sub, who, sizeof(who)))
 			ret = err_set(e, -EBUSY, "refusing to write: %s is "
 				      "held by %s (a device-mapper or md "
-				      "device is built on it)", path,
-				      de->d_name);
+				      "device is built on %s%s)", path, who,
+				      id->whole == id->rdev ? "its partition " :
+				      "", id->whole == id->rdev ? de->d_name :
+				      "it");
+	}
 	closedir(d);
 	return ret;
 }
 
-int excl_take(const char *path, int fd, struct excl **out, struct err *e)
+int excl_take(const char *path, int fd, uint64_t off, uint64_t len,
+	      struct excl **out, struct err *e)
 {
 	struct excl *x = calloc(1, sizeof(*x));
 	struct ident id;
@@ -463,11 +710,13 @@ int excl_take(const char *path, int fd, struct excl **out, struct err *e)
 		return err_set(e, -ENOMEM, "out of memory");
 	x->lockfd = -1;
 	x->backfd = -1;
-	ret = resolve(path, fd, &id, e);
+	ret = resolve(path, fd, off, len, &id, e);
 	/* the lock first: two racing writers serialize on it */
 	if (ret == 0)
 		ret = take_lock(path, &id, x, e);
-	if (ret == 0 && !id.blk && flock(fd, LOCK_EX | LOCK_NB) < 0)
+	/* other tools lock the whole file; a part of it, shared */
+	if (ret == 0 && !id.blk &&
+	    flock(fd, (len ? LOCK_SH : LOCK_EX) | LOCK_NB) < 0)
 		ret = errno == EWOULDBLOCK ?
 		      err_set(e, -EBUSY, "refusing to write: %s is busy: "
 			      "another process holds a lock on it", path) :
@@ -508,7 +757,7 @@ int excl_bytes_identity(const char *path, int fd, dev_t *dev, ino_t *ino,
 			struct err *e)
 {
 	struct ident id;
-	int ret = resolve(path, fd, &id, e);
+	int ret = resolve(path, fd, 0, 0, &id, e);
 
 	if (ret)
 		return ret;

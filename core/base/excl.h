@@ -11,14 +11,26 @@
  * from before its first read to its end.  An image file is also flocked
  * itself, for other tools that lock it so.
  *
+ * A partition is the bytes it covers of its whole disk (sysfs start and
+ * size), and of the file behind the disk when that is a loop device
+ * (plus the loop device's offset); a part of an image file or a disk
+ * (a partition named by its number, img_open_range) the same.  Writers
+ * of bytes that do not overlap (two partitions) do not exclude each
+ * other: the lock is a byte-range lock on the lock file (OFD locks).
+ *
  * Beyond another xfsdefrag, excl_take refuses (-EBUSY, the message names
  * who) when:
- *   - the image file backs a loop device, or the loop device's backing
- *     file backs another one (a second path to the same bytes);
- *   - another process has the file, the device or the backing file open
- *     for writing (/proc/PID/fd, flags from /proc/PID/fdinfo/FD);
- *   - a block device has holders (device mapper, md: sysfs holders/).
- * A loop device's backing file is flocked too, as an image file is.
+ *   - the image file backs a loop device over overlapping bytes, or the
+ *     loop device's backing file backs another one (a second path to
+ *     the same bytes); the loop device a partition's path is on is its
+ *     disk, not a second path;
+ *   - another process has the file, the device, its whole disk, an
+ *     overlapping partition or the backing file open for writing
+ *     (/proc/PID/fd, flags from /proc/PID/fdinfo/FD);
+ *   - the whole disk, or an overlapping partition of it, has holders
+ *     (device mapper, md: sysfs holders/).
+ * A loop device's backing file is flocked too, as an image file is
+ * (shared for a partition's bytes).
  * excl_check_ro refuses (-EROFS) a file without any write permission bit
  * (root could write it anyway: its owner said not to) and a read-only
  * block device (BLKROGET; a read-only loop device), before anything is
@@ -28,6 +40,7 @@
 #ifndef CORE_EXCL_H
 #define CORE_EXCL_H
 
+#include <stdint.h>
 #include <sys/stat.h>
 
 #include "core/base/err.h"
@@ -37,10 +50,12 @@ struct excl;
 /* -EROFS (message in e) if path (st: its stat) must not be written. */
 int excl_check_ro(const char *path, const struct stat *st, struct err *e);
 /*
- * Take the writer's lock for path, open read-write as fd (which stays
- * the caller's), and check that no other writer can reach it.
+ * Take the writer's lock for the len bytes at off of path (len 0: all
+ * of it), open read-write as fd (which stays the caller's), and check
+ * that no other writer can reach them.
  */
-int excl_take(const char *path, int fd, struct excl **out, struct err *e);
+int excl_take(const char *path, int fd, uint64_t off, uint64_t len,
+	      struct excl **out, struct err *e);
 void excl_release(struct excl *x);
 /*
  * Look again for another process with the bytes open for writing (the

@@ -17,6 +17,9 @@
 struct file_priv {
 	int fd;
 	bool zero_past_eof;	/* reads past the file's end give zeros */
+	uint64_t base;		/* the image's first byte in the file */
+	bool range;		/* a part of the file (a partition): its size
+				 * is not the file's */
 	struct excl *excl;	/* the writer's lock, NULL when read-only */
 	int dfd;		/* O_DIRECT, for bulk reads; -1 if none */
 	unsigned dalign;
@@ -29,6 +32,7 @@ static int file_pread(struct img *im, void *buf, size_t len, uint64_t off)
 	struct file_priv *fp = im->priv;
 	uint8_t *p = buf;
 
+	off += fp->base;
 	while (len) {
 		ssize_t n = pread(fp->fd, p, len, (off_t)off);
 
@@ -56,6 +60,7 @@ static int file_pwrite(struct img *im, const void *buf, size_t len,
 	struct file_priv *fp = im->priv;
 	const uint8_t *p = buf;
 
+	off += fp->base;
 	while (len) {
 		ssize_t n = pwrite(fp->fd, p, len, (off_t)off);
 
@@ -118,6 +123,12 @@ static int busy(const char *path, const struct stat *st, struct err *e)
 int img_open_file(const char *path, unsigned flags, struct img **out,
 		  struct err *e)
 {
+	return img_open_range(path, flags, 0, 0, out, e);
+}
+
+int img_open_range(const char *path, unsigned flags, uint64_t off,
+		   uint64_t len, struct img **out, struct err *e)
+{
 	bool rdwr = (flags & IMG_RDWR) != 0;
 	struct file_priv *fp = NULL;
 	struct img *im = NULL;
@@ -169,14 +180,25 @@ int img_open_file(const char *path, unsigned flags, struct img **out,
 			      "device", path);
 		goto fail;
 	}
+	if (len && (off > (uint64_t)st.st_size ||
+		    len > (uint64_t)st.st_size - off)) {
+		ret = err_set(e, -ENXIO, "%s: bytes %llu-%llu lie beyond its "
+			      "end (%llu bytes)", path,
+			      (unsigned long long)off,
+			      (unsigned long long)(off + len - 1),
+			      (unsigned long long)st.st_size);
+		goto fail;
+	}
 	/* one writer at a time, whatever the path (excl.h) */
-	if (rdwr && (ret = excl_take(path, fd, &fp->excl, e)) != 0)
+	if (rdwr && (ret = excl_take(path, fd, off, len, &fp->excl, e)) != 0)
 		goto fail;
 	fp->fd = fd;
 	fp->dfd = -1;
+	fp->base = len ? off : 0;
+	fp->range = len != 0;
 	im->ops = &file_ops;
 	im->priv = fp;
-	im->size = (uint64_t)st.st_size;
+	im->size = len ? len : (uint64_t)st.st_size;
 	im->writable = rdwr;
 	*out = im;
 	return 0;
@@ -236,7 +258,7 @@ static int resize(struct img *im, uint64_t size)
 		fp = im->priv;
 		if (fstat(fp->fd, &st))
 			return -errno;
-		if (!S_ISREG(st.st_mode))
+		if (!S_ISREG(st.st_mode) || fp->range)
 			return -ENOTTY;
 		ret = ftruncate(fp->fd, (off_t)size) ? -errno : 0;
 	}
@@ -257,7 +279,7 @@ void img_zero_past_eof(struct img *im, uint64_t size)
 	struct file_priv *fp = file_bottom(im);
 	struct stat st;
 
-	if (!fp || fstat(fp->fd, &st) || !S_ISREG(st.st_mode) ||
+	if (!fp || fp->range || fstat(fp->fd, &st) || !S_ISREG(st.st_mode) ||
 	    size <= im->size)
 		return;
 	fp->zero_past_eof = true;
@@ -268,7 +290,7 @@ void img_zero_past_eof(struct img *im, uint64_t size)
 int img_discard(struct img *im, uint64_t off, uint64_t len)
 {
 	struct file_priv *fp = file_bottom(im);
-	uint64_t range[2] = { off, len };
+	uint64_t range[2];
 	struct stat st;
 
 	if (!im->writable)
@@ -277,6 +299,9 @@ int img_discard(struct img *im, uint64_t off, uint64_t len)
 		return -EOPNOTSUPP;
 	if (off > im->size || len > im->size - off)
 		return -ENXIO;
+	off += fp->base;	/* a partition's bytes in the disk */
+	range[0] = off;
+	range[1] = len;
 	if (fstat(fp->fd, &st))
 		return -errno;
 	if (S_ISBLK(st.st_mode))
@@ -303,6 +328,7 @@ int img_raw(const struct img *im, struct img_raw *out)
 	if (!fp)
 		return -EOPNOTSUPP;
 	out->fd = fp->fd;
+	out->base = fp->base;
 	out->dfd = fp->dfd;
 	out->dalign = fp->dalign;
 	out->direct_always = fp->direct_always;
@@ -326,7 +352,8 @@ void img_willneed(struct img *im, uint64_t off, uint64_t len)
 		return;
 	if (len > im->size - off)
 		len = im->size - off;
-	posix_fadvise(fp->fd, (off_t)off, (off_t)len, POSIX_FADV_WILLNEED);
+	posix_fadvise(fp->fd, (off_t)(fp->base + off), (off_t)len,
+		      POSIX_FADV_WILLNEED);
 }
 
 uint64_t img_next_data(struct img *im, uint64_t off)
@@ -338,10 +365,11 @@ uint64_t img_next_data(struct img *im, uint64_t off)
 		return im->size;
 	if (!fp)
 		return off;
-	d = lseek(fp->fd, (off_t)off, SEEK_DATA);
+	d = lseek(fp->fd, (off_t)(fp->base + off), SEEK_DATA);
 	if (d < 0)
 		/* ENXIO: only a hole to the end; else it cannot tell */
 		return errno == ENXIO ? im->size : off;
+	d -= (off_t)fp->base;
 	return (uint64_t)d < im->size ? (uint64_t)d : im->size;
 }
 
@@ -352,9 +380,10 @@ uint64_t img_next_hole(struct img *im, uint64_t off)
 
 	if (off >= im->size || !fp)
 		return im->size;
-	h = lseek(fp->fd, (off_t)off, SEEK_HOLE);
-	if (h < 0 || (uint64_t)h <= off)
+	h = lseek(fp->fd, (off_t)(fp->base + off), SEEK_HOLE);
+	if (h < 0 || (uint64_t)h <= fp->base + off)
 		return im->size;
+	h -= (off_t)fp->base;
 	return (uint64_t)h < im->size ? (uint64_t)h : im->size;
 }
 
@@ -380,6 +409,11 @@ int img_set_direct(struct img *im, bool always)
 		return -errno;
 	if (ioctl(fd, BLKSSZGET, &lbs) == 0 && lbs > (int)align)
 		align = (unsigned)lbs;
+	if (fp->base % align) {
+		/* the image does not start on an aligned offset */
+		close(fd);
+		return -EINVAL;
+	}
 	/* some filesystems accept the flag and fail every read: try one */
 	probe = aligned_alloc(align, align);
 	if (!probe) {

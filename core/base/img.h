@@ -47,6 +47,13 @@ struct img {
  */
 int img_open_file(const char *path, unsigned flags, struct img **out,
 		  struct err *e);
+/*
+ * The same for the len bytes at off of the file or device (a partition
+ * of a whole disk): offset 0 of the img is byte off.  len 0: all of it.
+ * A writer excludes only writers whose bytes overlap these (excl.h).
+ */
+int img_open_range(const char *path, unsigned flags, uint64_t off,
+		   uint64_t len, struct img **out, struct err *e);
 /* Wrap a caller-owned buffer (tests, fuzzing); read-only unless IMG_RDWR. */
 int img_open_mem(void *buf, size_t len, unsigned flags, struct img **out);
 
@@ -75,7 +82,8 @@ int img_recheck_writers(const struct img *im, struct err *e);
 /*
  * What bulk readers (core/base/reader.h) read with: the descriptors of
  * the file layer under im, when every layer above it passes reads
- * through unchanged.  dfd is the O_DIRECT descriptor (-1 unless
+ * through unchanged, and where the image starts in them (base: a
+ * partition of a whole-disk image).  dfd is the O_DIRECT descriptor (-1 unless
  * img_set_direct succeeded), dalign its offset, length and memory
  * alignment; direct_always says every bulk read takes it, else only
  * those after the first that the page cache could not serve.  The
@@ -90,6 +98,7 @@ struct img_bulk {
 
 struct img_raw {
 	int fd, dfd;
+	uint64_t base;		/* image offset 0 is this byte of fd and dfd */
 	unsigned dalign;
 	bool direct_always;
 	struct img_bulk bulk;
@@ -132,7 +141,8 @@ int img_stat(const struct img *im, struct stat *st);
 /*
  * Cut or extend the regular file under im to size bytes (ftruncate; an
  * extension reads as zeros), and set the size of every layer down to
- * it: -ENOTTY for a block device (its size is the device's),
+ * it: -ENOTTY for a block device (its size is the device's) and for a
+ * partition (img_open_range: its size is the partition table's),
  * -EOPNOTSUPP for memory images, -EROFS when im is read-only.
  */
 int img_resize(struct img *im, uint64_t size);
@@ -140,7 +150,7 @@ int img_resize(struct img *im, uint64_t size);
  * An image file shorter than size (an undo of a shrink: the run cut it
  * short): im and every layer under it read size bytes, the bytes past
  * the file's end as zeros, and writes there extend the file.  No effect
- * on devices or when the file is that long.
+ * on devices, partitions, or when the file is that long.
  */
 void img_zero_past_eof(struct img *im, uint64_t size);
 /*

@@ -169,23 +169,61 @@ bool probe_dev_mounted(dev_t dev, char *mountpoint, size_t len)
 	return found;
 }
 
-/* Image files are mounted through loop devices: find ours in sysfs. */
-static bool file_mounted(const struct stat *st, char *mountpoint, size_t len)
+/* A number from a small sysfs file (0 when unreadable). */
+static uint64_t sys_u64(const char *p)
 {
-	struct dirent *de;
+	unsigned long long v = 0;
+	FILE *f = fopen(p, "re");
+
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu", &v) != 1)
+		v = 0;
+	fclose(f);
+	return v;
+}
+
+/* Is sysfs block directory dir (with a "dev" file) mounted? */
+static bool sys_dev_mounted(const char *dir, char *mountpoint, size_t len)
+{
+	char p[700];
+	unsigned maj, min;
 	bool found = false;
-	DIR *d;
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/dev", dir);
+	f = fopen(p, "re");
+	if (!f)
+		return false;
+	if (fscanf(f, "%u:%u", &maj, &min) == 2)
+		found = probe_dev_mounted(makedev(maj, min), mountpoint, len);
+	fclose(f);
+	return found;
+}
+
+/*
+ * Image files are mounted through loop devices: find those over the
+ * bytes [off, end) of the file in sysfs, mounted themselves or through
+ * one of their partitions that covers some of those bytes.
+ */
+static bool file_mounted(const struct stat *st, uint64_t off, uint64_t end,
+			 char *mountpoint, size_t len)
+{
+	struct dirent *de, *pe;
+	bool found = false;
+	DIR *d, *pd;
 
 	d = opendir("/sys/block");
 	if (!d)
 		return false;
 	while (!found && (de = readdir(d)) != NULL) {
-		char p[512], backing[4096];
-		unsigned maj, min;
+		char p[300], q[700], backing[4096];
+		uint64_t lo, sz;
 		struct stat bst;
 		FILE *f;
 
-		if (strncmp(de->d_name, "loop", 4) != 0)
+		if (strncmp(de->d_name, "loop", 4) != 0 ||
+		    strlen(de->d_name) > 64)
 			continue;
 		snprintf(p, sizeof(p), "/sys/block/%s/loop/backing_file",
 			 de->d_name);
@@ -201,16 +239,55 @@ static bool file_mounted(const struct stat *st, char *mountpoint, size_t len)
 		if (stat(backing, &bst) != 0 || bst.st_dev != st->st_dev ||
 		    bst.st_ino != st->st_ino)
 			continue;
-		snprintf(p, sizeof(p), "/sys/block/%s/dev", de->d_name);
-		f = fopen(p, "re");
-		if (!f)
+		snprintf(p, sizeof(p), "/sys/block/%s", de->d_name);
+		snprintf(q, sizeof(q), "%s/loop/offset", p);
+		lo = sys_u64(q);
+		snprintf(q, sizeof(q), "%s/size", p);
+		sz = sys_u64(q) * 512;
+		if (lo < end && off < lo + sz &&
+		    sys_dev_mounted(p, mountpoint, len)) {
+			found = true;
+			break;
+		}
+		pd = opendir(p);
+		if (!pd)
 			continue;
-		if (fscanf(f, "%u:%u", &maj, &min) == 2)
-			found = probe_dev_mounted(makedev(maj, min), mountpoint, len);
-		fclose(f);
+		while (!found && (pe = readdir(pd)) != NULL) {
+			uint64_t ps, pz;
+
+			if (strncmp(pe->d_name, de->d_name,
+				    strlen(de->d_name)) != 0 ||
+			    strlen(pe->d_name) > 64)
+				continue;
+			snprintf(q, sizeof(q), "%s/%s/start", p, pe->d_name);
+			ps = lo + sys_u64(q) * 512;
+			snprintf(q, sizeof(q), "%s/%s/size", p, pe->d_name);
+			pz = sys_u64(q) * 512;
+			snprintf(q, sizeof(q), "%s/%s", p, pe->d_name);
+			if (ps < end && off < ps + pz &&
+			    sys_dev_mounted(q, mountpoint, len))
+				found = true;
+		}
+		closedir(pd);
 	}
 	closedir(d);
 	return found;
+}
+
+bool probe_mounted_range(const char *path, uint64_t off, uint64_t len,
+			 char *mountpoint, size_t mlen)
+{
+	struct stat st;
+
+	mountpoint[0] = '\0';
+	if (stat(path, &st) != 0)
+		return false;
+	if (S_ISBLK(st.st_mode))
+		return probe_dev_mounted(st.st_rdev, mountpoint, mlen);
+	if (S_ISREG(st.st_mode))
+		return file_mounted(&st, off, len ? off + len : UINT64_MAX,
+				    mountpoint, mlen);
+	return false;
 }
 
 bool probe_mounted(const char *path, char *mountpoint, size_t len)
@@ -223,6 +300,6 @@ bool probe_mounted(const char *path, char *mountpoint, size_t len)
 	if (S_ISBLK(st.st_mode))
 		return probe_dev_mounted(st.st_rdev, mountpoint, len);
 	if (S_ISREG(st.st_mode))
-		return file_mounted(&st, mountpoint, len);
+		return file_mounted(&st, 0, UINT64_MAX, mountpoint, len);
 	return false;
 }

@@ -38,6 +38,14 @@ int probe_partitions(const char *path, char *pttype, size_t ptlen,
  */
 bool probe_mounted(const char *path, char *mountpoint, size_t len);
 
+/*
+ * Is the filesystem in the len bytes at off of path mounted (len 0: to
+ * the end)?  For an image file: through a loop device over those bytes,
+ * or a partition of one; for a block device: the device itself.
+ */
+bool probe_mounted_range(const char *path, uint64_t off, uint64_t len,
+			 char *mountpoint, size_t mlen);
+
 /* Is block device dev mounted (/proc/self/mountinfo)?  Fills mountpoint. */
 bool probe_dev_mounted(dev_t dev, char *mountpoint, size_t len);
 

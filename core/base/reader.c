@@ -133,13 +133,14 @@ static void read_req(struct rdr *r, struct req *q, uint8_t *buf)
 	if (q->unread)
 		return;
 	q->res = read_full(q->direct ? r->raw.dfd : r->raw.fd, buf, q->rlen,
-			   q->roff);
+			   r->raw.base + q->roff);
 	if (q->res && q->direct) {
 		/* try once more through the page cache (EINVAL: alignment) */
 		q->direct = false;
 		q->roff = q->off;
 		q->rlen = (size_t)(q->end - q->off);
-		q->res = read_full(r->raw.fd, buf, q->rlen, q->roff);
+		q->res = read_full(r->raw.fd, buf, q->rlen,
+				   r->raw.base + q->roff);
 	}
 }
 
@@ -158,7 +159,8 @@ static bool read_cached(struct rdr *r, struct req *q, uint8_t *buf)
 		const struct rdr_seg *sg = &q->seg[i];
 		struct iovec iov = { buf + (sg->off - q->roff), sg->len };
 
-		if (preadv2(r->raw.fd, &iov, 1, (off_t)sg->off, RWF_NOWAIT) !=
+		if (preadv2(r->raw.fd, &iov, 1, (off_t)(r->raw.base + sg->off),
+			    RWF_NOWAIT) !=
 		    (ssize_t)sg->len)
 			return false;
 	}
@@ -177,7 +179,7 @@ static int uring_submit(struct rdr *r, unsigned slot)
 		return -EBUSY;
 	io_uring_prep_read(sqe, q->direct ? r->raw.dfd : r->raw.fd,
 			   q->buf + q->done, (unsigned)(q->rlen - q->done),
-			   q->roff + q->done);
+			   r->raw.base + q->roff + q->done);
 	io_uring_sqe_set_data64(sqe, slot);
 	r->inflight++;
 	/* if this fails the entry stays queued: uring_reap submits it */
@@ -262,7 +264,7 @@ static void start(struct rdr *r, unsigned slot)
 	case RDR_MMAP:
 		/* the kernel starts the reads; pread finds them in the cache */
 		if (r->how == RDR_MMAP || r->cold)
-			posix_fadvise(r->raw.fd, (off_t)q->roff,
+			posix_fadvise(r->raw.fd, (off_t)(r->raw.base + q->roff),
 				      (off_t)q->rlen, POSIX_FADV_WILLNEED);
 		q->state = R_PLANNED;
 		break;
@@ -300,8 +302,12 @@ static int map_req(struct rdr *r, struct req *q)
 {
 	uint64_t pg = r->page, mo = q->off & ~(pg - 1);
 	size_t ml = (size_t)(((q->end + pg - 1) & ~(pg - 1)) - mo);
-	void *p = mmap(NULL, ml, PROT_READ, MAP_SHARED, r->raw.fd, (off_t)mo);
+	void *p;
 
+	if (r->raw.base % pg)
+		return -1;	/* a partition not on a page boundary */
+	p = mmap(NULL, ml, PROT_READ, MAP_SHARED, r->raw.fd,
+		 (off_t)(r->raw.base + mo));
 	if (p == MAP_FAILED)
 		return -1;
 	if (madvise(p, ml, MADV_POPULATE_READ)) {
@@ -382,7 +388,7 @@ static void go_cold(struct rdr *r)
 		const struct req *q = &r->q[(r->head + k) % r->depth];
 
 		if (q->state == R_PLANNED && !q->unread)
-			posix_fadvise(r->raw.fd, (off_t)q->roff,
+			posix_fadvise(r->raw.fd, (off_t)(r->raw.base + q->roff),
 				      (off_t)q->rlen, POSIX_FADV_WILLNEED);
 	}
 }

@@ -74,6 +74,7 @@ static void teardown(struct check_ctx *c)
 				    sizeof(*ca->skip_nlink));
 			bigmem_free(ca->dent, ca->cap_dent,
 				    sizeof(*ca->dent));
+			check_pptr_free(ca);
 			inoidx_ag_free(&ca->idx);
 		}
 		free(c->cag);
@@ -157,8 +158,10 @@ int check_fs_with(struct fs *fs, const struct check_opts *o,
 	if (!c.fatal)
 		par_for(n, threads, phase_space, &c);
 	step_done(res, CHECK_STEP_SPACE, &t);
-	if (!c.fatal && !c.incomplete && !c.links_unknown)
+	if (!c.fatal && !c.incomplete && !c.links_unknown) {
 		par_for(n, threads, phase_links, &c);
+		check_pptrs(&c);
+	}
 	step_done(res, CHECK_STEP_LINKS, &t);
 	if (!c.fatal) {
 		check_sb_counters(&c);

@@ -118,6 +118,11 @@ static void shortform(struct actx *a)
 			snprintf(msg, sizeof(msg), "entry %u: name length %u, "
 				 "flags 0x%x", i, e.namelen, e.flags);
 			sf_bad(a, msg);
+		} else if ((e.flags & OD_ATTR_PARENT) &&
+			   !check_pptr_attr(a->c, a->ca, a->ino, e.name,
+					    e.namelen, e.name + e.namelen,
+					    e.valuelen, true, NULL)) {
+			a->problems++;
 		}
 	}
 	if (pos != h.totsize) {
@@ -202,6 +207,12 @@ static int leaf_entry(struct actx *a, uint64_t blk, const uint8_t *buf,
 		ent_bad(a, blk, i, "its name overlaps another's");
 		return -1;
 	}
+	if ((e->flags & OD_ATTR_PARENT) &&
+	    !check_pptr_attr(a->c, a->ca, a->ino, e->name, e->namelen,
+			     (e->flags & OD_ATTR_LOCAL) ?
+			     e->name + e->namelen : NULL, e->valuelen,
+			     e->flags & OD_ATTR_LOCAL, &e->hash))
+		a->problems++;
 	*usedbytes += e->size;
 	if (!(e->flags & OD_ATTR_LOCAL) &&
 	    keep_rmt(a, e->valueblk, e->valuelen)) {
@@ -366,6 +377,7 @@ static void blocks(struct actx *a)
 
 	ret = fork_map(a->c->fs, a->ip, FORK_ATTR, &a->map, NULL, NULL, &e);
 	if (ret) {
+		a->problems++;
 		if (ret == -ENOMEM)
 			check_fatal(a->c, ret);
 		else
@@ -423,6 +435,9 @@ void check_attr_fork(struct check_ctx *c, struct check_ag *ca,
 	else if (ip->di.aformat == OD_FMT_EXTENTS ||
 		 ip->di.aformat == OD_FMT_BTREE)
 		blocks(&a);
+	/* its parent pointers may not all have been read */
+	if (a.problems)
+		check_pptr_unknown(c, ca, a.ino);
 	extmap_free(&a.map);
 	free(a.used);
 	free(a.buf);

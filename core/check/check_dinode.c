@@ -24,7 +24,17 @@
 #define DIFLAG_NOSYMLINKS	(1u << 10)
 #define DIFLAG_ANY		0x7fffu		/* bits 0-14 */
 #define DIFLAG2_DAX		(1ull << 0)
-#define DIFLAG2_ANY		0x1full		/* DAX..NREXT64 */
+#define DIFLAG2_ANY		0x3full		/* DAX..METADATA */
+#define DIFLAG_IMMUTABLE	(1u << 3)
+#define DIFLAG_SYNC		(1u << 5)
+#define DIFLAG_NOATIME		(1u << 6)
+#define DIFLAG_NODUMP		(1u << 7)
+#define DIFLAG_NODEFRAG		(1u << 13)
+/* xfs_metafile.h: what every metadata file and directory carries */
+#define METAFILE_DIFLAGS	(DIFLAG_IMMUTABLE | DIFLAG_SYNC | \
+				 DIFLAG_NOATIME | DIFLAG_NODUMP | \
+				 DIFLAG_NODEFRAG)
+#define METADIR_DIFLAGS		(METAFILE_DIFLAGS | DIFLAG_NOSYMLINKS)
 #define DIFLAG_DIRONLY		(DIFLAG_RTINHERIT | DIFLAG_PROJINHERIT | \
 				 DIFLAG_NOSYMLINKS | OD_DIFLAG_EXTSZINHERIT)
 #define MAX_BMBT_EXTLEN		((1u << 21) - 1)
@@ -118,6 +128,20 @@ static void check_fork(struct dctx *d, bool attr)
 				 "above the format's limit", name,
 				 (unsigned long long)n);
 			check_problem(&d->ca->log, INODE_NEXTENTS, d->ino, msg);
+		}
+		break;
+	case OD_FMT_META_BTREE:
+		/* xfs_dinode_verify_fork: a realtime group's rmap btree
+		 * (with rmapbt) or refcount btree (with reflink) */
+		if (attr || !d->c->g->metadir || !od_inode_is_meta(di) ||
+		    !(od_inode_metatype(di) == OD_META_RTRMAP ?
+		      d->c->g->rmapbt :
+		      od_inode_metatype(di) == OD_META_RTREFCOUNT &&
+		      d->c->g->reflink)) {
+			snprintf(msg, sizeof(msg), "%s fork in the metadata "
+				 "btree format, not a realtime rmap or "
+				 "refcount btree file", name);
+			bad(d, msg);
 		}
 		break;
 	default:
@@ -281,6 +305,53 @@ static void check_flags2(struct dctx *d)
 		bad_flags(d, "bigtime flag without the bigtime feature");
 	if ((di->flags2 & OD_DIFLAG2_NREXT64) && !g->nrext64)
 		bad_flags(d, "nrext64 flag without the nrext64 feature");
+	if ((di->flags2 & OD_DIFLAG2_METADATA) && !g->metadir)
+		bad_flags(d, "metadata flag without the metadir feature");
+}
+
+static void bad_meta(struct dctx *d, const char *msg)
+{
+	check_problem(&d->ca->log, INODE_METADATA, d->ino, msg);
+}
+
+/*
+ * A metadata file (xfs_dinode_verify_metadir): a known type, a
+ * directory exactly when its type is dir, else a regular file, no access
+ * bits, owned by root, no DMAPI state, no dax, the flags every metadata
+ * file (and directory) carries.
+ */
+static void check_metafile(struct dctx *d)
+{
+	const struct od_inode *di = d->di;
+	unsigned type = od_inode_metatype(di);
+	char msg[96];
+
+	if (!od_inode_is_meta(di) || !d->c->g->metadir)
+		return;
+	if (type == OD_META_UNKNOWN || type >= OD_META_MAX) {
+		snprintf(msg, sizeof(msg), "metadata type %u is not one "
+			 "there is", type);
+		bad_meta(d, msg);
+	} else if ((type == OD_META_DIR) != is_dir(di->mode) ||
+		   (!is_dir(di->mode) && !is_reg(di->mode))) {
+		snprintf(msg, sizeof(msg), "a %s metadata file with mode "
+			 "0%o", od_metafile_name(type), di->mode);
+		bad_meta(d, msg);
+	}
+	if (di->mode & 0777)
+		bad_meta(d, "access permission bits set");
+	if (di->uid || di->gid)
+		bad_meta(d, "owned by a user or group other than 0");
+	if (di->dmevmask || di->dmstate)
+		bad_meta(d, "DMAPI event mask or state set");
+	if (di->flags2 & DIFLAG2_DAX)
+		bad_meta(d, "dax flag set");
+	if ((di->flags & (is_dir(di->mode) ? METADIR_DIFLAGS :
+			  METAFILE_DIFLAGS)) !=
+	    (is_dir(di->mode) ? METADIR_DIFLAGS : METAFILE_DIFLAGS))
+		bad_meta(d, "lacks flags every metadata file carries "
+			 "(immutable, sync, noatime, nodump, nodefrag; "
+			 "nosymlinks on directories)");
 }
 
 /* Fields with one valid value, and timestamps. */
@@ -292,7 +363,8 @@ static void check_fixed(struct dctx *d)
 	char msg[96];
 	unsigned i;
 
-	if (di->version > 1 && di->onlink) {
+	/* di_onlink holds the metadata type of a metadata file */
+	if (di->version > 1 && di->onlink && !od_inode_is_meta(di)) {
 		snprintf(msg, sizeof(msg), "di_onlink %u (obsolete, zero on "
 			 "v%u inodes)", di->onlink, di->version);
 		check_problem(&d->ca->log, INODE_PAD, d->ino, msg);
@@ -372,6 +444,10 @@ static void check_sb_inode(struct dctx *d)
 	if ((ino == sb->rbmino || ino == sb->rsumino) && !sb->rblocks &&
 	    di->nextents)
 		bad(d, "realtime inode with extents but no realtime device");
+	if (d->c->g->metadir && ino == sb->metadirino &&
+	    (!od_inode_is_meta(di) || od_inode_metatype(di) != OD_META_DIR))
+		bad(d, "the metadata directory's root (metadirino) is not a "
+		    "metadata directory");
 }
 
 void check_dinode(struct check_ctx *c, struct check_ag *ca,
@@ -404,6 +480,7 @@ void check_dinode(struct check_ctx *c, struct check_ag *ca,
 	check_fixed(&d);
 	check_sizes(&d);
 	check_sb_inode(&d);
+	check_metafile(&d);
 }
 
 /*

@@ -19,6 +19,8 @@ struct dctx {
 	struct check_ag *ca;
 	struct check_log *log;	/* the entries' problems go here */
 	uint64_t dir;
+	uint32_t dirgen;	/* its generation (parent pointers) */
+	bool dirmeta;		/* dir is a metadata directory */
 	/* the inode the last entry named: entries often come in order;
 	 * else the AG's index (a directory's entries may name inodes
 	 * anywhere) */
@@ -67,9 +69,10 @@ static uint8_t mode_ftype(uint16_t mode)
  * ready (check_pipe_ready).
  */
 static void verdict(struct dctx *d, struct check_log *log, uint64_t dir,
-		    const char *name, int nl, unsigned dots, uint64_t ino,
-		    uint8_t ftype)
+		    bool dirmeta, const char *name, int nl, unsigned dots,
+		    uint64_t ino, uint8_t ftype)
 {
+	const struct od_sb *sb = &d->c->fs->sb;
 	struct check_ctx *c = d->c;
 	const struct m_ag *agp = NULL;
 	const struct m_ino *mi;
@@ -102,6 +105,23 @@ static void verdict(struct dctx *d, struct check_log *log, uint64_t dir,
 	if (!dots && ino == c->fs->sb.rootino)
 		check_problem(log, DIR_ENT_ROOT, (unsigned long long)dir, nl,
 			      name);
+	if (!c->g->metadir)
+		return;
+	/* the metadata directory tree and the user's never meet */
+	if (dirmeta != !!(mi->flags & MI_METADATA))
+		check_problem(log, DIR_METADIR, (unsigned long long)dir, nl,
+			      name, (unsigned long long)ino, dirmeta ?
+			      "a metadata directory names a file that is not "
+			      "metadata" : "a metadata file named from "
+			      "outside the metadata directory");
+	else if (!dots && ino == sb->metadirino)
+		check_problem(log, DIR_METADIR, (unsigned long long)dir, nl,
+			      name, (unsigned long long)ino, "the root of "
+			      "the metadata directory has no parent");
+	else if (dots == 2 && dir == sb->metadirino && ino != dir)
+		check_problem(log, DIR_METADIR, (unsigned long long)dir, nl,
+			      name, (unsigned long long)ino, "the \"..\" of "
+			      "the metadata directory's root is not itself");
 }
 
 static int entry(void *priv, const uint8_t *name, size_t namelen,
@@ -116,6 +136,9 @@ static int entry(void *priv, const uint8_t *name, size_t namelen,
 	uint32_t agno = od_ino_agno(c->g, ino);
 
 	(void)e;
+	if (!dots)
+		check_pptr_dirent(c, d->ca, d->dir, d->dirgen, name, namelen,
+				  ino);
 	if (od_ino_valid(c->g, ino) &&
 	    (c->defer || !check_pipe_ready(c, agno))) {
 		struct check_dent de;
@@ -127,12 +150,14 @@ static int entry(void *priv, const uint8_t *name, size_t namelen,
 		de.ftype = ftype;
 		de.dots = (uint8_t)dots;
 		de.nl = (uint8_t)nl;
+		de.dirmeta = d->dirmeta;
 		memcpy(de.name, name, (size_t)nl);
 		if (check_pipe_defer(c, d->ca, &de) == 0 ||
 		    !check_pipe_wait(c, agno))
 			return 0;
 	}
-	verdict(d, d->log, d->dir, (const char *)name, nl, dots, ino, ftype);
+	verdict(d, d->log, d->dir, d->dirmeta, (const char *)name, nl, dots,
+		ino, ftype);
 	return 0;
 }
 
@@ -147,13 +172,13 @@ static void resolve_one(void *priv, size_t i, struct check_log *out)
 	struct resolve *r = priv;
 	const struct check_dent *de = &r->de[i];
 
-	verdict(&r->dc, out, de->dir, de->name, de->nl, de->dots, de->ino,
-		de->ftype);
+	verdict(&r->dc, out, de->dir, de->dirmeta, de->name, de->nl,
+		de->dots, de->ino, de->ftype);
 }
 
 void check_dirs_resolve(struct check_ctx *c, struct check_ag *ca)
 {
-	struct resolve r = { { c, ca, NULL, 0, NULL, 0 }, ca->dent };
+	struct resolve r = { { c, ca, NULL, 0, 0, false, NULL, 0 }, ca->dent };
 	uint64_t *at;
 	size_t i;
 
@@ -265,7 +290,8 @@ static int check_long(struct check_ctx *c, struct check_ag *ca,
 void check_dir(struct check_ctx *c, struct check_ag *ca,
 	       const struct inode *ip, struct err *e)
 {
-	struct dctx dc = { c, ca, &ca->log, ip->di.ino, NULL, 0 };
+	struct dctx dc = { c, ca, &ca->log, ip->di.ino, ip->di.gen,
+			   od_inode_is_meta(&ip->di), NULL, 0 };
 	struct dir d;
 	int ret;
 

@@ -153,6 +153,34 @@ static int check_bmbt_fork(struct ipass *p, int whichfork)
 	return 0;
 }
 
+/*
+ * A metadata btree fork (a realtime group's rmap or refcount btree):
+ * its blocks noted as the bmbt's are (its records map realtime space).
+ * 0, or <0 if it could not be read.
+ */
+static int check_meta_btree_fork(struct ipass *p)
+{
+	struct extmap em = { 0 };
+	int ret;
+
+	p->bmbt_flags = 0;
+	p->bmbt_first = p->ca->nbmbt;
+	err_clear(&p->e);
+	ret = fork_map(p->c->fs, p->ip, FORK_DATA, &em, bmbt_block, p, &p->e);
+	extmap_free(&em);
+	if (ret == -ENOMEM) {
+		check_fatal(p->c, ret);
+		return ret;
+	}
+	if (ret) {
+		check_problem(&p->ca->log, BMBT_DAMAGED, p->e.msg);
+		p->ca->nbmbt = p->bmbt_first;
+		return ret;
+	}
+	merge_bmbt(p);
+	return 0;
+}
+
 /* di_nblocks: every block the forks map, plus the bmbt blocks. */
 static void check_nblocks(struct ipass *p, const struct m_ino *mi,
 			  uint64_t nblocks, uint64_t bmbt_blocks)
@@ -233,6 +261,8 @@ static void check_inode(struct ipass *p, const struct m_ino *mi)
 	p->bmbt_blocks = 0;
 	check_unwritten(p, mi);
 	if (di->format == OD_FMT_BTREE && check_bmbt_fork(p, FORK_DATA))
+		counted = false;
+	if (di->format == OD_FMT_META_BTREE && check_meta_btree_fork(p))
 		counted = false;
 	if (di->forkoff && di->aformat == OD_FMT_BTREE &&
 	    check_bmbt_fork(p, FORK_ATTR))

@@ -193,7 +193,25 @@ struct check_dent {
 	uint8_t ftype;
 	uint8_t dots;		/* 1: the name is ".", 2: ".." */
 	uint8_t nl;		/* bytes of name: as many as a message shows */
+	uint8_t dirmeta;	/* dir is a metadata directory (metadir) */
 	char name[64];
+};
+
+/*
+ * One side of a parent pointer (check_pptr.c): a directory entry naming
+ * child, or a parent pointer of child, or a mark that child's pointers
+ * could not all be read.  The name is in its AG's pool.
+ */
+enum { CPP_UNKNOWN, CPP_DIRENT, CPP_PPTR };
+
+struct check_pp {
+	uint64_t child, parent;
+	uint64_t digest;	/* of the name */
+	uint32_t gen;		/* the directory's, or the pointer's */
+	uint32_t name;		/* offset in cag[agno].names */
+	uint32_t agno;
+	uint8_t namelen;
+	uint8_t kind;
 };
 
 /* Per-AG state shared by the phases. */
@@ -222,6 +240,8 @@ struct check_ag {
 	uint32_t *refs;			/* directory entries naming it */
 	bool *skip_nlink;		/* damaged or unreadable: no verdict */
 	uint64_t damaged_inodes;	/* MI_DAMAGED, or unreadable here */
+	struct check_pp *pp;		size_t npp, cap_pp;
+	uint8_t *names;			size_t names_len, cap_names;
 
 	/* spans phase */
 	struct check_spans spans;	/* every claim on this AG's blocks */
@@ -423,6 +443,24 @@ bool check_dinode_quick(const struct check_ctx *c, const uint8_t *raw,
 
 /* Directory verification (check_dirs.c). */
 struct inode;
+/*
+ * Parent pointers (check_pptr.c), with the parent feature: note a
+ * directory entry (not "." or ".."), judge and note a parent pointer
+ * (hash: its leaf entry's, NULL in shortform; false when it is bad),
+ * mark an inode whose pointers could not all be read; after the inodes
+ * phase, pair them off.
+ */
+void check_pptr_dirent(struct check_ctx *c, struct check_ag *ca,
+		       uint64_t dir, uint32_t dirgen, const uint8_t *name,
+		       size_t len, uint64_t ino);
+bool check_pptr_attr(struct check_ctx *c, struct check_ag *ca, uint64_t ino,
+		     const uint8_t *name, size_t namelen, const uint8_t *value,
+		     size_t valuelen, bool local, const uint32_t *hash);
+void check_pptr_unknown(struct check_ctx *c, struct check_ag *ca,
+			uint64_t ino);
+void check_pptrs(struct check_ctx *c);
+void check_pptr_free(struct check_ag *ca);
+
 void check_dir(struct check_ctx *c, struct check_ag *ca,
 	       const struct inode *ip, struct err *e);
 /* The entries of AG ca's directories put off: their verdicts, and their

@@ -42,6 +42,9 @@
 #define OQUOTA_BITS		0x0030u	/* OQUOTA_ENFD | OQUOTA_CHKD */
 #define GPQUOTA_BITS		0x0780u	/* [GP]QUOTA_ENFD, [GP]QUOTA_CHKD */
 #define NULLFSINO		(~0ull)
+#define RTBUF_HDR		56	/* struct xfs_rtbuf_blkinfo */
+#define MAX_RGBLOCKS		((1ull << 31) - 1)
+#define MIN_RGEXTENTS		2
 
 struct sbc {
 	struct check_ctx *c;
@@ -155,13 +158,80 @@ static void check_sizes(struct sbc *s)
 	}
 }
 
-/* The realtime fields: a filesystem without a realtime device has none. */
+/*
+ * xfs_validate_sb_rtgroups: every metadir filesystem has realtime
+ * groups (none without a realtime section), their size in range, enough
+ * of them to cover the section, rgblklog from their size, exchange on.
+ */
+static void check_rtgroups(struct sbc *s)
+{
+	const struct od_sb *sb = s->sb;
+	uint64_t groups;
+
+	if (!od_sb_has_metadir(sb))
+		return;
+	if (sb->pad[0] || sb->pad[1] || sb->pad[2] || sb->pad[3] ||
+	    sb->pad[4] || sb->pad[5] || sb->pad[6])
+		check_problem(&s->c->glog, SB_PAD, s->what,
+			      "sb_pad (bytes 281-287) is not zero");
+	if (!sb->rextsize)
+		return;		/* check_rt said so */
+	if (sb->rgextents > MAX_RGBLOCKS / sb->rextsize ||
+	    sb->rgextents < MIN_RGEXTENTS) {
+		check_problem(&s->c->glog, SB_RT, s->what,
+			      "rgextents (realtime group size) out of range");
+		return;
+	}
+	groups = (sb->rextents + sb->rgextents - 1) / sb->rgextents;
+	if (groups != sb->rgcount)
+		check_problem(&s->c->glog, SB_RT, s->what,
+			      "rgcount does not cover the realtime section "
+			      "in groups of rgextents");
+	if (sb->rgblklog != highbit64((uint64_t)sb->rgextents * sb->rextsize -
+				      1) + 1)
+		check_problem(&s->c->glog, SB_RT, s->what,
+			      "rgblklog does not match rgextents");
+	if (!od_sb_has_exchange(sb))
+		field(s, "realtime groups (metadir) without exchange");
+}
+
+/* xfs_validate_sb_zoned */
+static void check_zoned(struct sbc *s)
+{
+	const struct od_sb *sb = s->sb;
+
+	if (!od_sb_has_zoned(sb))
+		return;
+	if (sb->frextents)
+		check_problem(&s->c->glog, SB_RT, s->what,
+			      "frextents is not zero on a zoned filesystem");
+	if (sb->rtstart && sb->rtstart < sb->dblocks)
+		check_problem(&s->c->glog, SB_RT, s->what,
+			      "rtstart overlaps the data section");
+	if (sb->rtreserved && sb->rtreserved >= sb->rblocks)
+		check_problem(&s->c->glog, SB_RT, s->what,
+			      "rtreserved not below rblocks");
+}
+
+/*
+ * The realtime fields (xfs_validate_rt_geometry): a filesystem without a
+ * realtime device has none.  With metadir every group has its own
+ * bitmap, whose blocks start with a header; zoned has none.
+ */
 static void check_rt(struct sbc *s)
 {
 	const struct od_sb *sb = s->sb;
 	uint64_t rtx = (uint64_t)sb->rextsize * sb->blocksize;
+	bool meta = od_sb_has_metadir(sb);
+	uint64_t per = meta ? sb->rgextents : sb->rextents;
+	uint64_t bits = 8ull * (meta ? sb->blocksize - RTBUF_HDR :
+				sb->blocksize);
+	uint64_t rbm = od_sb_has_zoned(sb) ? 0 : (per + bits - 1) / bits;
 
-	if (rtx < MIN_RTEXTSIZE || rtx > MAX_RTEXTSIZE)
+	check_rtgroups(s);
+	check_zoned(s);
+	if (od_sb_has_zoned(sb) ? sb->rextsize != 1 :
+	    rtx < MIN_RTEXTSIZE || rtx > MAX_RTEXTSIZE)
 		check_problem(&s->c->glog, SB_RT, s->what,
 			      "rextsize out of range");
 	if (sb->rblocks == 0) {
@@ -174,9 +244,7 @@ static void check_rt(struct sbc *s)
 		return;
 	}
 	if (sb->rextsize == 0 || sb->rextents != sb->rblocks / sb->rextsize ||
-	    sb->rextslog != highbit64(sb->rextents) ||
-	    sb->rbmblocks != (sb->rextents + 8ull * sb->blocksize - 1) /
-	    (8ull * sb->blocksize))
+	    sb->rextslog != highbit64(sb->rextents) || sb->rbmblocks != rbm)
 		check_problem(&s->c->glog, SB_RT, s->what,
 			      "realtime geometry does not add up");
 }
@@ -265,7 +333,11 @@ static void check_padding(struct sbc *s, const uint8_t *raw, uint32_t len)
 	const struct od_sb *sb = s->sb;
 	uint32_t used, i;
 
-	if (od_sb_has_meta_uuid(sb))
+	if (od_sb_has_zoned(sb))
+		used = 304;	/* through sb_rtreserved */
+	else if (od_sb_has_metadir(sb))
+		used = 288;	/* through sb_pad (checked by check_rtgroups) */
+	else if (od_sb_has_meta_uuid(sb))
 		used = 264;	/* through sb_meta_uuid */
 	else if (od_sb_is_v5(sb))
 		used = 248;	/* through sb_lsn */
@@ -366,6 +438,11 @@ static void compare_primary(struct sbc *s)
 	differs(s, "features_incompat",
 		a->features_incompat & ~OD_INCOMPAT_NEEDSREPAIR,
 		b->features_incompat & ~OD_INCOMPAT_NEEDSREPAIR);
+	if (!od_sb_has_metadir(a))
+		return;
+	differs(s, "rgcount", a->rgcount, b->rgcount);
+	differs(s, "rgextents", a->rgextents, b->rgextents);
+	differs(s, "rgblklog", a->rgblklog, b->rgblklog);
 }
 
 static void check_secondary(struct check_ctx *c, uint32_t agno,
@@ -404,6 +481,34 @@ static void check_secondary(struct check_ctx *c, uint32_t agno,
 	compare_primary(&s);
 }
 
+/*
+ * With metadir the realtime and quota inodes are found in the metadata
+ * directory, and their superblock fields are zero (xfs_repair's
+ * check_pre_metadir_sb_inodes); mkfs puts the metadata directory right
+ * after the root.
+ */
+static void check_metadir_sb_inodes(struct check_ctx *c, uint64_t root)
+{
+	const struct od_sb *sb = &c->fs->sb;
+	char msg[160];
+
+	if (sb->rootino != root || sb->metadirino != root + 1) {
+		snprintf(msg, sizeof(msg), "rootino %llu and metadirino %llu: "
+			 "mkfs puts them at %llu and %llu",
+			 (unsigned long long)sb->rootino,
+			 (unsigned long long)sb->metadirino,
+			 (unsigned long long)root,
+			 (unsigned long long)root + 1);
+		check_problem(&c->glog, SB_INODES, "superblock 0", msg);
+	}
+	if (sb->rbmino || sb->rsumino || sb->uquotino || sb->gquotino ||
+	    sb->pquotino)
+		check_problem(&c->glog, SB_INODES, "superblock 0",
+			      "rbmino, rsumino, uquotino, gquotino and "
+			      "pquotino must be 0 with metadir (the metadata "
+			      "directory names those inodes)");
+}
+
 /* The inodes the primary names: where mkfs put them, or in use. */
 static void check_sb_inodes(struct check_ctx *c)
 {
@@ -418,6 +523,10 @@ static void check_sb_inodes(struct check_ctx *c)
 	char msg[128];
 	unsigned i;
 
+	if (od_sb_has_metadir(sb)) {
+		check_metadir_sb_inodes(c, root);
+		return;
+	}
 	if (sb->rootino != root || sb->rbmino != root + 1 ||
 	    sb->rsumino != root + 2) {
 		snprintf(msg, sizeof(msg), "rootino %llu, rbmino %llu and "

@@ -97,6 +97,7 @@
 	P(INODE_SIZE,		0x060b, "inode-size", "inode")		\
 	P(INODE_UNLINKED,	0x060c, "inode-next-unlinked", "inode")	\
 	P(INODE_PROJID,		0x060d, "inode-projid", "inode")	\
+	P(INODE_METADATA,	0x060e, "inode-metadata", "inode")	\
 	/* inode forks, bmbt */						\
 	P(BMBT_FITS,		0x0701, "bmbt-fits-inode", "inode")	\
 	P(BMBT_DAMAGED,		0x0702, "bmbt-damaged", "bmbt")		\
@@ -123,6 +124,7 @@
 	P(DIR_SIZE,		0x0810, "dir-size", "directory")	\
 	P(DIR_PARENT,		0x0811, "dir-parent", "directory")	\
 	P(DIR_DUP,		0x0812, "dir-entry-duplicate", "directory") \
+	P(DIR_METADIR,		0x0813, "dir-metadir", "directory")	\
 	/* attributes */						\
 	P(ATTR_RMT_DAMAGED,	0x0901, "attr-remote-damaged", "attr")	\
 	P(ATTR_RMT_SELF,	0x0902, "attr-remote-owner", "attr")	\
@@ -135,6 +137,10 @@
 	P(ATTR_NODE,		0x0909, "attr-node", "attr")		\
 	P(ATTR_SF,		0x090a, "attr-shortform", "attr")	\
 	P(ATTR_READ,		0x090b, "attr-unreadable", "attr")	\
+	P(PPTR,			0x090c, "parent-pointer", "attr")	\
+	P(PPTR_MISSING,		0x090d, "parent-pointer-missing", "attr") \
+	P(PPTR_DANGLING,	0x090e, "parent-pointer-dangling", "attr") \
+	P(PPTR_GEN,		0x090f, "parent-pointer-generation", "attr") \
 	/* symlinks */							\
 	P(SYMLINK_DAMAGED,	0x0a01, "symlink-damaged", "symlink")	\
 	/* block ownership */						\
@@ -255,6 +261,7 @@ const struct check_problem_info *check_problem_table(unsigned *n);
 #define PRF_INODE_SIZE	"inode %llu: %s"
 #define PRF_INODE_UNLINKED "inode %llu: next_unlinked %u is not an inode of the AG"
 #define PRF_INODE_PROJID "inode %llu: %s"
+#define PRF_INODE_METADATA "inode %llu (metadata file): %s"
 
 #define PRF_BMBT_FITS	"inode %llu: %s fork is in btree format but its %llu extents fit in the inode (extent count too low for btree format)"
 #define PRF_BMBT_DAMAGED "%s"
@@ -281,6 +288,7 @@ const struct check_problem_info *check_problem_table(unsigned *n);
 #define PRF_DIR_SIZE	"directory %llu: %s"
 #define PRF_DIR_PARENT	"directory %llu: %s"
 #define PRF_DIR_DUP	"directory %llu: entry \"%.*s\" appears twice"
+#define PRF_DIR_METADIR	"directory %llu: entry \"%.*s\" names inode %llu: %s"
 
 #define PRF_ATTR_RMT_DAMAGED "inode %llu attr fork block %llu (remote value): bad %s"
 #define PRF_ATTR_RMT_SELF "inode %llu attr fork block %llu (remote value): owner %llu, blkno 0x%llx, expected %llu, 0x%llx"
@@ -293,6 +301,10 @@ const struct check_problem_info *check_problem_table(unsigned *n);
 #define PRF_ATTR_NODE	"inode %llu attr fork block %llu (node): %s"
 #define PRF_ATTR_SF	"inode %llu attr fork (shortform): %s"
 #define PRF_ATTR_READ	"%s"
+#define PRF_PPTR	"inode %llu: parent pointer \"%.*s\": %s"
+#define PRF_PPTR_MISSING "inode %llu: no parent pointer for its entry \"%.*s\" in directory %llu"
+#define PRF_PPTR_DANGLING "inode %llu: parent pointer \"%.*s\" names directory %llu (generation %u), which has no such entry"
+#define PRF_PPTR_GEN	"inode %llu: parent pointer \"%.*s\" to directory %llu: generation %u, the directory's is %u"
 
 #define PRF_SYMLINK_DAMAGED "%s"
 

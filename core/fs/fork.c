@@ -135,6 +135,55 @@ static int fork_btree(struct fork_ctx *c, const uint8_t *fork, uint32_t len,
 	return btwalk_from_ptrs(&w, ptrs, root.numrecs, root.level - 1u, e);
 }
 
+/*
+ * A metadata btree fork (metadir: a realtime group's rmap or refcount
+ * btree, xfs_rtrmap_root and xfs_rtrefcount_root): its records map
+ * realtime space, so nothing of it goes in the map; the blocks under an
+ * in-inode node root are the inode's, visited (blk) and counted.
+ */
+static int fork_meta_btree(struct fork_ctx *c, const uint8_t *fork,
+			   uint32_t len, struct err *e)
+{
+	unsigned long long ino = (unsigned long long)c->ip->di.ino;
+	uint16_t type = od_inode_metatype(&c->ip->di);
+	enum od_bt_type t = type == OD_META_RTRMAP ? OD_BT_RTRMAP :
+			    OD_BT_RTREFC;
+	const struct od_bt_ops *ops = od_bt_ops(t);
+	uint64_t ptrs[256];
+	struct btwalk w = { 0 };
+	struct od_broot root;
+	uint32_t level, n, maxrecs, i;
+	char what[64];
+
+	snprintf(what, sizeof(what), "inode %llu %s root", ino, ops->name);
+	if (type != OD_META_RTRMAP && type != OD_META_RTREFCOUNT)
+		return err_set(e, -EFSCORRUPTED, "inode %llu: metadata btree "
+			       "fork in a %s metadata file", ino,
+			       od_metafile_name(type) ? od_metafile_name(type) :
+			       "unknown");
+	if (od_broot_decode(t, fork, len, &root))
+		return err_set(e, -EFSCORRUPTED, "%s: no room", what);
+	level = root.level;
+	n = root.numrecs;
+	maxrecs = root.maxrecs;
+	if (n > maxrecs || level >= OD_BTREE_MAXLEVELS_ANY ||
+	    (level && !n) || n > sizeof(ptrs) / sizeof(ptrs[0]))
+		return err_set(e, -EFSCORRUPTED, "%s: level %u, %u records "
+			       "(%u fit)", what, level, n, maxrecs);
+	if (!level)
+		return 0;
+	for (i = 0; i < n; i++)
+		ptrs[i] = od_broot_ptr(fork, &root, i);
+	w.fs = c->fs;
+	w.type = t;
+	w.owner = c->ip->di.ino;
+	w.what = what;
+	w.block = bmbt_block;
+	w.priv = c;
+	w.skip_leaves = true;
+	return btwalk_from_ptrs(&w, ptrs, n, level - 1u, e);
+}
+
 int fork_map(struct fs *fs, const struct inode *ip, int whichfork,
 	     struct extmap *m,
 	     int (*blk)(void *priv, uint64_t fsbno, unsigned level,
@@ -172,6 +221,10 @@ int fork_map(struct fs *fs, const struct inode *ip, int whichfork,
 				      "%llu", (unsigned long long)ip->di.ino,
 				      fork_name(whichfork), m->n,
 				      (unsigned long long)c.limit);
+		break;
+	case OD_FMT_META_BTREE:
+		if (whichfork == FORK_DATA)
+			ret = fork_meta_btree(&c, fork, len, e);
 		break;
 	default:
 		break;	/* local, device, or no fork: nothing mapped */

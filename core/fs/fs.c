@@ -111,22 +111,60 @@ fail:
 	return ret;
 }
 
+int fs_open_image(const char *path, unsigned flags, struct img **im,
+		  struct fs_where *w, struct err *e)
+{
+	unsigned imgfl = (flags & FS_RDWR) ? IMG_RDWR : 0;
+	unsigned partno = FS_PARTNO(flags);
+	struct wholedisk_part part;
+	int ret;
+
+	*im = NULL;
+	memset(w, 0, sizeof(*w));
+	snprintf(w->name, sizeof(w->name), "%s", path);
+	if (!partno)
+		return img_open_file(path, imgfl, im, e);
+	ret = wholedisk_part(path, partno, &part, e);
+	if (ret)
+		return ret;
+	if (part.dev[0]) {
+		/* its own device: the kernel's exclusion covers it */
+		snprintf(w->name, sizeof(w->name), "%s", part.dev);
+		w->node = true;
+		return img_open_file(part.dev, imgfl, im, e);
+	}
+	snprintf(w->name, sizeof(w->name), "%s partition %u", path, partno);
+	w->off = part.off;
+	w->len = part.len;
+	return img_open_range(path, imgfl, part.off, part.len, im, e);
+}
+
+bool fs_where_mounted(const char *path, const struct fs_where *w, char *mnt,
+		      size_t len)
+{
+	if (w->node)
+		return probe_mounted(w->name, mnt, len);
+	return probe_mounted_range(path, w->off, w->len, mnt, len);
+}
+
 int fs_open(const char *path, unsigned flags, struct fs **out, struct err *e)
 {
 	char type[64], mnt[256] = "";
+	struct fs_where w;
 	bool mounted = false;
 	struct img *im;
 	int ret;
 
 	*out = NULL;
-	ret = img_open_file(path, (flags & FS_RDWR) ? IMG_RDWR : 0, &im, e);
+	ret = fs_open_image(path, flags, &im, &w, e);
 	if (ret)
 		return ret;
 	/*
 	 * Without the XFS magic in sector 0, ask libblkid what it is, so the
 	 * user learns "ext4 filesystem, not XFS" rather than "bad magic".
+	 * (A partition named by number was probed by fs_open_image.)
 	 */
-	if (!(flags & FS_NOPROBE)) {
+	if (!(flags & FS_NOPROBE) && !FS_PARTNO(flags)) {
 		uint8_t magic[4] = { 0 };
 
 		bool xfs = img_pread(im, magic, 4, 0) == 0 &&
@@ -149,9 +187,10 @@ int fs_open(const char *path, unsigned flags, struct fs **out, struct err *e)
 			return err_set(e, -EMEDIUMTYPE, "%s: %s filesystem, "
 				       "not XFS", path, type);
 		}
-		mounted = probe_mounted(path, mnt, sizeof(mnt));
 	}
-	ret = fs_open_img(im, path, flags, out, e);
+	if (!(flags & FS_NOPROBE))
+		mounted = fs_where_mounted(path, &w, mnt, sizeof(mnt));
+	ret = fs_open_img(im, w.name, flags, out, e);
 	if (ret) {
 		img_close(im);
 		return ret;

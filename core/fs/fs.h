@@ -19,6 +19,9 @@
 
 #define FS_RDWR		0x1	/* open for writing */
 #define FS_NOPROBE	0x2	/* skip libblkid and the mount check (tests) */
+/* partition n (1, 2, ... as the kernel numbers them) of a whole disk */
+#define FS_PART(n)	(((unsigned)(n) & 0xffffu) << 16)
+#define FS_PARTNO(flags)	((unsigned)(flags) >> 16)
 
 enum fs_log_state {
 	FS_LOG_CLEAN,
@@ -52,6 +55,22 @@ struct fs {
 };
 
 int fs_open(const char *path, unsigned flags, struct fs **out, struct err *e);
+/*
+ * The image fs_open reads: path, or partition FS_PARTNO(flags) of the
+ * whole disk at path: its own device node when it has one, else its
+ * bytes of path.  Opened for writing with FS_RDWR.
+ */
+struct fs_where {
+	char name[1100];	/* for messages: path, the partition's device
+				 * or "PATH partition N" */
+	bool node;		/* name is the device that was opened */
+	uint64_t off, len;	/* else the bytes of path (len 0: all) */
+};
+int fs_open_image(const char *path, unsigned flags, struct img **im,
+		  struct fs_where *w, struct err *e);
+/* Is the filesystem fs_open_image found mounted?  Fills mnt. */
+bool fs_where_mounted(const char *path, const struct fs_where *w, char *mnt,
+		      size_t len);
 /* Open an already opened img (memory images for tests and fuzzing). */
 int fs_open_img(struct img *im, const char *name, unsigned flags,
 		struct fs **out, struct err *e);

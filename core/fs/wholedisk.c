@@ -7,12 +7,13 @@
 #include "core/base/probe.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#define MAXPARTS 16
+#define MAXPARTS 128
 
 struct buf {
 	char s[500];
@@ -80,19 +81,58 @@ int wholedisk_check(const char *path, struct err *e)
 	if (!first)
 		add(&b, "; no partition holds XFS");
 	else if (first->dev[0])
-		add(&b, "; name the partition instead, for example %s",
-		    first->dev);
+		add(&b, "; name the partition: --partition %u, or its device "
+		    "%s", first->partno, first->dev);
 	else if (stat(path, &st) == 0 && S_ISBLK(st.st_mode))
 		/* the kernel did not make its nodes (no partscan, or no
 		 * parser for this table): partx adds them */
-		add(&b, "; name the partition instead: 'partx -a %s' adds its "
-		    "device, %s%s%u", path, path,
+		add(&b, "; name the partition: --partition %u (or 'partx -a "
+		    "%s' adds its device, %s%s%u)", first->partno, path, path,
 		    path[0] && isdigit((unsigned char)path[strlen(path) - 1]) ?
 		    "p" : "", first->partno);
 	else
-		add(&b, "; name the partition instead: 'losetup --find --show "
-		    "--partscan %s' prints /dev/loopN, then partition %u is "
-		    "/dev/loopNp%u (if that does not appear, 'partx -a "
-		    "/dev/loopN' adds it)", path, first->partno, first->partno);
+		add(&b, "; name the partition: --partition %u", first->partno);
 	return err_set(e, -EMEDIUMTYPE, "%s: %s", path, b.s);
+}
+
+int wholedisk_part(const char *path, unsigned partno,
+		   struct wholedisk_part *p, struct err *e)
+{
+	struct probe_part parts[MAXPARTS];
+	char pttype[32];
+	struct buf b = { .n = 0 };
+	size_t n, i;
+	int ret;
+
+	memset(p, 0, sizeof(*p));
+	ret = probe_partitions(path, pttype, sizeof(pttype), parts, MAXPARTS,
+			       &n);
+	if (ret)
+		return err_set(e, ret, "%s: cannot read its partition table: "
+			       "%s", path, strerror(-ret));
+	if (n == 0)
+		return err_set(e, -EMEDIUMTYPE, "%s: no partition table, so "
+			       "no partition %u (name the filesystem without "
+			       "--partition)", path, partno);
+	for (i = 0; i < n && i < MAXPARTS; i++) {
+		if (parts[i].partno != partno) {
+			add(&b, "%s%u", b.n ? ", " : "", parts[i].partno);
+			continue;
+		}
+		p->off = parts[i].start;
+		p->len = parts[i].size;
+		snprintf(p->fstype, sizeof(p->fstype), "%s", parts[i].fstype);
+		snprintf(p->dev, sizeof(p->dev), "%s", parts[i].dev);
+		if (p->fstype[0] && strcmp(p->fstype, "xfs") != 0)
+			return err_set(e, -EMEDIUMTYPE, "%s: partition %u "
+				       "holds %s, not XFS", path, partno,
+				       p->fstype);
+		if (p->len == 0)
+			return err_set(e, -EMEDIUMTYPE, "%s: partition %u is "
+				       "empty (0 bytes)", path, partno);
+		return 0;
+	}
+	return err_set(e, -EMEDIUMTYPE, "%s: its %s partition table has no "
+		       "partition %u (it has %s%s)", path, pttype, partno,
+		       b.s, n > MAXPARTS ? ", ..." : "");
 }

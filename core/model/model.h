@@ -22,6 +22,7 @@
 #define MI_REALTIME	0x02
 #define MI_SIZEHINT	0x04	/* prealloc/append/extsize: map past EOF */
 #define MI_DAMAGED	0x08	/* could not be decoded fully */
+#define MI_METADATA	0x10	/* di_flags2 METADATA: a metadir file */
 #define MI_NOATTR	0x80	/* (afmt unused) no attribute fork */
 
 /* One allocated inode: 40 bytes. */

@@ -251,7 +251,9 @@ static void part_inode(struct part *p, const struct m_ag *ag,
 		frag_add(&p->frag, x, mi->nde);
 	if (frag_fork_counts(mi, FORK_ATTR))
 		frag_add(&p->frag, x + mi->nde, mi->nae);
-	if (!od_mode_isreg(mi->mode))
+	/* the metadata directory's files (xfs_db frag counts them) are
+	 * no files of the user's: not in the file figures */
+	if (!od_mode_isreg(mi->mode) || (mi->flags & MI_METADATA))
 		return;
 	p->files++;
 	p->bytes += mi->size;

@@ -82,7 +82,9 @@ static int scan_fork(struct agscan *s, const struct od_inode *di,
 			prev = r;
 			(*n)++;
 		}
-	} else if (fmt == OD_FMT_BTREE) {
+	} else if (fmt == OD_FMT_BTREE || fmt == OD_FMT_META_BTREE) {
+		/* a metadata btree (metadir) maps realtime space: only its
+		 * blocks, noted as the inode's btree blocks, come of it */
 		struct meta_ctx mc = { s, MM_BMBT, di->ino };
 
 		memcpy(s->tmp.raw, raw, s->g->inodesize);
@@ -323,6 +325,8 @@ static void scan_inode(struct agscan *s, uint64_t ino, const uint8_t *raw,
 		mi->flags |= MI_REFLINK;
 	if (di.flags & OD_DIFLAG_REALTIME)
 		mi->flags |= MI_REALTIME;
+	if (od_inode_is_meta(&di))
+		mi->flags |= MI_METADATA;
 	if ((di.flags & (OD_DIFLAG_PREALLOC | OD_DIFLAG_APPEND)) ||
 	    ((di.flags & OD_DIFLAG_EXTSIZE) && di.extsize))
 		mi->flags |= MI_SIZEHINT;

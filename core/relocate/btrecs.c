@@ -171,8 +171,10 @@ btrec_cmp_fn btrec_cmp(enum od_bt_type t)
 	case OD_BT_FINO:
 		return cmp_ino;
 	case OD_BT_REFC:
+	case OD_BT_RTREFC:
 		return cmp_refc;
 	case OD_BT_RMAP:
+	case OD_BT_RTRMAP:
 		return cmp_rmap;
 	case OD_BT_BMAP:
 		return cmp_bmap;

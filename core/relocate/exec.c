@@ -209,6 +209,8 @@ int exec_run(struct fs *fs, const struct model *m, const struct plan *p,
 	if (!ret)
 		ret = exec_renum_prepare(&x);
 	if (!ret)
+		ret = exec_pptr_prepare(&x);
+	if (!ret)
 		ret = exec_shrink_prepare(&x);
 	if (ret)
 		goto out;
@@ -259,6 +261,7 @@ int exec_run(struct fs *fs, const struct model *m, const struct plan *p,
 	undo_end(fs, x.u);
 out:
 	exec_ags_release(&x);
+	exec_pptr_release(&x);
 	exec_renum_release(&x);
 	exec_shrink_release(&x);
 	free(x.written);

@@ -74,6 +74,9 @@ struct exec_stats {
 	 * writes counts them, from 1) of its two phases */
 	uint64_t inodes_renumbered;
 	uint64_t w_inodes[2], w_refs[2];	/* first, last; 0 0: none */
+	/* parent pointers: inodes a moved directory names, pointers
+	 * rewritten, node-format attr forks dealt out again */
+	uint64_t pptr_inodes, pptr_rewritten, pptr_forks_dealt;
 	/* a shrink: the writes of the AG and geometry phases (the new
 	 * AG headers, btrees, log and superblocks), numbered likewise */
 	uint64_t w_geometry[2];

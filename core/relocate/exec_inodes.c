@@ -170,6 +170,8 @@ static int collect(struct xctx *x, struct islots *s)
 			       x->e, "moved inode");
 		if (!ret)
 			ret = fix_sf(x, raw, p->ino[i].old);
+		if (ret >= 0)
+			ret = exec_pptr_sf(x, raw, p->ino[i].old);
 		if (ret < 0)
 			return ret;
 		od_dinode_set_ino(raw, isz, g, p->ino[i].new);
@@ -201,17 +203,22 @@ static int collect(struct xctx *x, struct islots *s)
 				return err_set(x->e, -ENOMEM, "out of memory");
 		}
 	}
-	/* shortform directories that stay and name a moved inode */
+	/* shortform directories that stay and name a moved inode, and
+	 * shortform parent pointers to a moved directory */
 	for (a = 0; a < x->m->agcount; a++) {
 		const struct m_ag *ag = &x->m->ag[a];
 
 		for (i = 0; i < ag->nino; i++) {
 			const struct m_ino *mi = &ag->ino[i];
 			uint8_t *raw;
+			int r2;
 
-			if (!od_mode_isdir(mi->mode) ||
-			    m_dfmt(mi) != OD_FMT_LOCAL ||
-			    xr_new(x, mi->ino) != mi->ino)
+			if (xr_new(x, mi->ino) != mi->ino ||
+			    ((!od_mode_isdir(mi->mode) ||
+			      m_dfmt(mi) != OD_FMT_LOCAL) &&
+			     ((mi->flags & MI_NOATTR) ||
+			      m_afmt(mi) != OD_FMT_LOCAL ||
+			      !exec_pptr_target(x, mi->ino))))
 				continue;
 			raw = slot_add(x, s, mi->ino);
 			if (!raw)
@@ -220,6 +227,10 @@ static int collect(struct xctx *x, struct islots *s)
 				       x->e, "directory inode");
 			if (!ret)
 				ret = fix_sf(x, raw, mi->ino);
+			r2 = ret >= 0 ? exec_pptr_sf(x, raw, mi->ino) : 0;
+			if (r2 < 0)
+				return r2;
+			ret |= r2;
 			if (ret < 0)
 				return ret;
 			if (!ret) {

@@ -71,6 +71,11 @@ static int xb_add(struct xctx *x, struct xbatch *b, uint64_t lin,
 	return 0;
 }
 
+struct xqueue {
+	struct xctx *x;
+	struct xbatch *xb;
+};
+
 struct bmblks {
 	uint64_t *v;
 	size_t n, cap;
@@ -243,17 +248,29 @@ static int own_bmbt(struct xctx *x, struct xbatch *xb,
 	return ret;
 }
 
+static int queue_block(void *q, uint64_t lin, const uint8_t *buf)
+{
+	struct xqueue *xq = q;
+
+	return xb_add(xq->x, xq->xb, lin, buf, 1);
+}
+
 static int fix_inode(struct xctx *x, struct xbatch *xb,
 		     const struct m_ino *mi)
 {
 	uint64_t ino = mi->ino, nino = xr_new(x, ino);
 	bool moved = nino != ino, dir = od_mode_isdir(mi->mode);
+	bool pptr = !(mi->flags & MI_NOATTR) &&
+		    (m_afmt(mi) == OD_FMT_EXTENTS ||
+		     m_afmt(mi) == OD_FMT_BTREE) && exec_pptr_target(x, ino);
+	struct xqueue xq = { x, xb };
 	struct bmblks b = { 0 };
 	struct extmap em = { 0 };
 	struct inode ip;
 	int fork, ret;
 
-	if (!(dir && m_dfmt(mi) != OD_FMT_LOCAL) && !(moved && x->g->v5))
+	if (!(dir && m_dfmt(mi) != OD_FMT_LOCAL) && !(moved && x->g->v5) &&
+	    !pptr)
 		return 0;
 	ret = fs_pread(x->fs, xr_ino_off(x, nino), ip.raw, x->g->inodesize,
 		       x->e, "inode");
@@ -272,6 +289,9 @@ static int fix_inode(struct xctx *x, struct xbatch *xb,
 		ret = fork_map(x->fs, &ip, fork, &em, bm_blk, &b, x->e);
 		if (!ret && fork == FORK_DATA && dir)
 			ret = fix_dir(x, xb, &em, ino, nino);
+		else if (!ret && pptr && fork == FORK_ATTR)
+			ret = exec_pptr_blocks(x, &em, ino, nino, queue_block,
+					       &xq);
 		else if (!ret && moved && fork == FORK_ATTR)
 			ret = own_blocks(x, xb, &em, OD_SELF_ATTR, nino,
 					 "attr block");

@@ -22,6 +22,8 @@ struct xctx {
 	struct xrenum *xr;	/* inode renumbering, NULL if none */
 	uint64_t *dst;		/* the plan's new inode numbers, sorted */
 	size_t ndst;
+	uint64_t *pptr;		/* inodes a moved directory names, sorted */
+	size_t npptr;
 	/* a shrink (exec_shrink.c): the new last AG's AGFL, when it loses
 	 * blocks past the end (NULL: it keeps its own) */
 	uint32_t *agfl_keep;
@@ -67,6 +69,22 @@ void x_progress(struct xctx *x, const char *phase, uint64_t done,
 int x_sb_read(struct xctx *x, uint8_t *buf, struct od_sb *sb);
 /* Encode sb over that sector (and its crc) and write it. */
 int x_sb_write(struct xctx *x, uint8_t *buf, const struct od_sb *sb);
+
+/*
+ * Parent pointers (exec_pptr.c): the inodes a moved directory names
+ * (prepare, before any write; release), and their rewriting: in a
+ * shortform attr fork in the inode's bytes raw (1 if it changed), or in
+ * the attr blocks em maps (owner set to nino too), each changed block
+ * handed to queue.
+ */
+int exec_pptr_prepare(struct xctx *x);
+void exec_pptr_release(struct xctx *x);
+bool exec_pptr_target(const struct xctx *x, uint64_t ino);
+int exec_pptr_sf(struct xctx *x, uint8_t *raw, uint64_t ino);
+struct extmap;
+typedef int (*exec_queue_fn)(void *q, uint64_t lin, const uint8_t *buf);
+int exec_pptr_blocks(struct xctx *x, const struct extmap *em, uint64_t ino,
+		     uint64_t nino, exec_queue_fn queue, void *q);
 
 int exec_copy(struct xctx *x);
 int exec_headers(struct xctx *x);

@@ -19,15 +19,17 @@
  * cluster, not per file).
  *
  * Fixed: the inodes the superblock names (root, realtime bitmap and
- * summary, quota inodes) and so their chunks; inodes the walk does not
- * reach (no directory entry to rewrite); damaged inodes; AGs the scan
- * could not read whole.  An inode goes into the AG its directory ends
- * up in while that AG has room for it and its data (keeping a sixteenth
- * of the AG free; plan_inoag.c), else stays in its own: a tree walk
- * then reads one AG front to back instead of jumping to the AG of
- * every directory (the kernel's spreading of directories over AGs
- * serves parallel writers, not a reader).  Data follows its inode's AG
- * (plan_target.c).  A new number is below 2^32 whenever the old one was
+ * summary, quota inodes, the metadata directory) and so their chunks;
+ * the metadata directory's files (their numbers are in its entries and
+ * the superblock; the walk does not reach them anyway); inodes the walk
+ * does not reach (no directory entry to rewrite); damaged inodes; AGs
+ * the scan could not read whole.  An inode goes into the AG its
+ * directory ends up in while that AG has room for it and its data
+ * (keeping a sixteenth of the AG free; plan_inoag.c), else stays in its
+ * own: a tree walk then reads one AG front to back instead of jumping to
+ * the AG of every directory (the kernel's spreading of directories over
+ * AGs serves parallel writers, not a reader).  Data follows its inode's
+ * AG (plan_target.c).  A new number is below 2^32 whenever the old one was
  * (a shortform directory never grows to 8-byte entries); with --inode32
  * every moving inode is.
  */
@@ -56,7 +58,8 @@ static bool named_by_sb(const struct od_sb *sb, uint64_t ino)
 {
 	return ino == sb->rootino || ino == sb->rbmino || ino == sb->rsumino ||
 	       ino == sb->uquotino || ino == sb->gquotino ||
-	       ino == sb->pquotino;
+	       ino == sb->pquotino ||
+	       (od_sb_has_metadir(sb) && ino == sb->metadirino);
 }
 
 /* Index of the model chunk holding agino, or nchunk. */
@@ -432,20 +435,22 @@ int plan_ino_choose(struct planner *pl, enum plan_renumber mode,
 		/* a shrink: an inode past the new end that cannot move */
 		if (forced && (k >= pl->walk.nreached || par[d] == NOSLOT ||
 			       named_by_sb(sb, mi->ino) ||
-			       (mi->flags & MI_DAMAGED) ||
+			       (mi->flags & (MI_DAMAGED | MI_METADATA)) ||
 			       !agok[od_ino_agno(g, mi->ino)])) {
 			ret = stuck(pl, mi, k >= pl->walk.nreached ||
 				    par[d] == NOSLOT ? "no directory entry "
 				    "the walk reaches names it" :
 				    named_by_sb(sb, mi->ino) ?
 				    "the superblock names it" :
+				    (mi->flags & MI_METADATA) ?
+				    "a metadata file keeps its number" :
 				    "it or its AG could not be read whole");
 			goto out;
 		}
 		if (k >= pl->walk.nreached)
 			continue;
 		if (par[d] == NOSLOT || named_by_sb(sb, mi->ino) ||
-		    (mi->flags & MI_DAMAGED) ||
+		    (mi->flags & (MI_DAMAGED | MI_METADATA)) ||
 		    (!forced && ((nomove && nomove[d] >= 2) ||
 				 !wants_move(mode, inode32, mi->ino))))
 			continue;

@@ -4,9 +4,16 @@
 #include <stdio.h>
 
 /* What the relocation code implements (xfs_format.h feature words). */
+/*
+ * Exchange leaves nothing on disk beyond its bit once the log is clean
+ * (its intents live in the log).  Parent pointers are rewritten when
+ * their directory is renumbered (exec_pptr.c); the metadata directory's
+ * inodes keep their numbers (plan_inodes.c), its blocks move as any.
+ */
 #define OK_INCOMPAT	(OD_INCOMPAT_FTYPE | OD_INCOMPAT_SPINODES | \
 			 OD_INCOMPAT_META_UUID | OD_INCOMPAT_BIGTIME | \
-			 OD_INCOMPAT_NREXT64)
+			 OD_INCOMPAT_NREXT64 | OD_INCOMPAT_EXCHRANGE | \
+			 OD_INCOMPAT_PARENT | OD_INCOMPAT_METADIR)
 #define OK_RO_COMPAT	(OD_RO_FINOBT | OD_RO_RMAPBT | OD_RO_REFLINK | \
 			 OD_RO_INOBTCNT)
 #define OK_VERSION	(OD_SB_VERSION_NUMBITS | OD_SB_VERSION_ATTR | \
@@ -18,22 +25,33 @@
 #define OK_FEATURES2	(OD_SB_F2_LAZYSBCOUNT | OD_SB_F2_ATTR2 | \
 			 OD_SB_F2_PROJID32 | OD_SB_F2_CRC | OD_SB_F2_FTYPE)
 
-static int refuse_bits(struct err *e, const char *word, uint32_t bits,
+/* The feature bits nobody implemented, named, appended to b. */
+struct unsup {
+	char s[400];
+	size_t n;
+	unsigned count;
+};
+
+static void unsup_bits(struct unsup *u, const char *word, uint32_t bits,
 		       const char *(*name)(uint32_t))
 {
 	uint32_t b;
 
 	for (b = 1; b; b <<= 1) {
 		const char *n;
+		int r;
 
-		if (!(bits & b))
+		if (!(bits & b) || u->n >= sizeof(u->s) - 1)
 			continue;
 		n = name ? name(b) : NULL;
-		return err_set(e, -EPERM, "refusing to write: %s feature "
-			       "%s%s0x%x is not supported by the relocation "
-			       "code", word, n ? n : "", n ? " " : "", b);
+		r = snprintf(u->s + u->n, sizeof(u->s) - u->n, "%s%s %s%s0x%x",
+			     u->count ? ", " : "", word, n ? n : "",
+			     n ? " " : "", b);
+		if (r > 0)
+			u->n = (size_t)r < sizeof(u->s) - u->n ? u->n + (size_t)r :
+			       sizeof(u->s) - 1;
+		u->count++;
 	}
-	return 0;
 }
 
 static const char *version_name(uint32_t bit)
@@ -44,6 +62,7 @@ static const char *version_name(uint32_t bit)
 int refuse_write(struct fs *fs, struct err *e)
 {
 	const struct od_sb *sb = &fs->sb;
+	struct unsup u = { .n = 0 };
 	int ret;
 
 	if (fs->mounted)
@@ -72,40 +91,34 @@ int refuse_write(struct fs *fs, struct err *e)
 	if (sb->inprogress)
 		return err_set(e, -EPERM, "refusing to write: the superblock "
 			       "says mkfs did not finish (sb_inprogress)");
-	if (sb->rblocks || sb->rextents)
-		return err_set(e, -EPERM, "refusing to write: filesystems with "
-			       "a realtime section are not supported");
+	/* every feature not implemented at once, with the realtime section */
 	if (od_sb_is_v5(sb)) {
 		if (sb->features_incompat & OD_INCOMPAT_NEEDSREPAIR)
 			return err_set(e, -EPERM, "refusing to write: the "
 				       "NEEDSREPAIR flag is set (an interrupted "
 				       "run? use 'xfsdefrag undo'; otherwise "
 				       "run xfs_repair)");
-		ret = refuse_bits(e, "incompat",
-				  sb->features_incompat & ~OK_INCOMPAT,
-				  od_sb_incompat_name);
-		if (!ret)
-			ret = refuse_bits(e, "ro_compat",
-					  sb->features_ro_compat & ~OK_RO_COMPAT,
-					  od_sb_ro_compat_name);
-		if (!ret)
-			ret = refuse_bits(e, "log_incompat",
-					  sb->features_log_incompat,
-					  od_sb_log_incompat_name);
-		if (!ret)
-			ret = refuse_bits(e, "compat", sb->features_compat,
-					  NULL);
-		if (ret)
-			return ret;
+		unsup_bits(&u, "incompat",
+			   sb->features_incompat & ~OK_INCOMPAT,
+			   od_sb_incompat_name);
+		unsup_bits(&u, "ro_compat",
+			   sb->features_ro_compat & ~OK_RO_COMPAT,
+			   od_sb_ro_compat_name);
+		unsup_bits(&u, "log_incompat", sb->features_log_incompat,
+			   od_sb_log_incompat_name);
+		unsup_bits(&u, "compat", sb->features_compat, NULL);
 	}
-	ret = refuse_bits(e, "version", sb->versionnum & ~OK_VERSION,
-			  version_name);
-	if (!ret && od_sb_has_morebits(sb))
-		ret = refuse_bits(e, "features2",
-				  sb->features2 & ~OK_FEATURES2,
-				  od_sb_features2_name);
-	if (ret)
-		return ret;
+	unsup_bits(&u, "version", sb->versionnum & ~OK_VERSION, version_name);
+	if (od_sb_has_morebits(sb))
+		unsup_bits(&u, "features2", sb->features2 & ~OK_FEATURES2,
+			   od_sb_features2_name);
+	if (u.count || sb->rblocks || sb->rextents)
+		return err_set(e, -EPERM, "refusing to write: not supported by "
+			       "the relocation code: %s%s%s",
+			       sb->rblocks || sb->rextents ?
+			       "a realtime section" : "",
+			       u.count && (sb->rblocks || sb->rextents) ?
+			       ", " : "", u.s);
 	ret = fs_unlinked_pending(fs, e);
 	if (ret < 0)
 		return ret;
@@ -118,20 +131,8 @@ int refuse_write(struct fs *fs, struct err *e)
 
 int refuse_renumber(struct fs *fs, struct err *e)
 {
-	const struct od_sb *sb = &fs->sb;
 	int ret;
 
-	/* these first: each names the structure we would leave stale */
-	if (od_sb_is_v5(sb) && (sb->features_incompat & OD_INCOMPAT_PARENT))
-		return err_set(e, -EPERM, "refusing to renumber inodes: "
-			       "parent pointers are on (every child's parent "
-			       "xattr names its directory's inode number and "
-			       "hashes it; they are not rewritten)");
-	if (od_sb_is_v5(sb) && (sb->features_incompat & OD_INCOMPAT_METADIR))
-		return err_set(e, -EPERM, "refusing to renumber inodes: the "
-			       "metadata directory tree is on (its entries "
-			       "and the superblock name inodes that are not "
-			       "rewritten)");
 	if (fs->geo.inopblock > 64)
 		return err_set(e, -EPERM, "refusing to renumber inodes: more "
 			       "than 64 inodes per block");

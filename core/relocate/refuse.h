@@ -11,10 +11,11 @@
 
 /*
  * 0 when nothing forbids writing, else -EPERM with the reason in e:
- * mounted, log dirty or external, unlinked inodes pending, a feature bit
- * the relocation code does not implement (incompat, ro_compat,
- * log_incompat, v4 version bits), NEEDSREPAIR set, a realtime section, a
- * superblock marked mkfs-in-progress.  Reads the AGIs (unlinked lists).
+ * mounted, log dirty or external, unlinked inodes pending, NEEDSREPAIR
+ * set, a superblock marked mkfs-in-progress, and, all named in one
+ * message, a realtime section and every feature bit the relocation code
+ * does not implement (incompat, ro_compat, log_incompat, v4 version
+ * bits).  Reads the AGIs (unlinked lists).
  */
 int refuse_write(struct fs *fs, struct err *e);
 
@@ -22,10 +23,9 @@ int refuse_write(struct fs *fs, struct err *e);
  * 0 when inodes of fs may be renumbered, else -EPERM with the reason:
  * what refuse_write refuses, and every structure that names inodes and
  * that the executor does not rewrite: pending unlinked inodes (AGI
- * buckets and di_next_unlinked chains), parent pointers (xattrs of the
- * children naming the parent and hashing its number), the metadata
- * directory tree (inodes named from the superblock and metadir entries),
- * realtime groups, inodes larger than the chunk layout handles.
+ * buckets and di_next_unlinked chains), inodes larger than the chunk
+ * layout handles.  (Parent pointers are rewritten; the metadata
+ * directory's inodes keep their numbers.)
  */
 int refuse_renumber(struct fs *fs, struct err *e);
 

@@ -167,6 +167,7 @@ struct run_result {
 	uint64_t image_before;	/* bytes */
 	bool truncated;		/* the image file was cut to the new size */
 	bool blockdev;		/* a block device: it keeps its size */
+	bool partition;		/* a partition of a file: it keeps its size */
 	/* discard */
 	bool discarded;
 	uint64_t discard_bytes;	/* free space given back */

@@ -6,7 +6,8 @@
  * in use and no intact copy holds, and undo extends the file to the size
  * its header records before it writes.  A crash before the cut leaves a
  * consistent, shrunk filesystem in a file still as long as before.  A
- * block device keeps its size: the partition is the user's to shrink.
+ * block device keeps its size, and so does a partition (--partition)
+ * of a file or a device: the partition is the user's to shrink.
  */
 #include "core/run/run_priv.h"
 
@@ -27,6 +28,10 @@ int run_shrink_cut(struct run_ctx *c)
 	ret = img_resize(c->fs->img, size);
 	if (ret == 0) {
 		r->truncated = true;
+		return 0;
+	}
+	if (ret == -ENOTTY) {
+		r->partition = true;	/* a part of the file: it stays */
 		return 0;
 	}
 	r->status = RUN_FAILED;

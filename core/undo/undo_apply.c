@@ -15,6 +15,7 @@
  */
 #include "core/undo/chain_priv.h"
 #include "core/base/probe.h"
+#include "core/fs/wholedisk.h"
 #include "ondisk/be.h"
 #include "ondisk/crc32c.h"
 
@@ -401,16 +402,28 @@ int undo_open_fs(const char *journal, const char *image, unsigned flags,
 		 struct fs **out, struct err *e)
 {
 	char mnt[256] = "";
+	struct fs_where w;
 	struct img *im;
 	int ret;
 
 	*out = NULL;
-	ret = img_open_file(image, (flags & FS_RDWR) ? IMG_RDWR : 0, &im, e);
+	ret = fs_open_image(image, flags, &im, &w, e);
 	if (ret)
 		return ret;
-	ret = undo_open_img(journal, im, image, flags, out, e);
+	if (!(flags & FS_NOPROBE) && !FS_PARTNO(flags)) {
+		uint8_t magic[4] = { 0 };
+
+		/* a whole disk: name its partitions (--partition N) */
+		if ((img_pread(im, magic, 4, 0) ||
+		     !od_sb_has_magic(magic, sizeof(magic))) &&
+		    wholedisk_check(image, e)) {
+			img_close(im);
+			return e->code;
+		}
+	}
+	ret = undo_open_img(journal, im, w.name, flags, out, e);
 	if (ret >= 0 && !(flags & FS_NOPROBE)) {
-		(*out)->mounted = probe_mounted(image, mnt, sizeof(mnt));
+		(*out)->mounted = fs_where_mounted(image, &w, mnt, sizeof(mnt));
 		snprintf((*out)->mountpoint, sizeof((*out)->mountpoint), "%s",
 			 mnt);
 	}

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * xfsdefrag-test debug-inoruns [--gap BYTES] [--dirs] IMAGE: the byte ranges
+ * xfsdefrag-test debug-inoruns [--gap BYTES] [--dirs] [--partition N]
+ * IMAGE: the byte ranges
  * holding the physically present inodes, AG by AG in disk order, ranges
  * less than BYTES apart (default 0: adjacent) joined, as "offset length"
  * lines.  With --gap 65536 these are the bytes the scan reads for inode
@@ -40,6 +41,7 @@ int aid_inoruns(struct cmd_call *c)
 		{ "gap", required_argument, NULL, 'g' },
 		{ "dirs", no_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "partition", required_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct scan_opts so = { 0 };
@@ -47,6 +49,7 @@ int aid_inoruns(struct cmd_call *c)
 	struct err e = { 0 };
 	struct fs *fs;
 	uint64_t runs = 0, bytes = 0, gap = 0;
+	unsigned long part = 0;
 	char *end;
 	uint32_t a;
 	bool dirs = false;
@@ -63,6 +66,11 @@ int aid_inoruns(struct cmd_call *c)
 		case 'd':
 			dirs = true;
 			break;
+		case 'P':
+			part = strtoul(optarg, &end, 10);
+			if (*end || end == optarg || part < 1 || part > 65535)
+				return aid_usage("debug-inoruns");
+			break;
 		case 'h':
 			aid_usage("debug-inoruns");
 			return EXIT_OK;
@@ -72,7 +80,7 @@ int aid_inoruns(struct cmd_call *c)
 	}
 	if (argc - optind != 1)
 		return aid_usage("debug-inoruns");
-	if (cmd_open_ro(argv[optind], &fs, &e))
+	if (cmd_open_ro(argv[optind], FS_PART(part), &fs, &e))
 		return cmd_fail(c, &e);
 	if (scan_fs(fs, &so, &m, &e)) {
 		status = cmd_fail(c, &e);

@@ -34,7 +34,7 @@ static const struct cmd compare = {
 static const struct cmd inoruns = {
 	.name = "debug-inoruns", .fn = aid_inoruns,
 	.summary = "the byte ranges the scan (or check, --dirs) reads",
-	.operands = "[--gap BYTES] [--dirs] IMAGE",
+	.operands = "[--gap BYTES] [--dirs] [--partition N] IMAGE",
 };
 static const struct cmd *const aids[] = {
 	&scribble, &compare, &inoruns, NULL,

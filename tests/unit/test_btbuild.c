@@ -97,6 +97,9 @@ static uint8_t *gen_recs(const struct od_geo *g, enum od_bt_type t, size_t n,
 			od_bmbt_rec_pack(&ir, p);
 			break;
 		}
+		case OD_BT_RTRMAP:
+		case OD_BT_RTREFC:
+			break;	/* not built in AGs: not here */
 		}
 	}
 	if (recs && t == OD_BT_CNT)
@@ -119,9 +122,11 @@ static void rec_key(enum od_bt_type t, const uint8_t *rec, uint8_t *k)
 	case OD_BT_INO:
 	case OD_BT_FINO:
 	case OD_BT_REFC:
+	case OD_BT_RTREFC:
 		memcpy(k, rec, 4);
 		break;
 	case OD_BT_RMAP:
+	case OD_BT_RTRMAP:
 		memcpy(k, rec, 4);
 		memcpy(k + 4, rec + 8, 8);
 		od_put_be64(k + 12, od_get_be64(rec + 16) & ~(1ull << 61));
