@@ -166,14 +166,6 @@ static void print_shrink(const struct run_opts *o, const struct run_result *r)
 		       "also ends the way back: undo needs the old size)\n",
 		       o->image, (unsigned long long)r->image_before,
 		       (unsigned long long)bytes);
-	else if (r->partition)
-		printf("the partition of %s keeps its size (%llu bytes): the "
-		       "filesystem now ends at its byte %llu; the partition "
-		       "may be shrunk to no less than that (a shrink of the "
-		       "partition also ends the way back: undo needs the old "
-		       "size)\n", o->image,
-		       (unsigned long long)r->image_before,
-		       (unsigned long long)bytes);
 	printf("\n");
 }
 

@@ -155,7 +155,6 @@ void run_json(const struct run_opts *o, const struct cmd_limits *l,
 		json_u64(&j, "image_bytes_before", r->image_before);
 		json_bool(&j, "image_truncated", r->truncated);
 		json_bool(&j, "block_device", r->blockdev);
-		json_bool(&j, "partition", r->partition);
 		json_obj_end(&j);
 	}
 	if (o->discard) {

@@ -43,7 +43,7 @@ tbin=$(t_testbin "$bin")	# the test aids (tests/aids)
 t_tmpdir
 MNT=$T_TMP/mnt
 mkdir -p "$MNT"
-T_CLEANUP_HOOK='mountpoint -q "$MNT" && umount "$MNT"'
+T_CLEANUP_HOOK='mountpoint -q "$MNT" && t_umount "$MNT"'
 PC="python3 $here/passes_check.py"
 
 CAN_MOUNT=
@@ -68,7 +68,7 @@ manifest() {	# IMAGE OUT: true without a loop mount (nothing to compare)
 	mount -o loop,ro,nouuid "$1" "$MNT" || return 1
 	python3 "$here/manifest.py" "$MNT" > "$2"
 	local rc=$?
-	umount "$MNT"
+	t_umount "$MNT"
 	return $rc
 }
 bmapv() {	# IMAGE OUT

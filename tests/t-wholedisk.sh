@@ -165,6 +165,12 @@ for label in gpt dos; do
 	cmp -s "$T_TMP/bmap" "$T_TMP/bmap0" &&
 		t_ok "$what: bmap maps as on the filesystem alone" ||
 		t_fail "$what: bmap differs: $(head -c 200 "$T_TMP/bmap")"
+	# the completion's helper reads the partition's directories
+	"$bin" complete --partition 2 "$disk" /a > "$T_TMP/cpl" 2>&1
+	"$bin" complete "$fsimg" /a > "$T_TMP/cpl0" 2>&1
+	[ -s "$T_TMP/cpl0" ] && cmp -s "$T_TMP/cpl" "$T_TMP/cpl0" &&
+		t_ok "$what: complete lists the filesystem's names" ||
+		t_fail "$what: complete differs: $(tr '\0' ' ' < "$T_TMP/cpl" | head -c 200)"
 	"$bin" check --partition 2 "$disk" > "$T_TMP/check" 2>&1 &&
 		t_ok "$what: check: consistent" ||
 		t_fail "$what: check: $(tail -n 2 "$T_TMP/check")"
@@ -181,17 +187,19 @@ for label in gpt dos; do
 	"$bin" check --partition 2 "$disk" > "$T_TMP/check" 2>&1 &&
 		t_ok "$what: check after run: consistent" ||
 		t_fail "$what: check after run: $(tail -n 2 "$T_TMP/check")"
-	if t_can_mount; then
+	if t_need_mount "$what: the manifest through a mount"; then
 		extract "$disk" "$off" "$fsbytes" "$T_TMP/part.img"
-		if mount -o loop,ro,nouuid "$fsimg" "$T_TMP/mnt" 2> /dev/null; then
+		if mount -o loop,ro,nouuid "$fsimg" "$T_TMP/mnt" 2> "$T_TMP/mount.err"; then
 			python3 "$here/manifest.py" "$T_TMP/mnt" > "$T_TMP/man0"
-			umount "$T_TMP/mnt"
-			mount -o loop,ro,nouuid "$T_TMP/part.img" "$T_TMP/mnt" &&
+			t_umount "$T_TMP/mnt"
+			mount -o loop,ro,nouuid "$T_TMP/part.img" "$T_TMP/mnt" 2> "$T_TMP/mount.err" &&
 				python3 "$here/manifest.py" "$T_TMP/mnt" > "$T_TMP/man1"
-			umount "$T_TMP/mnt"
+			t_umount "$T_TMP/mnt"
 			cmp -s "$T_TMP/man0" "$T_TMP/man1" &&
 				t_ok "$what: every file as before the run (manifest through a mount)" ||
-				t_fail "$what: the manifest after the run differs"
+				{ t_fail "$what: the manifest after the run differs"; t_show "$T_TMP/mount.err"; }
+		else
+			t_fail "$what: cannot mount the filesystem"; t_show "$T_TMP/mount.err"
 		fi
 	fi
 	if "$bin" undo --partition 2 "$T_TMP/p.undo" "$disk" > "$T_TMP/undo" 2>&1; then
@@ -205,6 +213,25 @@ for label in gpt dos; do
 	[ "$(outside "$disk" "$off" "$fsbytes")" = "$around" ] &&
 		t_ok "$what: undo left the other partitions byte for byte (sha256)" ||
 		t_fail "$what: undo wrote outside partition 2"
+	# shrink of partition 2: the disk file keeps its size (cutting it
+	# would cut partition 3 off), the other partitions their bytes
+	size0=$(stat -c %s "$disk")
+	rm -f "$T_TMP/s.undo" "$T_TMP/s.undo.map"
+	"$bin" shrink --min --discard --partition 2 --undo "$T_TMP/s.undo" "$disk" > "$T_TMP/shrink" 2>&1
+	rc=$?
+	if [ $rc -eq 0 ] && [ "$(stat -c %s "$disk")" = "$size0" ] &&
+	   [ "$(outside "$disk" "$off" "$fsbytes")" = "$around" ] &&
+	   "$bin" check --partition 2 "$disk" > "$T_TMP/check" 2>&1; then
+		t_ok "$what: shrink --min --discard: the disk file's size and the other partitions as they were, check consistent"
+	else
+		t_fail "$what: shrink --min: exit $rc, size $size0 -> $(stat -c %s "$disk"), $(tail -n 2 "$T_TMP/shrink")"
+	fi
+	if [ -e "$T_TMP/s.undo" ]; then
+		"$bin" undo --partition 2 "$T_TMP/s.undo" "$disk" > "$T_TMP/undo" 2>&1 &&
+		[ "$(outside "$disk" "$off" "$fsbytes")" = "$around" ] &&
+			t_ok "$what: undo of the shrink: the other partitions as they were" ||
+			t_fail "$what: undo of the shrink: $(tail -n 2 "$T_TMP/undo")"
+	fi
 	"$bin" undo --partition 1 "$T_TMP/p.undo" "$disk" > "$T_TMP/undo" 2>&1
 	rc=$?
 	[ $rc -ne 0 ] && grep -q "partition 1 holds swap" "$T_TMP/undo" &&
@@ -242,7 +269,7 @@ print("ok", flush=True); time.sleep(60)' "$@" > "$T_TMP/hold" &
 	holder=$!
 	for _ in $(seq 600); do [ -s "$T_TMP/hold" ] && break; sleep 0.05; done
 }
-if t_can_mount && command -v losetup > /dev/null; then
+if t_need_mount "the named partition of a whole loop device"; then
 	loop=
 	T_CLEANUP_HOOK='unhold; [ -n "$loop" ] && losetup -d "$loop"'
 	loop=$(losetup --find --show --partscan "$T_TMP/disk-gpt.img" 2>/dev/null)
@@ -346,7 +373,5 @@ if t_can_mount && command -v losetup > /dev/null; then
 		losetup -d "$loop"
 		loop=
 	fi
-else
-	t_skip "no root or loop devices: the named partition not opened"
 fi
 t_summary wholedisk

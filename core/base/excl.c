@@ -516,6 +516,7 @@ static bool fd_matches(int dfd, const char *name, const struct ident *id)
 	if (id->blk && st.st_rdev == id->rdev)
 		return true;
 	/* the whole disk, a partition, a loop device over the file */
+	memset(&other, 0, sizeof(other));
 	blk_ident(st.st_rdev, 0, 0, &other);
 	if (id->file != other.file ||
 	    (id->file && (other.dev != id->dev || other.ino != id->ino)) ||

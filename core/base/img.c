@@ -16,10 +16,9 @@
 
 struct file_priv {
 	int fd;
-	bool zero_past_eof;	/* reads past the file's end give zeros */
 	uint64_t base;		/* the image's first byte in the file */
-	bool range;		/* a part of the file (a partition): its size
-				 * is not the file's */
+	bool ranged;		/* a partition: the file is not ours to size */
+	bool zero_past_eof;	/* reads past the file's end give zeros */
 	struct excl *excl;	/* the writer's lock, NULL when read-only */
 	int dfd;		/* O_DIRECT, for bulk reads; -1 if none */
 	unsigned dalign;
@@ -195,7 +194,7 @@ int img_open_range(const char *path, unsigned flags, uint64_t off,
 	fp->fd = fd;
 	fp->dfd = -1;
 	fp->base = len ? off : 0;
-	fp->range = len != 0;
+	fp->ranged = len != 0;
 	im->ops = &file_ops;
 	im->priv = fp;
 	im->size = len ? len : (uint64_t)st.st_size;
@@ -258,7 +257,8 @@ static int resize(struct img *im, uint64_t size)
 		fp = im->priv;
 		if (fstat(fp->fd, &st))
 			return -errno;
-		if (!S_ISREG(st.st_mode) || fp->range)
+		/* a device, or a partition of a whole disk in a file */
+		if (!S_ISREG(st.st_mode) || fp->ranged)
 			return -ENOTTY;
 		ret = ftruncate(fp->fd, (off_t)size) ? -errno : 0;
 	}
@@ -279,7 +279,7 @@ void img_zero_past_eof(struct img *im, uint64_t size)
 	struct file_priv *fp = file_bottom(im);
 	struct stat st;
 
-	if (!fp || fp->range || fstat(fp->fd, &st) || !S_ISREG(st.st_mode) ||
+	if (!fp || fp->ranged || fstat(fp->fd, &st) || !S_ISREG(st.st_mode) ||
 	    size <= im->size)
 		return;
 	fp->zero_past_eof = true;

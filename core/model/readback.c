@@ -3,6 +3,7 @@
 #include "core/model/readback.h"
 #include "core/base/bigmem.h"
 #include "core/base/par.h"
+#include "core/base/search.h"
 #include "core/model/inoidx.h"
 #include "ondisk/inode.h"
 
@@ -189,22 +190,22 @@ static inline int access(struct rbctx *c, uint64_t off, uint64_t len,
 	return ret ? ret : record(c, len);
 }
 
+static inline bool bit_at_or_before(const uint64_t *base, uint64_t bit)
+{
+	return *base <= bit;
+}
+
+SEARCH_FIRST(cbase_search, uint64_t, uint64_t, bit_at_or_before)
+
 /* Where the cluster of bit bit starts, in bytes (read_inode's sum). */
 static uint64_t cluster_off(const struct rbctx *c, uint64_t bit)
 {
 	const struct od_geo *g = c->g;
-	uint32_t lo = 0, hi = g->agcount, cb;
+	/* the last AG whose first bit is at or before it */
+	uint32_t lo = (uint32_t)cbase_search(c->cbase, g->agcount, bit), cb;
 	uint64_t rel;
 
-	/* the last AG whose first bit is at or before it */
-	while (hi - lo > 1) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (c->cbase[mid] <= bit)
-			lo = mid;
-		else
-			hi = mid;
-	}
+	lo = lo ? lo - 1 : 0;
 	rel = bit - c->cbase[lo];
 	cb = od_agino_agbno(g, chunk_start(c, lo, (size_t)(rel / c->cpc)));
 	return od_agb_lin(g, lo, cb + (uint32_t)(rel % c->cpc) *

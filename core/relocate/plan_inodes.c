@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Inode renumbering, the choice (issue 10): which inodes move, to which
+ * Inode renumbering, the choice: which inodes move, to which
  * AG, and into which slot of which new chunk; which chunks the run
  * frees.  Where the new chunks go is the stream's business (they are
  * placed right before the data of their first member, plan_stream.c).
@@ -443,7 +443,7 @@ int plan_ino_choose(struct planner *pl, enum plan_renumber mode,
 				    named_by_sb(sb, mi->ino) ?
 				    "the superblock names it" :
 				    (mi->flags & MI_METADATA) ?
-				    "a metadata file keeps its number" :
+				    "it is a metadata file" :
 				    "it or its AG could not be read whole");
 			goto out;
 		}

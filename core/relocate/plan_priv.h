@@ -48,7 +48,6 @@ struct seg {
 };
 
 struct inode_ref {
-	const struct m_ag *ag;
 	const struct m_ino *mi;
 	uint64_t order;		/* position in the walk, from 1 */
 };
@@ -99,6 +98,14 @@ void plan_shrink_unpin(struct agplan *ap);
 int plan_shrink_verify(struct planner *pl, const struct agplan *aps);
 /* The figures of what lies past the new end; the undo file's share. */
 void plan_shrink_figures(struct planner *pl);
+
+/* The model's AG of dense inode d (its number's: not kept, 8 bytes an
+ * inode). */
+static inline const struct m_ag *plan_ref_ag(const struct planner *pl,
+					     size_t d)
+{
+	return &pl->m->ag[od_ino_agno(pl->g, pl->ref[d].mi->ino)];
+}
 
 /* ---- inode renumbering (plan_inodes.c, plan_ichunks.c) ---- */
 

@@ -43,7 +43,7 @@ int plan_gather_maps(struct agplan *ap)
 
 	for (i = 0; i < pl->nref; i++) {
 		const struct m_ino *mi = pl->ref[i].mi;
-		const struct m_ag *ag = pl->ref[i].ag;
+		const struct m_ag *ag = plan_ref_ag(pl, i);
 
 		for (k = 0; k < mi->nde + mi->nae; k++) {
 			struct od_irec x;

@@ -47,6 +47,7 @@ struct run_fault {
 	unsigned pass;		/* in this pass (from 1) */
 	int err;		/* fail that write with it, not crash */
 	bool sticky;		/* ... and every write after it */
+	size_t inode_window;	/* exec_opts' (every pass); 0: none */
 };
 
 struct run_pass {
@@ -167,7 +168,6 @@ struct run_result {
 	uint64_t image_before;	/* bytes */
 	bool truncated;		/* the image file was cut to the new size */
 	bool blockdev;		/* a block device: it keeps its size */
-	bool partition;		/* a partition of a file: it keeps its size */
 	/* discard */
 	bool discarded;
 	uint64_t discard_bytes;	/* free space given back */

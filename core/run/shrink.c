@@ -6,11 +6,12 @@
  * in use and no intact copy holds, and undo extends the file to the size
  * its header records before it writes.  A crash before the cut leaves a
  * consistent, shrunk filesystem in a file still as long as before.  A
- * block device keeps its size, and so does a partition (--partition)
- * of a file or a device: the partition is the user's to shrink.
+ * block device keeps its size, and so does a partition of a whole disk
+ * (--partition, in a file too): the partition is the user's to shrink.
  */
 #include "core/run/run_priv.h"
 
+#include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -31,7 +32,7 @@ int run_shrink_cut(struct run_ctx *c)
 		return 0;
 	}
 	if (ret == -ENOTTY) {
-		r->partition = true;	/* a part of the file: it stays */
+		r->blockdev = true;	/* a partition of a whole disk */
 		return 0;
 	}
 	r->status = RUN_FAILED;

@@ -237,9 +237,9 @@ int undo_image_size(const char *journal, uint64_t *size, struct err *e);
 /*
  * Open image for undo (flags: 0 or FS_RDWR, and FS_PART(N)) as fs_open
  * does.  An image file shorter than the undo file's run began with (a
- * shrink cut it) reads as that long, zeros past its end, until the undo
- * extends it.  If its primary superblock is unreadable (the run
- * overwrote it) and journal holds the original, open it with that
+ * shrink cut it) reads as that long, zeros past its end, until
+ * undo_apply extends it.  If its primary superblock is unreadable (the
+ * run overwrote it) and journal holds the original, open it with that
  * original in place of sector 0 (an overlay for reads; writes go to the
  * image), provided a secondary superblock of the image shows it is the
  * journal's filesystem (else -EXDEV).  Returns 0, 1 when it used the
