@@ -9,8 +9,8 @@
 #                        those, T_CASE=REGEX just the matching cases
 #                        inside them
 #   make test-bin        build/release/xfsdefrag-test: the product's commands
-#                        and the test aids (make check builds it; never
-#                        installed: tests/aids/README.md)
+#                        and the test aids (make check builds it in
+#                        build/dev; never installed: tests/aids/README.md)
 #   make tsan            ThreadSanitizer: threaded scan, check, report, plan
 #   make check-long      every test under both builds with its full
 #                        repetitions, then the long campaigns (tsan,
@@ -65,8 +65,9 @@ ONDISK_SRC := $(wildcard ondisk/*.c)
 CORE_SRC   := $(wildcard core/*/*.c)
 CMD_SRC    := $(wildcard cmd/*.c)
 TUI_SRC    := $(wildcard tui/*.c)
+HTML_SRC   := $(wildcard html/*.c)
 LIB_SRC    := $(ONDISK_SRC) $(CORE_SRC)
-PROG_SRC   := $(CMD_SRC) $(TUI_SRC)
+PROG_SRC   := $(CMD_SRC) $(TUI_SRC) $(HTML_SRC)
 # The test binary: the product's objects but its main(), plus the aids.
 AIDS_SRC   := $(wildcard tests/aids/*.c)
 TPROG_SRC  := $(filter-out cmd/main.c,$(PROG_SRC)) $(AIDS_SRC)
@@ -75,8 +76,16 @@ REPLAY_SRC := tests/fuzz/replay.c tests/fuzz/fuzz_open.c
 # the emulated disk's cost model and replay driver (bench/hddemu)
 HDD_SRC    := bench/hddemu/hddcost.c bench/hddemu/hddreplay.c
 
-# One build tree per flavour: release, ASan+UBSan, ThreadSanitizer.
+# One build tree per flavour: release, ASan+UBSan, ThreadSanitizer.  The
+# developer build (-Werror: DEVELOPER=1, make check) has a tree of its
+# own, build/dev, so that going from make to make check and back
+# rebuilds neither; each tree rebuilds only what changed since its last
+# build.
+ifneq ($(DEVELOPER),)
+B        := build/dev
+else
 B        := build/release
+endif
 A        := build/asan
 TS       := build/tsan
 SAN      := -fsanitize=address,undefined -fno-sanitize-recover=all \
@@ -134,6 +143,10 @@ $(1)/tests/fuzz_replay: $(call obj,$(1),$(REPLAY_SRC) $(LIB_SRC)) $(1)/FLAGS
 	@mkdir -p $$(dir $$@)
 	$$(if $(Q),@echo "  LD      $$@")
 	$(Q)$$(CC) $(4) -o $$@ $$(filter %.o,$$^) $$(LIBS)
+
+# The model's drive checked against the emulated disk's: only this test
+# links the bench's cost model, never the product.
+$(1)/tests/test_drive: $(1)/bench/hddemu/hddcost.o
 
 $(1)/bench/hddemu/hddreplay: $(call obj,$(1),$(HDD_SRC)) $(1)/FLAGS
 	$$(if $(Q),@echo "  LD      $$@")
@@ -196,7 +209,7 @@ CHECK_MAKE   = $(MAKE) --no-print-directory $(if $(Q),-s) DEVELOPER=1 $(if $(fil
 # The sanitizer pass runs the scripts where memory errors are plausible;
 # those marked "# asan-pass: check-long" run under it in check-long.
 RUN_TESTS    = ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	       tests/run.sh -j $(TEST_JOBS) --bin ./xfsdefrag --unit $(B)/tests \
+	       tests/run.sh -j $(TEST_JOBS) --bin $(B)/xfsdefrag --unit $(B)/tests \
 	       --asan-bin $(A)/xfsdefrag --asan-unit $(A)/tests
 
 check:
@@ -284,6 +297,6 @@ demo: xfsdefrag $(DEMO_ORIG)
 	ls -ls $(DEMO_IMG)
 	./xfsdefrag undo $(DEMO_SUNDO) $(DEMO_IMG)
 	ls -ls $(DEMO_IMG)
-	@echo; echo "HTML report (the block maps now and after the plan): $(CURDIR)/$(DEMO_HTML)"
+	@echo; echo "HTML report (the verdict, the figures and block maps now and after the plan): $(CURDIR)/$(DEMO_HTML)"
 
 .PHONY: demo

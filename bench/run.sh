@@ -129,7 +129,7 @@ bench_image() {	# IMAGE TAG
 	local inodes mib rate dd
 	echo
 	echo "image:   $src $tag (load $(cut -d' ' -f1-3 /proc/loadavg))"
-	rm -f "$copy" "$undo"
+	rm -f "$copy" "$undo" "$undo.map"
 	cp --sparse=always "$src" "$copy"
 	inodes=$("$bin" report --json "$copy" | python3 -c 'import json, sys; print(json.load(sys.stdin)["scan"]["inodes"])')
 	"$bin" plan --json "$copy" > "$work/plan.json"
@@ -162,7 +162,7 @@ PY
 	rate=$(sed -n 's/.*copy \([0-9.]*\) MiB\/s.*/\1/p' "$work/run.out")
 	dd=$(dd_rate "$copy" "$mib")
 	python3 -c "print('run $tag: copy rate run %.1f MiB/s, dd %.1f MiB/s on the same image: %.0f%% of dd' % ($rate, $dd, 100 * $rate / $dd))"
-	rm -f "$copy" "$undo"
+	rm -f "$copy" "$undo" "$undo.map"
 }
 
 [ "${BENCH_AGED:-1}" = 0 ] || aged

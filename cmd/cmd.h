@@ -229,11 +229,6 @@ extern const struct opt_choice cmd_renumber_choices[];
  * so a file name cannot drive the terminal.
  */
 void cmd_put_escaped(FILE *f, const char *s);
-/*
- * Length of the valid UTF-8 sequence at s (1 for ASCII, control
- * characters included), or 0 when it is invalid or a C1 control.
- */
-size_t cmd_utf8_len(const unsigned char *s);
 /* Does stdout go to a terminal? */
 bool cmd_stdout_tty(void);
 

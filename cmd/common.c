@@ -2,6 +2,7 @@
 #include "cmd/cmd.h"
 #include "core/relocate/exec.h"
 #include "core/relocate/plan.h"
+#include "core/base/utf8.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -105,35 +106,12 @@ bool cmd_stdout_tty(void)
 	return isatty(STDOUT_FILENO) == 1;
 }
 
-size_t cmd_utf8_len(const unsigned char *s)
-{
-	size_t n, i;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	for (i = 1; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	/* C1 controls (U+0080..U+009F) act on terminals too */
-	if (n == 2 && s[0] == 0xc2 && s[1] < 0xa0)
-		return 0;
-	return n;
-}
-
 void cmd_put_escaped(FILE *f, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
 
 	while (*s) {
-		size_t n = cmd_utf8_len(s);
+		size_t n = utf8_seq_len(s);
 
 		if (n == 1 && *s >= 0x20 && *s != 0x7f && *s != '\\') {
 			fputc(*s, f);

@@ -9,6 +9,7 @@
  */
 #include "cmd/cmd.h"
 #include "cmd/json.h"
+#include "core/base/bigmem.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -231,6 +232,7 @@ int cmd_main(int argc, char **argv, const struct cmd *const *extra,
 	const struct cmd *c;
 	int ret;
 
+	bigmem_setup();
 	if (argc < 2) {
 		usage(stderr, extra);
 		return EXIT_USAGE;

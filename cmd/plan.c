@@ -5,7 +5,7 @@
  * after it, next to today's.  Writes nothing.
  */
 #include "cmd/cmd.h"
-#include "cmd/html.h"
+#include "html/html.h"
 #include "cmd/json.h"
 #include "cmd/planlim.h"
 #include "cmd/rbfmt.h"
@@ -111,8 +111,8 @@ static void print_text(const struct pctx *c)
 	       (unsigned long long)p->moved_blocks,
 	       (double)(p->moved_blocks * bs) / 1048576.0, p->nmv,
 	       (double)(p->copied_blocks * bs) / 1048576.0);
-	printf("would rewrite %zu forks; the undo file would hold about "
-	       "%.1f MiB of original data plus metadata\n", p->npf,
+	printf("would rewrite %zu forks; the undo file would take about "
+	       "%.1f MiB\n", p->npf,
 	       (double)p->undo_estimate / 1048576.0);
 	if (p->max_write)
 		budget_text(p, bs);
@@ -379,8 +379,11 @@ static int plan(struct cmd_call *cc)
 		goto out;
 	}
 	if (html) {
-		struct html_input hi = { .image = c.image, .fs = c.fs,
+		struct html_input hi = { .command = "plan",
+					 .image = c.image, .fs = c.fs,
 					 .m = c.m, .r = &c.before, .p = &c.p,
+					 .order = c.p.order, .v = &c.v,
+					 .verdict_key = "plan.verdict",
 					 .note_paths = c.note_paths,
 					 .refusal = c.refusal };
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* plan's lines about its limits (issue 14): text and JSON. */
+/* plan's lines about its limits: text and JSON. */
 #ifndef CMD_PLANLIM_H
 #define CMD_PLANLIM_H
 

@@ -7,7 +7,7 @@
  * documented in xfsdefrag(8).
  */
 #include "cmd/cmd.h"
-#include "cmd/html.h"
+#include "html/html.h"
 #include "cmd/json.h"
 #include "cmd/rbfmt.h"
 #include "cmd/verdict.h"
@@ -35,6 +35,11 @@ struct rctx {
 	bool tty;
 	bool judged;		/* v holds the verdict */
 	struct verdict v;
+	bool keep_plan;		/* the HTML shows the plan judged */
+	bool planned;		/* p holds it */
+	struct plan p;
+	const char *refusal;
+	struct err refuse_err;
 };
 
 static void progress(void *priv, const struct scan_progress *p)
@@ -534,19 +539,21 @@ static void print_json(struct rctx *c)
 static int judge_fs(struct rctx *c, bool probe, struct err *e)
 {
 	struct plan_opts po = { 0 };
-	struct plan p;
-	struct err re = { 0 };
 	int ret;
 
 	po.order = c->order;
 	po.renumber = PR_AUTO;
-	ret = plan_build(c->m, &po, &p, e);
+	ret = plan_build(c->m, &po, &c->p, e);
 	if (ret)
 		return ret;
-	ret = cmd_verdict(c->fs, &p, probe, 0,
-			  refuse_write(c->fs, &re) ? re.msg : NULL, &c->v, e);
-	plan_free(&p);
+	if (refuse_write(c->fs, &c->refuse_err))
+		c->refusal = c->refuse_err.msg;
+	ret = cmd_verdict(c->fs, &c->p, probe, 0, c->refusal, &c->v, e);
 	c->judged = !ret;
+	if (ret || !c->keep_plan)
+		plan_free(&c->p);
+	else
+		c->planned = true;
 	return ret;
 }
 
@@ -632,6 +639,7 @@ static int report(struct cmd_call *cc)
 	}
 	phase(&ph, "analyse");
 	if (!a->no_verdict && !c.r.damaged_ags && status == EXIT_OK) {
+		c.keep_plan = a->html != NULL;
 		ret = judge_fs(&c, !a->no_probe, &e);
 		phase(&ph, "verdict");
 		if (ret) {
@@ -640,9 +648,20 @@ static int report(struct cmd_call *cc)
 		}
 	}
 	if (a->html) {
-		struct html_input hi = { .image = c.image, .fs = c.fs,
+		struct html_input hi = { .command = "report",
+					 .image = c.image, .fs = c.fs,
 					 .m = c.m, .r = &c.r, .rb = &c.rb,
-					 .order = c.order };
+					 .order = c.order,
+					 .p = c.planned ? &c.p : NULL,
+					 .v = c.judged ? &c.v : NULL,
+					 .verdict_key = "verdict",
+					 .refusal = c.refusal };
+
+		if (!c.judged)
+			hi.no_verdict = a->no_verdict ? "report --no-verdict: "
+				"no run was planned to judge" :
+				"the filesystem is damaged: no run was planned "
+				"(check says what is wrong)";
 
 		if (html_write(a->html, &hi, &e)) {
 			status = cmd_fail(cc, &e);
@@ -664,6 +683,8 @@ done:
 		status = EXIT_CORRUPT;
 	phase(&ph, "print");
 out:
+	if (c.planned)
+		plan_free(&c.p);
 	report_free(&c.r);
 	model_free(c.m);
 	fs_close(c.fs);

@@ -4,8 +4,9 @@
 #   ondisk <- core/base <- core/fs <- core/model <- {core/check, core/relocate}
 #   core/fs <- core/undo <- core/relocate (the undo journal: no model)
 #   {core/check, core/relocate} <- core/run (the safe-write sequence)
-#   tui/ may use core/fs, core/model (and ondisk/); cmd/ may use anything
-#   but the test aids; tests/aids/ (the test binary) anything at all, and
+#   tui/ may use core/fs, core/model (and ondisk/); html/ (the HTML
+#   report of report and plan) core/base, fs, model and relocate (and
+#   ondisk/), never cmd/ or tui/; cmd/ may use anything but the test aids; tests/aids/ (the test binary) anything at all, and
 #   nothing of the product may include it.
 # check and relocate never include each other.  Includes are
 # folder-qualified from the top ("core/fs/fs.h"), never "../".
@@ -28,8 +29,9 @@ allowed() {
 	core/relocate)	ok="ondisk core/base core/fs core/model core/undo core/relocate" ;;
 	core/run)	ok="ondisk core/base core/fs core/model core/check core/undo core/relocate core/run" ;;
 	tui)		ok="ondisk core/fs core/model tui" ;;
-	cmd)		ok="ondisk core/base core/fs core/model core/check core/undo core/relocate core/run tui cmd" ;;
-	tests/aids)	ok="ondisk core/base core/fs core/model core/check core/undo core/relocate core/run tui cmd tests/aids" ;;
+	html)		ok="ondisk core/base core/fs core/model core/relocate html" ;;
+	cmd)		ok="ondisk core/base core/fs core/model core/check core/undo core/relocate core/run tui html cmd" ;;
+	tests/aids)	ok="ondisk core/base core/fs core/model core/check core/undo core/relocate core/run tui html cmd tests/aids" ;;
 	*)		ok="" ;;
 	esac
 }
@@ -42,7 +44,7 @@ dir_of() {
 }
 
 bad=0 n=0
-dirs=(ondisk core cmd tui)
+dirs=(ondisk core cmd tui html)
 [ -d tests/aids ] && dirs+=(tests/aids)
 mapfile -t files < <(find "${dirs[@]}" -name '*.[ch]' | sort)
 for f in "${files[@]}"; do

@@ -18,7 +18,7 @@ bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 . "$here/lib.sh"
 tbin=$(t_testbin "$bin")	# the test aids (tests/aids)
 per=${2:-30}
-shim=$here/../build/release/powercut/pctrace.so
+shim=$(t_built powercut/pctrace.so)
 [ -f "$shim" ] || { echo "long-undochain: build $shim first (make check-long)" >&2; exit 2; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/xfsdefrag-undochain.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM

@@ -91,7 +91,7 @@ def main():
                 if all(abs(px[k] - want[k]) <= 3 for k in range(3)))
         print("#%s: %d pixels" % (hexc, n))
         if n < 200:
-            print("FAIL: colour #%s (a block map class) not drawn" % hexc)
+            print("FAIL: colour #%s not drawn (fewer than 200 pixels)" % hexc)
             ok = False
     return 0 if ok else 1
 

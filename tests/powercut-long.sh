@@ -19,7 +19,7 @@ bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 . "$here/lib.sh"
 tbin=$(t_testbin "$bin")	# the test aids (tests/aids)
 per=${2:-21}
-shim=$here/../build/release/powercut/pctrace.so
+shim=$(t_built powercut/pctrace.so)
 [ -f "$shim" ] || { echo "powercut-long: build $shim first (make check-long)" >&2; exit 2; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/xfsdefrag-powercut.XXXXXX")
 trap 'mountpoint -q "$tmp/mnt" && umount "$tmp/mnt"; rm -rf "$tmp"' EXIT INT TERM

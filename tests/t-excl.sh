@@ -24,7 +24,7 @@ MNT=$T/mnt
 mkdir -p "$MNT"
 LOOP=
 DM=
-T_CLEANUP_HOOK='mountpoint -q "$MNT" && umount "$MNT"; [ -n "$DM" ] && dmsetup remove "$DM"; [ -n "$LOOP" ] && losetup -d "$LOOP"'
+T_CLEANUP_HOOK='mountpoint -q "$MNT" && t_umount "$MNT"; [ -n "$DM" ] && dmsetup remove "$DM"; [ -n "$LOOP" ] && losetup -d "$LOOP"'
 
 if ! t_can_mount || ! command -v flock >/dev/null 2>&1; then
 	if [ -n "${XFSDEFRAG_REQUIRE_MOUNT:-}" ]; then
@@ -43,7 +43,7 @@ manifest() {	# IMAGE OUT: the content manifest through a read-only mount
 	mount -o loop,ro,nouuid "$1" "$MNT" || return 1
 	python3 "$here/manifest.py" "$MNT" > "$2"
 	local rc=$?
-	umount "$MNT"
+	t_umount "$MNT"
 	return $rc
 }
 manifest "$T/orig" "$T/man.orig" || t_fail "cannot take the original's manifest"
@@ -212,7 +212,7 @@ f = open(sys.argv[1]); fcntl.flock(f, fcntl.LOCK_EX); time.sleep(30)' "$IMG" &
 		expect_refusal "image mounted through a loop device" "$IMG" "is mounted on $MNT"
 		# the device itself: the refusal names where, and what to do
 		expect_refusal "loop device mounted" "$LOOP" "$LOOP is mounted on $MNT; unmount it first"
-		umount "$MNT"
+		t_umount "$MNT"
 	fi
 	# a device-mapper device built on it
 	if command -v dmsetup >/dev/null 2>&1 &&

@@ -31,7 +31,7 @@ shift
 t_tmpdir
 MNT=$T_TMP/mnt
 mkdir -p "$MNT"
-T_CLEANUP_HOOK='mountpoint -q "$MNT" && umount "$MNT"'
+T_CLEANUP_HOOK='mountpoint -q "$MNT" && t_umount "$MNT"'
 t_fixtures "$@"
 
 MODES=()
@@ -202,9 +202,9 @@ reflink() {
 	head -c 1048576 /dev/urandom > "$MNT/d/n-src" && sync &&
 	for i in 0 1 2 3; do head -c 200000 /dev/urandom > "$MNT/d/p$i"; done &&
 	cp --reflink=always "$MNT/d/n-src" "$MNT/d/z-copy" &&
-	truncate -s 524288 "$MNT/d/n-src" && sync || { umount "$MNT"; t_fail "reflink: workload"; return; }
+	truncate -s 524288 "$MNT/d/n-src" && sync || { t_umount "$MNT"; t_fail "reflink: workload"; return; }
 	python3 "$here/manifest.py" "$MNT" > "$T_TMP/rl.man0"
-	umount "$MNT"
+	t_umount "$MNT"
 	rm -f "$T_TMP"/rl.undo*
 	"$bin" run --undo "$T_TMP/rl.undo" "$img" > "$T_TMP/rl.out" 2>&1 ||
 		{ t_fail "reflink: run: $(head -n 2 "$T_TMP/rl.out")"; return; }
@@ -218,7 +218,7 @@ reflink() {
 			t_ok "reflink: $c is one run on the disk" ||
 			t_fail "reflink: $c is not contiguous: $(xfs_bmap -v "$MNT/d/$c" | tail -n +3 | tr -s ' ' | tr '\n' ';')"
 	done
-	umount "$MNT"
+	t_umount "$MNT"
 	cmp -s "$T_TMP/rl.man0" "$T_TMP/rl.man1" && t_ok "reflink: manifest identical" ||
 		t_fail "reflink: manifest differs after the run"
 	h1=$(t_imgsum "$img")
@@ -265,7 +265,7 @@ runworth() {
 		head -c 8192 /dev/urandom >> "$big" && sync &&
 		head -c 4096 /dev/urandom > "$MNT/rw-new$i" && sync
 	done
-	umount "$MNT"
+	t_umount "$MNT"
 	"$bin" plan --json --no-probe "$img" > "$T_TMP/rw.plan.json"
 	if [ "$(jq1 "$T_TMP/rw.plan.json" 'd["moved_blocks"] > 0 and not d["verdict"]["worth_running"]')" != True ]; then
 		t_fail "$f: run's verdict: the touched image's plan is not a small one: $(jq1 "$T_TMP/rw.plan.json" 'd["moved_blocks"], d["verdict"]["why"]')"

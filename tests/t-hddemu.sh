@@ -19,10 +19,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 top=$(cd "$here/.." && pwd)
 t_tmpdir
-tree=$top/build/release
-[ -z "${XFSDEFRAG_ASAN:-}" ] || tree=$top/build/asan
-replay=$tree/bench/hddemu/hddreplay
-hddemu=$top/build/release/bench/hddemu/hddemu
+replay=$(t_built bench/hddemu/hddreplay)
+[ -z "${XFSDEFRAG_ASAN:-}" ] || replay=$top/build/asan/bench/hddemu/hddreplay
+hddemu=$(t_built bench/hddemu/hddemu)
 
 # ---- the cost model ---------------------------------------------------
 # A case is a request list and, for each request, the kind and the
@@ -208,7 +207,7 @@ fuse_tests() {
 		T_DEV=$dev
 	}
 	stop() {
-		mountpoint -q "$mnt" && umount "$mnt"
+		mountpoint -q "$mnt" && t_umount "$mnt"
 		[ -z "$dev" ] || losetup -d "$dev"
 		dev= T_DEV=
 		# the loop device lets go of the file a moment after -d
@@ -264,7 +263,7 @@ print("%s wall %.3f s for busy %.3f s at scale 1" % ("ok" if ok2 else "bad", wal
 	head -c 3000000 /dev/urandom > "$T_TMP/data"
 	echo > "$fm/stats"
 	mount "$dev" "$mnt" && mkdir "$mnt/d" && cp "$T_TMP/data" "$mnt/d/f" &&
-		umount "$mnt"
+		t_umount "$mnt"
 	if [ "$(stat_of writes)" -gt 0 ] && [ "$(stat_of bytes_written)" -ge 3000000 ]; then
 		t_ok "fuse: writes through a read-write mount are charged ($(stat_of writes) writes, $(stat_of bytes_written) bytes)"
 	else
@@ -286,7 +285,7 @@ print("%s wall %.3f s for busy %.3f s at scale 1" % ("ok" if ok2 else "bad", wal
 	else
 		t_fail "fuse: the file written does not read back"
 	fi
-	umount "$mnt"
+	t_umount "$mnt"
 	grep -v '^scale' "$fm/stats" > "$T_TMP/stats"
 	stop
 	# the trace (both runs, a "reset" at each reset) replays to the

@@ -23,7 +23,7 @@ fi
 copy_tree() {
 	rm -rf "$T_TMP/tree"
 	mkdir -p "$T_TMP/tree"
-	(cd "$top" && cp -r ondisk core cmd tui "$T_TMP/tree/")
+	(cd "$top" && cp -r ondisk core cmd tui html "$T_TMP/tree/")
 }
 
 # plant_raw DESC FILE CODE: ondisk/ owns every field offset: CODE (a
@@ -80,7 +80,7 @@ plant() {
 	rm -rf "$T_TMP/tree"
 	mkdir -p "$T_TMP/tree"
 	mkdir -p "$T_TMP/tree/tests"
-	(cd "$top" && cp -r ondisk core cmd tui "$T_TMP/tree/" &&
+	(cd "$top" && cp -r ondisk core cmd tui html "$T_TMP/tree/" &&
 		cp -r tests/aids "$T_TMP/tree/tests/")
 	echo "$3" >> "$T_TMP/tree/$2"
 	if out=$("$here/layers.sh" "$T_TMP/tree" 2>&1); then
@@ -102,4 +102,9 @@ plant "tui includes relocate" tui/tui.c '#include "core/relocate/plan.h"'
 plant "a relative include" core/model/scan.c '#include "../fs/fs.h"'
 plant "the product includes a test aid" cmd/run.c '#include "tests/aids/aids.h"'
 plant "the browser includes a test aid" tui/tui.c '#include "tests/aids/aids.h"'
+plant "the HTML report includes a command" html/doc.c '#include "cmd/cmd.h"'
+plant "the HTML report includes the browser" html/map.c '#include "tui/tui.h"'
+plant "the HTML report includes the checker" html/doc.c '#include "core/check/check.h"'
+plant "core includes the HTML report" core/model/report.c '#include "html/html.h"'
+plant "the browser includes the HTML report" tui/tui.c '#include "html/html.h"'
 t_summary t-layers

@@ -20,7 +20,7 @@ bin=$(t_bin "${1:-}")
 t_tmpdir
 MNT=$T_TMP/mnt
 mkdir -p "$MNT"
-T_CLEANUP_HOOK='mountpoint -q "$MNT" && umount "$MNT"'
+T_CLEANUP_HOOK='mountpoint -q "$MNT" && t_umount "$MNT"'
 
 if ! t_can_mount; then
 	if [ -n "${XFSDEFRAG_REQUIRE_MOUNT:-}" ]; then
@@ -159,7 +159,7 @@ live_one() {
 	mount -o loop "$img" "$MNT" || { t_fail "$name: mount"; return; }
 	python3 "$here/live_workload.py" "$MNT" "$seed" "$scale" > "$T_TMP/wl.out" 2>&1
 	local wrc=$?
-	umount "$MNT"
+	t_umount "$MNT"
 	[ $wrc -eq 0 ] || { t_fail "$name: workload: $(tail -n 1 "$T_TMP/wl.out")"; return; }
 
 	mount -o loop,ro "$img" "$MNT" || { t_fail "$name: ro mount"; return; }
@@ -170,7 +170,7 @@ live_one() {
 	expected "-v -p" "$T_TMP/paths" "$T_TMP/exp.vp"
 	expected "-a -v" "$T_TMP/paths" "$T_TMP/exp.av"
 	python3 "$here/manifest.py" "$MNT" > "$T_TMP/man.orig"
-	umount "$MNT"
+	t_umount "$MNT"
 	xfs_db -r -c frag "$img" > "$T_TMP/frag.exp"
 	xfs_db -r -c "freesp -s" "$img" > "$T_TMP/freesp.exp"
 
@@ -210,7 +210,7 @@ live_one() {
 		grep -v '^Phase\|^  *-' "$T_TMP/repair" | head -n 5 | sed 's/^/    /'
 	fi
 	mount -o loop,ro "$img" "$MNT" && python3 "$here/manifest.py" "$MNT" > "$T_TMP/man.run"
-	umount "$MNT"
+	t_umount "$MNT"
 	if cmp -s "$T_TMP/man.orig" "$T_TMP/man.run"; then
 		t_ok "$name: manifest identical after run"
 	else

@@ -8,7 +8,8 @@
 # section; the page is clean for mandoc -Tlint, and renders without the
 # mistakes lint does not see (a request run into the text before it,
 # "followed..TP"; words run together by an alternating-font macro whose
-# argument holds spaces).
+# argument holds spaces).  And the README: the commands of its first
+# screen are the ones CI runs (.ci/run), and it stays a user's page.
 # Usage: t-manpage.sh XFSDEFRAG
 # asan-pass: check-long (the page and the tables, not memory: one pass)
 set -u
@@ -128,7 +129,13 @@ while read -r c; do
 		t_fail "$c --help lists $h options, its table $n (+ --help)"
 done < "$T_TMP/cmds"
 
-# lint, and what lint does not see in the rendered page
+# lint, and what lint does not see in the rendered page.  Lint fails on
+# every level, STYLE included (-W all): the STYLE messages mandoc gives a
+# man(7) page (whitespace at the end of a line, a text line longer than
+# 80 bytes, an unterminated quoted argument, fill mode set twice, a
+# typo in a section name...) each name a line to fix, and the page has
+# none; those that depend on the machine (a referenced manual not
+# installed) are mdoc(7)'s only, never this page's.
 if command -v mandoc > /dev/null; then
 	if mandoc -Tlint -W all "$page" > "$T_TMP/lint" 2>&1 && [ ! -s "$T_TMP/lint" ]; then
 		t_ok "mandoc -Tlint -W all: no warning"
@@ -136,7 +143,9 @@ if command -v mandoc > /dev/null; then
 		t_fail "mandoc -Tlint: $(head -n 3 "$T_TMP/lint")"
 	fi
 	MANWIDTH=80 mandoc -Tascii "$page" | col -b > "$T_TMP/page.txt"
-	if grep -nE '[[:alnum:])]\.\.?(TP|PP|IP|LP|RS|RE|SH|SS|B|I|BR|BI|IB|IR|RB|RI|br|nf|fi|sp)\b' \
+	# a request name as a word of the text: run into the line before
+	# ("followed..TP"), or made text by an escape or a leading space
+	if grep -nE '(^|[[:alnum:])[:space:]])\.\.?(TP|PP|IP|LP|RS|RE|SH|SS|B|I|BR|BI|IB|IR|RB|RI|br|nf|fi|sp)\b' \
 		"$T_TMP/page.txt" > "$T_TMP/runin"; then
 		t_fail "a request run into the text: $(head -n 2 "$T_TMP/runin" | tr -s ' ')"
 	else
@@ -152,4 +161,26 @@ if command -v mandoc > /dev/null; then
 else
 	t_fail "mandoc is not installed (.ci/run-deps installs it)"
 fi
+
+# the README's two commands for a fresh machine: the install, the demo
+# (a Makefile target) and the test command .ci/run runs
+readme=$top/README.md
+sed -n '/^```sh$/,/^```$/p' "$readme" | sed 's/ *#.*//' | grep -v '^```' \
+	> "$T_TMP/readme.cmds"
+if grep -qx '\.ci/run-deps && make demo' "$T_TMP/readme.cmds" &&
+   grep -q '^demo:' "$top/Makefile"; then
+	t_ok "README: .ci/run-deps && make demo, a target of the Makefile"
+else
+	t_fail "README: no '.ci/run-deps && make demo' (or no demo target): $(tr '\n' ';' < "$T_TMP/readme.cmds")"
+fi
+if grep -qx '\.ci/run-deps && make check' "$T_TMP/readme.cmds" &&
+   grep -qx '\.ci/run-deps' "$top/.ci/run" &&
+   grep -qE '^[^#]*(^| )make check( |$)' "$top/.ci/run"; then
+	t_ok "README: .ci/run-deps && make check, as .ci/run runs them"
+else
+	t_fail "README's test command is not the one .ci/run runs"
+fi
+n=$(wc -l < "$readme")
+[ "$n" -le 200 ] && t_ok "README: a user's page, $n lines" ||
+	t_fail "README: $n lines (the details go to the man page, bench/RESULTS.md, core/README.md)"
 t_summary t-manpage

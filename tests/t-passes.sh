@@ -43,7 +43,7 @@ tbin=$(t_testbin "$bin")	# the test aids (tests/aids)
 t_tmpdir
 MNT=$T_TMP/mnt
 mkdir -p "$MNT"
-T_CLEANUP_HOOK='mountpoint -q "$MNT" && umount "$MNT"'
+T_CLEANUP_HOOK='mountpoint -q "$MNT" && t_umount "$MNT"'
 PC="python3 $here/passes_check.py"
 
 CAN_MOUNT=
@@ -68,7 +68,7 @@ manifest() {	# IMAGE OUT: true without a loop mount (nothing to compare)
 	mount -o loop,ro,nouuid "$1" "$MNT" || return 1
 	python3 "$here/manifest.py" "$MNT" > "$2"
 	local rc=$?
-	umount "$MNT"
+	t_umount "$MNT"
 	return $rc
 }
 bmapv() {	# IMAGE OUT
@@ -236,7 +236,9 @@ ag() {
 	else
 		t_fail "ag: plan --ag 1 moves: $(jget "$T_TMP/ag.plan.json" '[a["moved_blocks"] for a in d["ags"]]')"
 	fi
-	"$bin" run --ag 1 --undo "$T_TMP/ag.undo" "$w" > "$T_TMP/ag.out" 2>&1 || { t_fail "ag: run --ag 1 failed: $(head -n 2 "$T_TMP/ag.out")"; return; }
+	# --force: a limit's own gain may be below the verdict's bar (the
+	# verdict has tests of its own); what is checked here is the limit
+	"$bin" run --ag 1 --force --undo "$T_TMP/ag.undo" "$w" > "$T_TMP/ag.out" 2>&1 || { t_fail "ag: run --ag 1 failed: $(head -n 2 "$T_TMP/ag.out")"; return; }
 	whole "$w" "ag" && t_ok "ag: xfs_repair -n, our checker clean, manifest identical"
 	$PC agdiff "$orig" "$w" "$AGBLOCKS" "$BS" 1 > "$T_TMP/ag.diff"
 	if [ "$(awk '$1 != 1 && $2 != 0' "$T_TMP/ag.diff" | wc -l)" = 0 ] &&
@@ -266,7 +268,7 @@ limited() {
 	"$bin" plan --json "$@" "$w" > "$T_TMP/$name.plan.json" || { t_fail "$name: plan $* failed"; return 1; }
 	jget "$T_TMP/$name.plan.json" '"\n".join(x["path"].lstrip("/") for x in d["limits"]["in_the_way"])' > "$T_TMP/$name.inway"
 	bmapv "$w" "$T_TMP/$name.b0"
-	"$bin" run "$@" --undo "$T_TMP/$name.undo" "$w" > "$T_TMP/$name.out" 2>&1 || { t_fail "$name: run $* failed: $(head -n 2 "$T_TMP/$name.out")"; return 1; }
+	"$bin" run "$@" --force --undo "$T_TMP/$name.undo" "$w" > "$T_TMP/$name.out" 2>&1 || { t_fail "$name: run $* failed: $(head -n 2 "$T_TMP/$name.out")"; return 1; }
 	bmapv "$w" "$T_TMP/$name.b1"
 	$PC bmapdiff "$T_TMP/$name.b0" "$T_TMP/$name.b1" > "$T_TMP/$name.changed"
 	whole "$w" "$name" && t_ok "$name: run $*: xfs_repair -n, our checker clean, manifest identical"

@@ -14,9 +14,11 @@
 #   - a second run renumbers (almost) nothing;
 #   - undo of the finished run: every block live before the run is
 #     restored byte for byte, repair 0, manifest equal;
+#   - the inodes phase in small windows of moved inodes writes the same
+#     image;
 #   - runs stopped dead inside the renumbering writes (the inodes phase
-#     and the references phase, their first, middle and last writes),
-#     each undone to the same.
+#     in small windows and the references phase, their first, middle
+#     and last writes), each undone to the same.
 # Sparse inode chunks the kernel made in cut-up free space, renumbered.
 # --inode32 on a 2400 GiB sparse image whose AGs 2 and 3 number inodes
 # above 2^32: none left there, shortform directories shrunk to 4-byte
@@ -33,7 +35,7 @@ tbin=$(t_testbin "$bin")	# the test aids (tests/aids)
 t_tmpdir
 MNT=$T_TMP/mnt
 mkdir -p "$MNT"
-T_CLEANUP_HOOK='mountpoint -q "$MNT" && umount "$MNT"'
+T_CLEANUP_HOOK='mountpoint -q "$MNT" && t_umount "$MNT"'
 
 if ! t_can_mount; then
 	if [ -n "${XFSDEFRAG_REQUIRE_MOUNT:-}" ]; then
@@ -53,7 +55,7 @@ manifest() {	# IMAGE OUT [--inodes]
 	mount -o loop,ro,nouuid "$1" "$MNT" || return 1
 	python3 "$here/manifest.py" ${3:-} "$MNT" > "$2"
 	local rc=$?
-	umount "$MNT"
+	t_umount "$MNT"
 	return $rc
 }
 
@@ -96,7 +98,7 @@ geometry() {	# NAME MKFS-OPTS...
 	mkfs.xfs -q -f "$@" "$img" || { t_fail "$name: mkfs.xfs $*"; return; }
 	mount -o loop "$img" "$MNT" || { t_fail "$name: mount"; return; }
 	python3 "$here/renum_workload.py" "$MNT" 7 || t_fail "$name: workload"
-	umount "$MNT"
+	t_umount "$MNT"
 	manifest "$img" "$T_TMP/man.0" || { t_fail "$name: manifest"; return; }
 	manifest "$img" "$T_TMP/ino.0" --inodes
 	# the directory formats are there (the workload's promise)
@@ -194,6 +196,19 @@ PY
 		fi
 		rm -f "$T_TMP/again.img" "$T_TMP/u2" "$T_TMP/u2.map"
 	}
+	# the inodes phase a few inodes at a time (windows of 2 KiB of moved
+	# inodes, each read as it was before the run, from the undo file
+	# where an earlier window wrote over it): the same image
+	cp --sparse=always "$orig" "$T_TMP/win.img"
+	rm -f "$T_TMP/uw" "$T_TMP/uw.map"
+	if "$tbin" --inode-window 2048 run "${RENUM[@]}" --undo "$T_TMP/uw" \
+		"$T_TMP/win.img" > "$T_TMP/win.out" 2>&1 &&
+	   cmp -s "$img" "$T_TMP/win.img"; then
+		t_ok "$name: the inodes phase in windows of 2 KiB writes the same image"
+	else
+		t_fail "$name: the inodes phase in small windows: $(tail -n 2 "$T_TMP/win.out"; cmp "$img" "$T_TMP/win.img" 2>&1 | head -n 1)"
+	fi
+	rm -f "$T_TMP/win.img" "$T_TMP/uw" "$T_TMP/uw.map"
 	# undo of the finished run
 	if "$bin" undo "$T_TMP/u" "$img" > "$T_TMP/undo.out" 2>&1; then
 		restored "$name" "$orig" "$img" "undo of the finished run"
@@ -206,8 +221,9 @@ PY
 	for k in $a1 $(((a1 + a2) / 2)) $a2 $r1 $(((r1 + r2) / 2)) $r2; do
 		cp --sparse=always "$orig" "$img"
 		rm -f "$T_TMP/u" "$T_TMP/u.map"
-		"$tbin" --fault-dead "$k" run "${RENUM[@]}" --undo "$T_TMP/u" "$img" \
-			> "$T_TMP/int.out" 2>&1
+		# (small windows write the same blocks in the same order)
+		"$tbin" --fault-dead "$k" --inode-window 2048 run "${RENUM[@]}" \
+			--undo "$T_TMP/u" "$img" > "$T_TMP/int.out" 2>&1
 		if ! "$bin" undo "$T_TMP/u" "$img" > "$T_TMP/undo.out" 2>&1; then
 			t_fail "$name: undo of the run stopped after write $k: $(tail -n 2 "$T_TMP/undo.out")"
 			bad=$((bad + 1))
@@ -281,7 +297,7 @@ except OSError:
     pass
 os.sync()
 PY
-		umount "$MNT"
+		t_umount "$MNT"
 		ns=$(sparse_chunks "$img")
 		cp --sparse=always "$img" "$T_TMP/sf.orig"
 		manifest "$img" "$T_TMP/man.0"
@@ -322,7 +338,7 @@ if t_case inode32; then
 		done
 		ln "$MNT/d2/f1" "$MNT/d3/hardlink"
 		ln -s "d4/f1" "$MNT/sym"
-		umount "$MNT"
+		t_umount "$MNT"
 		cp --sparse=always "$img" "$T_TMP/big.orig"
 		manifest "$img" "$T_TMP/big.m0" --no-dir-size
 		manifest "$img" "$T_TMP/big.i0" --inodes
@@ -380,7 +396,7 @@ if t_case v4; then
 	mkfs.xfs -q -f -m crc=0 "$img"
 	# (kernels built without v4 support do not mount it: files optional)
 	mount -o loop "$img" "$MNT" 2>/dev/null &&
-		{ mkdir "$MNT/d"; touch "$MNT/d/f"; umount "$MNT"; }
+		{ mkdir "$MNT/d"; touch "$MNT/d/f"; t_umount "$MNT"; }
 	cp --sparse=always "$img" "$T_TMP/v4.orig"
 	"$bin" run "${RENUM[@]}" --undo "$T_TMP/u" "$img" > "$T_TMP/v4.out" 2>&1
 	rc=$?

@@ -28,7 +28,7 @@ T=$T_TMP
 MNT=$T/mnt
 SMALL=$T/small
 mkdir -p "$MNT" "$SMALL"
-T_CLEANUP_HOOK='mountpoint -q "$MNT" && umount "$MNT"; mountpoint -q "$SMALL" && umount "$SMALL"'
+T_CLEANUP_HOOK='mountpoint -q "$MNT" && t_umount "$MNT"; mountpoint -q "$SMALL" && umount "$SMALL"'
 
 have_repair=1
 command -v xfs_repair >/dev/null 2>&1 || have_repair=
@@ -70,7 +70,7 @@ probe_mount() {
 	mount -o loop,nouuid "$img" "$MNT" || { t_fail "mount probe: mount"; return; }
 	dd if=/dev/urandom of="$MNT/written-after" bs=1M count=200 status=none
 	sync
-	umount "$MNT"
+	t_umount "$MNT"
 	s=$(sum "$img")
 	"$bin" undo "$T/m.undo" "$img" > "$T/out" 2>&1
 	local rc=$?
@@ -91,7 +91,7 @@ probe_mount() {
 	mount -o loop,ro,nouuid "$img" "$MNT" && [ -s "$MNT/written-after" ] &&
 		t_ok "the file written after the run is intact" ||
 		t_fail "the file written after the run is gone"
-	mountpoint -q "$MNT" && umount "$MNT"
+	mountpoint -q "$MNT" && t_umount "$MNT"
 }
 
 # --- a block the run wrote changed behind its back (no log): refused
@@ -237,7 +237,7 @@ probe_enospc() {
 	else
 		t_fail "ENOSPC at once: exit $rc, $(head -n 2 "$T/out" | tr '\n' ' ')"
 	fi
-	umount "$SMALL"
+	t_umount "$SMALL"
 }
 
 # --- write errors during the run (fault layer)

@@ -472,7 +472,7 @@ for e in os.scandir(root):
         walk(e.path, tot)
         print(e.name, tot[0], size(tot[1]))
 PY
-		umount "$mnt"
+		t_umount "$mnt"
 		start totals 160 60 TERM=tmux-256color
 		if wait_for totals "entries  sort:"; then
 			bad=0 n=0

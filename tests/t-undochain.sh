@@ -34,7 +34,7 @@ T=$T_TMP
 
 command -v xfs_repair >/dev/null 2>&1 ||
 	{ t_fail "xfs_repair is not installed: it is the judge here"; t_summary; exit 1; }
-shim=$here/../build/release/powercut/pctrace.so
+shim=$(t_built powercut/pctrace.so)
 if [ ! -f "$shim" ]; then
 	shim=$T/pctrace.so
 	cc -std=c11 -Wall -Wextra -Werror -fPIC -shared -o "$shim" \

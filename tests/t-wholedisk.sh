@@ -187,17 +187,19 @@ for label in gpt dos; do
 	"$bin" check --partition 2 "$disk" > "$T_TMP/check" 2>&1 &&
 		t_ok "$what: check after run: consistent" ||
 		t_fail "$what: check after run: $(tail -n 2 "$T_TMP/check")"
-	if t_can_mount; then
+	if t_need_mount "$what: the manifest through a mount"; then
 		extract "$disk" "$off" "$fsbytes" "$T_TMP/part.img"
-		if mount -o loop,ro,nouuid "$fsimg" "$T_TMP/mnt" 2> /dev/null; then
+		if mount -o loop,ro,nouuid "$fsimg" "$T_TMP/mnt" 2> "$T_TMP/mount.err"; then
 			python3 "$here/manifest.py" "$T_TMP/mnt" > "$T_TMP/man0"
-			umount "$T_TMP/mnt"
-			mount -o loop,ro,nouuid "$T_TMP/part.img" "$T_TMP/mnt" &&
+			t_umount "$T_TMP/mnt"
+			mount -o loop,ro,nouuid "$T_TMP/part.img" "$T_TMP/mnt" 2> "$T_TMP/mount.err" &&
 				python3 "$here/manifest.py" "$T_TMP/mnt" > "$T_TMP/man1"
-			umount "$T_TMP/mnt"
+			t_umount "$T_TMP/mnt"
 			cmp -s "$T_TMP/man0" "$T_TMP/man1" &&
 				t_ok "$what: every file as before the run (manifest through a mount)" ||
-				t_fail "$what: the manifest after the run differs"
+				{ t_fail "$what: the manifest after the run differs"; t_show "$T_TMP/mount.err"; }
+		else
+			t_fail "$what: cannot mount the filesystem"; t_show "$T_TMP/mount.err"
 		fi
 	fi
 	if "$bin" undo --partition 2 "$T_TMP/p.undo" "$disk" > "$T_TMP/undo" 2>&1; then
@@ -215,12 +217,12 @@ for label in gpt dos; do
 	# would cut partition 3 off), the other partitions their bytes
 	size0=$(stat -c %s "$disk")
 	rm -f "$T_TMP/s.undo" "$T_TMP/s.undo.map"
-	"$bin" shrink --min --partition 2 --undo "$T_TMP/s.undo" "$disk" > "$T_TMP/shrink" 2>&1
+	"$bin" shrink --min --discard --partition 2 --undo "$T_TMP/s.undo" "$disk" > "$T_TMP/shrink" 2>&1
 	rc=$?
 	if [ $rc -eq 0 ] && [ "$(stat -c %s "$disk")" = "$size0" ] &&
 	   [ "$(outside "$disk" "$off" "$fsbytes")" = "$around" ] &&
 	   "$bin" check --partition 2 "$disk" > "$T_TMP/check" 2>&1; then
-		t_ok "$what: shrink --min: the disk file's size and the other partitions as they were, check consistent"
+		t_ok "$what: shrink --min --discard: the disk file's size and the other partitions as they were, check consistent"
 	else
 		t_fail "$what: shrink --min: exit $rc, size $size0 -> $(stat -c %s "$disk"), $(tail -n 2 "$T_TMP/shrink")"
 	fi
@@ -267,7 +269,7 @@ print("ok", flush=True); time.sleep(60)' "$@" > "$T_TMP/hold" &
 	holder=$!
 	for _ in $(seq 600); do [ -s "$T_TMP/hold" ] && break; sleep 0.05; done
 }
-if t_can_mount && command -v losetup > /dev/null; then
+if t_need_mount "the named partition of a whole loop device"; then
 	loop=
 	T_CLEANUP_HOOK='unhold; [ -n "$loop" ] && losetup -d "$loop"'
 	loop=$(losetup --find --show --partscan "$T_TMP/disk-gpt.img" 2>/dev/null)
@@ -371,7 +373,5 @@ if t_can_mount && command -v losetup > /dev/null; then
 		losetup -d "$loop"
 		loop=
 	fi
-else
-	t_skip "no root or loop devices: the named partition not opened"
 fi
 t_summary wholedisk

@@ -6,6 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #define HUGE_SZ		(2u << 20)
 #define MAP_FROM	(1u << 20)	/* arrays this big are mapped */
@@ -25,6 +28,19 @@ static void *map_new(size_t bytes)
 	/* a hint only: without THP these are plain 4 KiB pages */
 	madvise(q, round_up(bytes), MADV_HUGEPAGE);
 	return q;
+}
+
+void bigmem_setup(void)
+{
+#ifdef __GLIBC__
+	/*
+	 * glibc raises its threshold to the size of each mapped block
+	 * freed (up to 32 MiB), after which such blocks come from the heap
+	 * and stay there when freed: a plan's arrays of tens of MiB, built
+	 * and freed one after another, held the heap at their high mark.
+	 */
+	mallopt(M_MMAP_THRESHOLD, MAP_FROM);
+#endif
 }
 
 void *bigmem_calloc(size_t n, size_t size)
@@ -68,6 +84,16 @@ int bigmem_grow_slow(void **v, size_t *cap, size_t n, size_t size)
 	*v = nv;
 	*cap = ncap;
 	return 0;
+}
+
+void bigmem_release_tail(void *p, size_t cap_bytes, size_t used_bytes)
+{
+	size_t from = (used_bytes + HUGE_SZ - 1) & ~(size_t)(HUGE_SZ - 1);
+
+	if (!p || cap_bytes < MAP_FROM || from >= round_up(cap_bytes))
+		return;
+	madvise((uint8_t *)p + from, round_up(cap_bytes) - from,
+		MADV_DONTNEED);
 }
 
 void bigmem_free(void *p, size_t cap, size_t size)

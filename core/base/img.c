@@ -290,7 +290,7 @@ void img_zero_past_eof(struct img *im, uint64_t size)
 int img_discard(struct img *im, uint64_t off, uint64_t len)
 {
 	struct file_priv *fp = file_bottom(im);
-	uint64_t range[2] = { off, len };
+	uint64_t range[2];
 	struct stat st;
 
 	if (!im->writable)
@@ -299,6 +299,9 @@ int img_discard(struct img *im, uint64_t off, uint64_t len)
 		return -EOPNOTSUPP;
 	if (off > im->size || len > im->size - off)
 		return -ENXIO;
+	off += fp->base;	/* a partition's bytes in the disk */
+	range[0] = off;
+	range[1] = len;
 	if (fstat(fp->fd, &st))
 		return -errno;
 	if (S_ISBLK(st.st_mode))

@@ -141,7 +141,8 @@ int img_stat(const struct img *im, struct stat *st);
 /*
  * Cut or extend the regular file under im to size bytes (ftruncate; an
  * extension reads as zeros), and set the size of every layer down to
- * it: -ENOTTY for a block device (its size is the device's),
+ * it: -ENOTTY for a block device (its size is the device's) and for a
+ * partition (img_open_range: its size is the partition table's),
  * -EOPNOTSUPP for memory images, -EROFS when im is read-only.
  */
 int img_resize(struct img *im, uint64_t size);
@@ -149,7 +150,7 @@ int img_resize(struct img *im, uint64_t size);
  * An image file shorter than size (an undo of a shrink: the run cut it
  * short): im and every layer under it read size bytes, the bytes past
  * the file's end as zeros, and writes there extend the file.  No effect
- * on devices or when the file is that long.
+ * on devices, partitions, or when the file is that long.
  */
 void img_zero_past_eof(struct img *im, uint64_t size);
 /*

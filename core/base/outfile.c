@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "core/base/outfile.h"
+#include "core/base/array.h"
 #include "core/base/excl.h"
 
 #include <fcntl.h>
@@ -58,15 +59,8 @@ static char *canon_path(const char *path)
 static int add(struct outfile_set *s, const char *name, const char *role,
 	       const struct stat *st, const char *canon, struct err *e)
 {
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 8;
-		struct outfile_id *nv = realloc(s->at, cap * sizeof(*nv));
-
-		if (!nv)
-			return err_set(e, -ENOMEM, "out of memory");
-		s->at = nv;
-		s->cap = cap;
-	}
+	if (array_grow((void **)&s->at, &s->cap, s->n, sizeof(*s->at), 8))
+		return err_set(e, -ENOMEM, "out of memory");
 	memset(&s->at[s->n], 0, sizeof(s->at[s->n]));
 	s->at[s->n].name = strdup(name);
 	s->at[s->n].canon = canon ? strdup(canon) : NULL;

@@ -6,6 +6,7 @@
  * the mechanism.
  */
 #include "core/base/reader.h"
+#include "core/base/array.h"
 #include "core/base/bigmem.h"
 
 #include <errno.h>
@@ -147,8 +148,8 @@ static void read_req(struct rdr *r, struct req *q, uint8_t *buf)
 /*
  * fadvise, from a warm page cache: each segment alone and without
  * waiting (RWF_NOWAIT fails rather than wait for the device), so that
- * neither the bytes between segments nor read-ahead hints are paid for
- * (a twelfth of the bytes on 1M inodes).  False at the first miss: the
+ * neither the bytes between segments nor read-ahead hints are paid for.
+ * False at the first miss: the
  * request is then read whole, and the rest of the stream as if cold.
  */
 static bool read_cached(struct rdr *r, struct req *q, uint8_t *buf)
@@ -337,9 +338,7 @@ static void aim(struct rdr *r, struct req *q);
  * read from the device with io_uring into a buffer per request, and the
  * page cache is left as it was.  Filling the cache costs a 4 KiB page
  * per 4 KiB read, allocated, charged and inserted on the scan's threads,
- * and each page is a descriptor of its own on the way from the device
- * (1M inodes, 2-core VM, cold report, medians of 5: 0.53 s through the
- * cache, 0.39 s so).
+ * and each page is a descriptor of its own on the way from the device.
  * False, and nothing changed, without a ring or the memory.
  */
 static bool go_direct(struct rdr *r)
@@ -447,15 +446,9 @@ static bool pull(struct rdr *r, struct rdr_seg *s)
 
 static int add_seg(struct req *q, const struct rdr_seg *s)
 {
-	if (q->nseg == q->cap) {
-		size_t ncap = q->cap ? q->cap * 2 : 16;
-		struct rdr_seg *v = realloc(q->seg, ncap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		q->seg = v;
-		q->cap = ncap;
-	}
+	if (array_grow((void **)&q->seg, &q->cap, q->nseg,
+		       sizeof(*q->seg), 16))
+		return -ENOMEM;
 	q->seg[q->nseg++] = *s;
 	return 0;
 }
@@ -572,14 +565,12 @@ static enum rdr_how choose(struct rdr *r)
 	int how = r->have_raw ? r->raw.bulk.how : RDR_SYNC;
 
 	/*
-	 * Measured (README, bench/): through the page cache, WILLNEED ahead
-	 * of pread into one reused buffer; mapping the cache instead saves
-	 * the copy but, with a scan thread per CPU, each unmap costs TLB
-	 * shootdowns on the other CPUs and the threads queue on the mmap
-	 * lock (warm report on 1M inodes, quiet 2-core VM: 212 ms against
-	 * 252, check 321 against 443; cold on a par).  From the device,
-	 * direct reads through io_uring kept it busiest (go_direct); without
-	 * it a reader thread.
+	 * Through the page cache, WILLNEED ahead of pread into one reused
+	 * buffer; mapping the cache instead saves the copy but, with a scan
+	 * thread per CPU, each unmap costs TLB shootdowns on the other CPUs
+	 * and the threads queue on the mmap lock.  From the device, direct
+	 * reads through io_uring keep it busiest (go_direct); without it a
+	 * reader thread.  The figures: README, bench/.
 	 */
 	r->use_direct = r->raw.dfd >= 0 && r->raw.direct_always;
 	if (how <= RDR_AUTO || how >= RDR_NHOW) {
@@ -613,9 +604,8 @@ static enum rdr_how choose(struct rdr *r)
 /*
  * n buffers of r->bufsz bytes, aligned for direct reads, in one mapping
  * that asks for huge pages (bigmem maps from 1 MiB): a direct read into
- * 4 KiB pages costs a descriptor per page, and on a virtio disk that
- * more than halved the rate (the 1M-inode image's inode runs in 1 MiB
- * reads, 16 in flight: 0.44 s against 0.18 s).  NULL without memory.
+ * 4 KiB pages costs a descriptor per page, which on a virtio disk eats
+ * much of the rate.  NULL without memory.
  */
 static uint8_t *alloc_bufs(struct rdr *r, unsigned n, uint8_t **map,
 			   size_t *maplen)

@@ -32,14 +32,6 @@ static void step_done(struct check_result *res, enum check_step s,
 	*t = now;
 }
 
-void check_fatal(struct check_ctx *c, int err)
-{
-	int zero = 0;
-
-	__atomic_compare_exchange_n(&c->fatal, &zero, err, false,
-				    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-}
-
 static void phase_space(void *priv, unsigned agno)
 {
 	check_ag_space(priv, agno);

@@ -28,7 +28,7 @@
 #define NS_MASK		(OD_ATTR_ROOT | OD_ATTR_SECURE | OD_ATTR_PARENT)
 #define RMT_MAX		(64 * 1024)	/* XFS_XATTR_SIZE_MAX */
 
-struct rmt {
+struct remote_loc {
 	uint32_t blk, len;	/* first fork block, value bytes */
 };
 
@@ -40,7 +40,7 @@ struct actx {
 	unsigned problems;
 	struct extmap map;
 	uint8_t *used;		/* bytes of a leaf block in use */
-	struct rmt *rmt;
+	struct remote_loc *rmt;
 	size_t nrmt, cap_rmt;
 	uint8_t *buf;
 };
@@ -315,7 +315,7 @@ static int leaf(void *priv, uint64_t blk, const uint8_t *buf, uint32_t *lo,
 }
 
 /* Every block of one remote value. */
-static void remote_value(struct actx *a, const struct rmt *r,
+static void remote_value(struct actx *a, const struct remote_loc *r,
 			 struct check_da *w)
 {
 	const struct od_geo *g = a->c->g;

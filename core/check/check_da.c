@@ -37,25 +37,6 @@ void check_da_problem(struct check_da *w, enum check_code code,
 	}
 }
 
-/* Index of the extent holding fork offset off, or -1. */
-static long map_find(const struct extmap *m, uint64_t off)
-{
-	size_t lo = 0, hi = m->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct od_irec *r = &m->v[mid];
-
-		if (off < r->startoff)
-			hi = mid;
-		else if (off >= r->startoff + r->blockcount)
-			lo = mid + 1;
-		else
-			return (long)mid;
-	}
-	return -1;
-}
-
 int check_da_read(struct check_da *w, uint64_t dablk, uint8_t *buf,
 		  uint64_t *daddr)
 {
@@ -65,17 +46,16 @@ int check_da_read(struct check_da *w, uint64_t dablk, uint8_t *buf,
 	char msg[96];
 
 	while (off < end) {
-		long i = map_find(w->map, off);
-		const struct od_irec *r;
+		const struct od_irec *r = fork_rec_at(w->map->v, w->map->n,
+						      off);
 		uint64_t n;
 
-		if (i < 0) {
+		if (!r) {
 			snprintf(msg, sizeof(msg), "file block %llu is not "
 				 "mapped", (unsigned long long)off);
 			check_da_problem(w, w->code, dablk, msg);
 			return -EFSCORRUPTED;
 		}
-		r = &w->map->v[i];
 		n = r->startoff + r->blockcount - off;
 		if (n > end - off)
 			n = end - off;

@@ -10,6 +10,7 @@
  * for the index pass.
  */
 #include "core/check/check_dir.h"
+#include "core/base/array.h"
 #include "core/base/bigmem.h"
 #include "ondisk/dahash.h"
 
@@ -72,15 +73,9 @@ int dirck_add(struct dirck *k, const uint8_t *name, uint8_t namelen,
 	if (bigmem_grow((void **)&k->ent, &k->cap_ent, k->nent,
 			sizeof(*k->ent)))
 		return -ENOMEM;
-	while (k->nnames + namelen > k->cap_names) {
-		size_t cap = k->cap_names ? k->cap_names * 2 : 4096;
-		char *n = realloc(k->names, cap);
-
-		if (!n)
-			return -ENOMEM;
-		k->names = n;
-		k->cap_names = cap;
-	}
+	if (array_reserve((void **)&k->names, &k->cap_names,
+			  k->nnames + namelen, 1, 4096))
+		return -ENOMEM;
 	x = &k->ent[k->nent++];
 	x->hash = k->ci ? od_da_hashname_ci(name, namelen) :
 			  od_da_hashname(name, namelen);

@@ -16,6 +16,8 @@
 #include "core/check/check_int.h"
 #include "core/base/bigmem.h"
 #include "core/base/sort.h"
+#include "core/base/heap.h"
+#include "core/base/search.h"
 #include "ondisk/inode.h"
 
 #include <pthread.h>
@@ -37,44 +39,18 @@ struct hv_part {
 	size_t ngot, cap_got;
 };
 
+#define WANT_BELOW(ctx, a, b)	((a)->off < (b)->off)
+HEAP_DEFINE(want, struct hv_want, const void *, WANT_BELOW)
+
 static void heap_up(struct hv_want *h, size_t i)
 {
-	while (i) {
-		size_t p = (i - 1) / 2;
-		struct hv_want t;
-
-		if (h[p].off <= h[i].off)
-			break;
-		t = h[p];
-		h[p] = h[i];
-		h[i] = t;
-		i = p;
-	}
-}
-
-static void heap_down(struct hv_want *h, size_t n, size_t i)
-{
-	for (;;) {
-		size_t l = 2 * i + 1, m = i;
-		struct hv_want t;
-
-		if (l < n && h[l].off < h[m].off)
-			m = l;
-		if (l + 1 < n && h[l + 1].off < h[m].off)
-			m = l + 1;
-		if (m == i)
-			break;
-		t = h[m];
-		h[m] = h[i];
-		h[i] = t;
-		i = m;
-	}
+	want_up(h, i, NULL);
 }
 
 static void heap_pop(struct hv_part *p)
 {
 	p->want[0] = p->want[--p->nwant];
-	heap_down(p->want, p->nwant, 0);
+	want_down(p->want, p->nwant, 0, NULL);
 }
 
 static struct hv_part *part_of(void **part)
@@ -197,13 +173,20 @@ static int cmp_hblk(const void *a, const void *b)
 }
 
 /* The block at byte off, or NULL. */
+static inline bool blk_before(const struct check_hblk *b, uint64_t off)
+{
+	return b->off < off;
+}
+
+SEARCH_FIRST(blk_search, struct check_hblk, uint64_t, blk_before)
+
 static const uint8_t *find(const struct check_ctx *c, uint64_t off)
 {
 	const struct od_geo *g = c->g;
 	uint64_t lin = off >> g->blocklog;
 	uint32_t agno = (uint32_t)(lin / g->agblocks);
 	const struct check_hag *h;
-	size_t lo = 0, hi;
+	size_t lo;
 
 	if (!c->hv.ag || agno >= g->agcount)
 		return NULL;
@@ -211,15 +194,7 @@ static const uint8_t *find(const struct check_ctx *c, uint64_t off)
 	/* an AG's blocks are sorted, and final, once it is ready */
 	if (!__atomic_load_n(&h->served, __ATOMIC_ACQUIRE))
 		return NULL;
-	hi = h->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (h->v[mid].off < off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = blk_search(h->v, h->n, off);
 	return lo < h->n && h->v[lo].off == off ? h->v[lo].data : NULL;
 }
 

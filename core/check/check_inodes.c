@@ -29,7 +29,7 @@
 #define AHEAD_INODES	64u		/* inodes with blocks announced ahead */
 #define AHEAD_BYTES	(32u << 20)	/* and their bytes, at most */
 
-struct ipass {
+struct inode_pass {
 	struct check_ctx *c;
 	struct check_ag *ca;
 	const struct od_geo *g;
@@ -56,7 +56,7 @@ static const char *fork_name(int whichfork)
 static int bmbt_block(void *priv, uint64_t fsbno, unsigned level,
 		      struct err *e)
 {
-	struct ipass *p = priv;
+	struct inode_pass *p = priv;
 	struct check_ag *ca = p->ca;
 
 	(void)level;
@@ -80,7 +80,7 @@ static int cmp_bmbt(const void *a, const void *b)
 }
 
 /* Sort one fork's bmbt blocks and merge physically adjacent ones. */
-static void merge_bmbt(struct ipass *p)
+static void merge_bmbt(struct inode_pass *p)
 {
 	struct check_ag *ca = p->ca;
 	const struct od_geo *g = p->g;
@@ -106,7 +106,7 @@ static void merge_bmbt(struct ipass *p)
 
 /* A btree fork: walk it strictly, note its blocks.  0, or <0 if the
  * walk failed (then the block count is unknown). */
-static int check_bmbt_fork(struct ipass *p, int whichfork)
+static int check_bmbt_fork(struct inode_pass *p, int whichfork)
 {
 	const struct od_inode *di = &p->ip->di;
 	struct check_bt w;
@@ -158,7 +158,7 @@ static int check_bmbt_fork(struct ipass *p, int whichfork)
  * its blocks noted as the bmbt's are (its records map realtime space).
  * 0, or <0 if it could not be read.
  */
-static int check_meta_btree_fork(struct ipass *p)
+static int check_meta_btree_fork(struct inode_pass *p)
 {
 	struct extmap em = { 0 };
 	int ret;
@@ -182,7 +182,7 @@ static int check_meta_btree_fork(struct ipass *p)
 }
 
 /* di_nblocks: every block the forks map, plus the bmbt blocks. */
-static void check_nblocks(struct ipass *p, const struct m_ino *mi,
+static void check_nblocks(struct inode_pass *p, const struct m_ino *mi,
 			  uint64_t nblocks, uint64_t bmbt_blocks)
 {
 	const struct m_ext *x = p->ca->ag->ext + mi->ext;
@@ -217,7 +217,7 @@ static void check_nblocks(struct ipass *p, const struct m_ino *mi,
 }
 
 /* Unwritten extents belong in regular files' data forks only. */
-static void check_unwritten(struct ipass *p, const struct m_ino *mi)
+static void check_unwritten(struct inode_pass *p, const struct m_ino *mi)
 {
 	const struct m_ext *x = p->ca->ag->ext + mi->ext;
 	uint32_t i;
@@ -245,14 +245,14 @@ static void check_unwritten(struct ipass *p, const struct m_ino *mi)
  * xfs_repair's symlink verifier compare with the log head. */
 static void symlink_lsn(void *priv, const struct od_symlink_hdr *h)
 {
-	struct ipass *p = priv;
+	struct inode_pass *p = priv;
 
 	check_note_lsn(&p->ca->lsn, h->lsn, "symlink inode %llu block "
 		       "(daddr 0x%llx)", (unsigned long long)p->ip->di.ino,
 		       (unsigned long long)h->blkno);
 }
 
-static void check_inode(struct ipass *p, const struct m_ino *mi)
+static void check_inode(struct inode_pass *p, const struct m_ino *mi)
 {
 	const struct od_inode *di = &p->ip->di;
 	bool counted = true;
@@ -281,7 +281,7 @@ static void check_inode(struct ipass *p, const struct m_ino *mi)
 }
 
 /* An inode the inobt says is free: it must decode and have mode 0. */
-static void check_free_inode(struct ipass *p, uint64_t ino,
+static void check_free_inode(struct inode_pass *p, uint64_t ino,
 			     const uint8_t *raw)
 {
 	err_clear(&p->e);
@@ -316,7 +316,7 @@ static void announce(void *priv, uint64_t off, uint64_t len)
  * symlinks, attribute forks) announced, so that they are in the page
  * cache when check_inode reads them one by one.
  */
-static void read_ahead(struct ipass *p)
+static void read_ahead(struct inode_pass *p)
 {
 	const struct m_ag *ag = p->ca->ag;
 
@@ -351,7 +351,7 @@ static void read_ahead(struct ipass *p)
 
 /* raw NULL: an inode the scan's look settled (check_quick.c): in use,
  * simple, and all that is left is its link count. */
-static void one_inode(struct ipass *p, const struct od_inobt_rec *r,
+static void one_inode(struct inode_pass *p, const struct od_inobt_rec *r,
 		      unsigned i, const uint8_t *raw)
 {
 	struct check_ag *ca = p->ca;
@@ -408,7 +408,7 @@ static void one_inode(struct ipass *p, const struct od_inobt_rec *r,
 	check_inode(p, mi);
 }
 
-static void decode_run(struct ipass *p, size_t ci, unsigned i,
+static void decode_run(struct inode_pass *p, size_t ci, unsigned i,
 		       const uint8_t *buf, uint64_t len)
 {
 	const struct od_geo *g = p->g;
@@ -421,7 +421,7 @@ static void decode_run(struct ipass *p, size_t ci, unsigned i,
 }
 
 /* Every present inode of chunk ci from the scan's record of it. */
-static void settled_chunk(struct ipass *p, size_t ci,
+static void settled_chunk(struct inode_pass *p, size_t ci,
 			  const struct check_qchunk *q)
 {
 	const struct od_inobt_rec *r = &p->ca->ag->chunk[ci];
@@ -439,7 +439,7 @@ static void settled_chunk(struct ipass *p, size_t ci,
 }
 
 /* The chunks to read again: any present inode the scan left unsettled. */
-static bool *chunks_wanted(struct ipass *p, size_t *nwant)
+static bool *chunks_wanted(struct inode_pass *p, size_t *nwant)
 {
 	const struct m_ag *ag = p->ca->ag;
 	bool *want = malloc(ag->nchunk ? ag->nchunk : 1);
@@ -463,7 +463,7 @@ static bool *chunks_wanted(struct ipass *p, size_t *nwant)
 	return want;
 }
 
-static void read_chunks(struct ipass *p)
+static void read_chunks(struct inode_pass *p)
 {
 	const struct m_ag *ag = p->ca->ag;
 	struct inorun run;
@@ -511,7 +511,7 @@ out:
 void check_ag_inodes(struct check_ctx *c, uint32_t agno)
 {
 	struct check_ag *ca = &c->cag[agno];
-	struct ipass p;
+	struct inode_pass p;
 
 	if (c->fatal)
 		return;

@@ -2,6 +2,7 @@
 /* The checker's problem logs: one per AG (one writer at a time) and one
  * for the whole filesystem; messages kept up to a limit, all counted. */
 #include "core/check/check_int.h"
+#include "core/base/array.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,18 +15,8 @@
 /* Keep message msg (code, text, NUL: n bytes); it is counted already. */
 static void keep(struct check_log *l, const char *msg, size_t n)
 {
-	if (l->len + n > l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 4096;
-		char *b;
-
-		while (cap < l->len + n)
-			cap *= 2;
-		b = realloc(l->buf, cap);
-		if (!b)
-			return;		/* counted, not kept */
-		l->buf = b;
-		l->cap = cap;
-	}
+	if (array_reserve((void **)&l->buf, &l->cap, l->len + n, 1, 4096))
+		return;		/* counted, not kept */
 	memcpy(l->buf + l->len, msg, n);
 	l->len += n;
 }

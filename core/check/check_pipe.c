@@ -2,14 +2,12 @@
 /*
  * The trees and inodes phases of an AG while the scan reads the others
  * (check_int.h, struct check_pipe).  A cold scan waits on the device
- * most of its time (1M inodes, 2-core VM: 0.1 s of CPU in 0.23 s), and
- * the inodes phase after it took a sixth of check's time; the scan
- * hands each AG over as soon as its model is whole (scan_opts.ag_done),
- * and a thread of its own checks it then.  Alone it gained nothing: the
- * disk is busy all through the scan, and the directories' reads moved
- * into it; with most directory blocks kept from the scan's own reads
- * (check_harvest.c) the phase works from memory (cold check of 1M
- * inodes, 30 alternating pairs: 0.304 s against 0.319 s).
+ * most of its time, and the inodes phase after it would add its own;
+ * the scan hands each AG over as soon as its model is whole
+ * (scan_opts.ag_done), and a thread of its own checks it then.  Alone
+ * that gains nothing: the disk is busy all through the scan, and the
+ * directories' reads move into it; with most directory blocks kept from
+ * the scan's own reads (check_harvest.c) the phase works from memory.
  *
  * The only thing an AG's inodes phase needs of the others is the
  * inodes its directories name.  An entry naming an inode of an AG not

@@ -7,6 +7,8 @@
  * and every inode sharing a block must have the reflink flag.
  */
 #include "core/check/check_int.h"
+#include "core/base/array.h"
+#include "core/base/heap.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,47 +18,22 @@ struct heap {
 	size_t n, cap;
 };
 
+#define END_BELOW(ctx, a, b)	(*(a) < *(b))
+HEAP_DEFINE(ends, uint64_t, const void *, END_BELOW)
+
 static int heap_push(struct heap *h, uint64_t x)
 {
-	size_t i;
-
-	if (h->n == h->cap) {
-		size_t cap = h->cap ? h->cap * 2 : 64;
-		uint64_t *v = realloc(h->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		h->v = v;
-		h->cap = cap;
-	}
-	i = h->n++;
-	while (i && h->v[(i - 1) / 2] > x) {
-		h->v[i] = h->v[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
-	h->v[i] = x;
+	if (array_grow((void **)&h->v, &h->cap, h->n, sizeof(*h->v), 64))
+		return -ENOMEM;
+	h->v[h->n] = x;
+	ends_up(h->v, h->n++, NULL);
 	return 0;
 }
 
 static void heap_pop(struct heap *h)
 {
-	uint64_t x = h->v[--h->n];
-	size_t i = 0;
-
-	for (;;) {
-		size_t l = 2 * i + 1, m = i;
-
-		if (l < h->n && h->v[l] < x)
-			m = l;
-		if (l + 1 < h->n && h->v[l + 1] < (m == i ? x : h->v[l]))
-			m = l + 1;
-		if (m == i)
-			break;
-		h->v[i] = h->v[m];
-		i = m;
-	}
-	if (h->n)
-		h->v[i] = x;
+	h->v[0] = h->v[--h->n];
+	ends_down(h->v, h->n, 0, NULL);
 }
 
 struct refcmp {

@@ -14,6 +14,7 @@
  * records: each one missing, different or extra is reported.
  */
 #include "core/check/check_int.h"
+#include "core/base/array.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,15 +84,8 @@ static int push(struct rmaps *e, uint32_t start, uint32_t len,
 			return 0;
 		}
 	}
-	if (e->n == e->cap) {
-		size_t cap = e->cap ? e->cap * 2 : 1024;
-		struct check_rmap *v = realloc(e->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		e->v = v;
-		e->cap = cap;
-	}
+	if (array_grow((void **)&e->v, &e->cap, e->n, sizeof(*e->v), 1024))
+		return -ENOMEM;
 	r = &e->v[e->n++];
 	r->start = start;
 	r->len = len;

@@ -46,7 +46,7 @@
 #define MAX_RGBLOCKS		((1ull << 31) - 1)
 #define MIN_RGEXTENTS		2
 
-struct sbc {
+struct sb_check {
 	struct check_ctx *c;
 	const struct od_sb *sb;
 	const struct od_sb *primary;	/* NULL when checking the primary */
@@ -54,7 +54,7 @@ struct sbc {
 	char what[32];
 };
 
-static void field(struct sbc *s, const char *msg)
+static void field(struct sb_check *s, const char *msg)
 {
 	check_problem(&s->c->glog, SB_FIELD, s->what, msg);
 }
@@ -74,7 +74,7 @@ static unsigned highbit64(uint64_t v)
 }
 
 /* xfs_sb_good_version: the version word and features2 a kernel reads. */
-static void check_version(struct sbc *s)
+static void check_version(struct sb_check *s)
 {
 	const struct od_sb *sb = s->sb;
 
@@ -101,7 +101,7 @@ static void check_version(struct sbc *s)
 }
 
 /* verify_sb and xfs_validate_sb_common: sizes and geometry. */
-static void check_sizes(struct sbc *s)
+static void check_sizes(struct sb_check *s)
 {
 	const struct od_sb *sb = s->sb;
 	uint64_t agbytes = (uint64_t)sb->agblocks << (sb->blocklog & 31);
@@ -163,7 +163,7 @@ static void check_sizes(struct sbc *s)
  * groups (none without a realtime section), their size in range, enough
  * of them to cover the section, rgblklog from their size, exchange on.
  */
-static void check_rtgroups(struct sbc *s)
+static void check_rtgroups(struct sb_check *s)
 {
 	const struct od_sb *sb = s->sb;
 	uint64_t groups;
@@ -196,7 +196,7 @@ static void check_rtgroups(struct sbc *s)
 }
 
 /* xfs_validate_sb_zoned */
-static void check_zoned(struct sbc *s)
+static void check_zoned(struct sb_check *s)
 {
 	const struct od_sb *sb = s->sb;
 
@@ -218,7 +218,7 @@ static void check_zoned(struct sbc *s)
  * realtime device has none.  With metadir every group has its own
  * bitmap, whose blocks start with a header; zoned has none.
  */
-static void check_rt(struct sbc *s)
+static void check_rt(struct sb_check *s)
 {
 	const struct od_sb *sb = s->sb;
 	uint64_t rtx = (uint64_t)sb->rextsize * sb->blocksize;
@@ -250,7 +250,7 @@ static void check_rt(struct sbc *s)
 }
 
 /* sb_validate_ino_align and the kernel's sparse inode rule. */
-static void check_inoalign(struct sbc *s)
+static void check_inoalign(struct sb_check *s)
 {
 	const struct od_sb *sb = s->sb;
 	uint32_t chunk = (64u * sb->inodesize) >> (sb->blocklog & 31);
@@ -279,7 +279,7 @@ static void check_inoalign(struct sbc *s)
 }
 
 /* verify_sb and xfs_validate_stripe_geometry. */
-static void check_stripe(struct sbc *s)
+static void check_stripe(struct sb_check *s)
 {
 	const struct od_sb *sb = s->sb;
 	uint64_t su = (uint64_t)sb->unit * sb->blocksize;
@@ -306,7 +306,7 @@ static void check_stripe(struct sbc *s)
 }
 
 /* Quota flags a kernel refuses, and quota fields of a secondary. */
-static void check_quota(struct sbc *s)
+static void check_quota(struct sb_check *s)
 {
 	const struct od_sb *sb = s->sb;
 
@@ -328,7 +328,7 @@ static void check_quota(struct sbc *s)
 }
 
 /* Bytes past the last field this version defines: zero. */
-static void check_padding(struct sbc *s, const uint8_t *raw, uint32_t len)
+static void check_padding(struct sb_check *s, const uint8_t *raw, uint32_t len)
 {
 	const struct od_sb *sb = s->sb;
 	uint32_t used, i;
@@ -360,7 +360,7 @@ static void check_padding(struct sbc *s, const uint8_t *raw, uint32_t len)
 		}
 }
 
-static void check_one(struct sbc *s, const uint8_t *raw, uint32_t len)
+static void check_one(struct sb_check *s, const uint8_t *raw, uint32_t len)
 {
 	const struct od_sb *sb = s->sb;
 
@@ -387,7 +387,7 @@ static void check_one(struct sbc *s, const uint8_t *raw, uint32_t len)
 	}
 }
 
-static void differs(struct sbc *s, const char *name, uint64_t primary,
+static void differs(struct sb_check *s, const char *name, uint64_t primary,
 		    uint64_t copy)
 {
 	char pv[24], sv[24];
@@ -399,7 +399,7 @@ static void differs(struct sbc *s, const char *name, uint64_t primary,
 	check_problem(&s->c->glog, SB_SECONDARY, s->agno, name, sv, pv);
 }
 
-static void differs_bit(struct sbc *s, const char *name, uint32_t primary,
+static void differs_bit(struct sb_check *s, const char *name, uint32_t primary,
 			uint32_t copy, uint32_t bit)
 {
 	if ((primary ^ copy) & bit)
@@ -409,7 +409,7 @@ static void differs_bit(struct sbc *s, const char *name, uint32_t primary,
 }
 
 /* compare_sb and check_v5_feature_mismatch: a secondary's geometry. */
-static void compare_primary(struct sbc *s)
+static void compare_primary(struct sb_check *s)
 {
 	const struct od_sb *a = s->primary, *b = s->sb;
 
@@ -449,7 +449,7 @@ static void check_secondary(struct check_ctx *c, uint32_t agno,
 			    uint8_t *buf, uint32_t len)
 {
 	const struct od_geo *g = c->g;
-	struct sbc s = { c, NULL, &c->fs->sb, agno, "" };
+	struct sb_check s = { c, NULL, &c->fs->sb, agno, "" };
 	struct od_sb sb;
 	struct err e = { 0 };
 	enum od_err oe;
@@ -557,7 +557,7 @@ void check_superblocks(struct check_ctx *c)
 {
 	const struct od_geo *g = c->g;
 	uint32_t len = g->sectsize, a;
-	struct sbc s = { c, &c->fs->sb, NULL, 0, "superblock 0" };
+	struct sb_check s = { c, &c->fs->sb, NULL, 0, "superblock 0" };
 	struct err e = { 0 };
 	uint8_t *buf = malloc(len);
 

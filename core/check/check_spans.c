@@ -9,6 +9,7 @@
 #include "core/check/check_int.h"
 #include "core/base/bigmem.h"
 #include "core/base/par.h"
+#include "core/base/search.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,21 +125,20 @@ int check_spans_sort(struct check_spans *s)
 
 /* ---- naming things ---- */
 
+static inline bool ext_at_or_before(const struct m_ino *mi, uint32_t idx)
+{
+	return mi->ext <= idx;
+}
+
+SEARCH_FIRST(ext_search, struct m_ino, uint32_t, ext_at_or_before)
+
 const struct m_ino *check_ext_owner(const struct check_ctx *c, uint32_t src,
 				    uint32_t idx)
 {
 	const struct m_ag *ag = &c->m->ag[src];
-	size_t lo = 0, hi = ag->nino;
+	/* lo - 1: the last inode whose extents start at or before idx */
+	size_t lo = ext_search(ag->ino, ag->nino, idx);
 
-	/* the last inode whose extents start at or before idx */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ag->ino[mid].ext <= idx)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo == 0)
 		return NULL;
 	if (idx >= ag->ino[lo - 1].ext + ag->ino[lo - 1].nde +

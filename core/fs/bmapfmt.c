@@ -19,7 +19,7 @@
 #define MINTOT_WIDTH	5
 
 /* A line being built; emitted whole. */
-struct lbuf {
+struct line_buf {
 	char s[512];
 	size_t len;
 	bmapfmt_line_fn fn;
@@ -27,7 +27,7 @@ struct lbuf {
 };
 
 __attribute__((format(printf, 2, 3)))
-static void put(struct lbuf *l, const char *fmt, ...)
+static void put(struct line_buf *l, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -43,7 +43,7 @@ static void put(struct lbuf *l, const char *fmt, ...)
 		l->len = sizeof(l->s) - 1;
 }
 
-static void eol(struct lbuf *l)
+static void eol(struct line_buf *l)
 {
 	l->s[l->len] = '\0';
 	l->fn(l->priv, l->s);
@@ -61,7 +61,7 @@ static int numlen(int64_t v)
 	return v < 0 ? n + 1 : n;
 }
 
-static void fmt_plain(struct lbuf *l, const struct getbmap_row *v, size_t n,
+static void fmt_plain(struct line_buf *l, const struct getbmap_row *v, size_t n,
 		      bool lflag)
 {
 	size_t i;
@@ -98,7 +98,7 @@ int bmapfmt_check(const struct fs *fs, struct err *e)
 		       sb->width, why);
 }
 
-static void fmt_verbose(struct lbuf *l, const struct fs *fs,
+static void fmt_verbose(struct line_buf *l, const struct fs *fs,
 			const struct inode *ip, const struct getbmap_row *v,
 			size_t n, const struct bmapfmt_opts *o)
 {
@@ -226,7 +226,7 @@ void bmapfmt(const struct fs *fs, const struct inode *ip,
 	     const struct getbmap_row *v, size_t n,
 	     const struct bmapfmt_opts *o, bmapfmt_line_fn fn, void *priv)
 {
-	struct lbuf l;
+	struct line_buf l;
 
 	l.len = 0;
 	l.fn = fn;

@@ -70,8 +70,8 @@ static int walk_leaf(struct btwalk *w, const uint8_t *buf,
 
 /*
  * A node's children announced before the walk reads them one by one:
- * from a cold cache each read waited its own round trip (on 1M inodes,
- * 8 ms at the start of every AG's scan with no inode read in flight).
+ * from a cold cache each read would wait its own round trip, at the
+ * start of every AG's scan with no inode read in flight.
  */
 static void children_ahead(struct btwalk *w, const uint8_t *buf,
 			   const struct od_btblock *hdr, uint32_t maxrecs)

@@ -84,25 +84,6 @@ void dir_close(struct dir *d)
 	d->buf = d->buf2 = NULL;
 }
 
-/* Index of the extent containing file block off, or -1. */
-static long map_find(const struct extmap *m, uint64_t off)
-{
-	size_t lo = 0, hi = m->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct od_irec *r = &m->v[mid];
-
-		if (off < r->startoff)
-			hi = mid;
-		else if (off >= r->startoff + r->blockcount)
-			lo = mid + 1;
-		else
-			return (long)mid;
-	}
-	return -1;
-}
-
 int dir_read_block(struct dir *d, uint64_t dablk, uint8_t *buf,
 		   struct err *e)
 {
@@ -114,15 +95,13 @@ int dir_read_block(struct dir *d, uint64_t dablk, uint8_t *buf,
 	snprintf(what, sizeof(what), "directory %llu block %llu",
 		 (unsigned long long)d->ip.di.ino, (unsigned long long)dablk);
 	while (off < end) {
-		long i = map_find(&d->map, off);
-		const struct od_irec *r;
+		const struct od_irec *r = fork_rec_at(d->map.v, d->map.n, off);
 		uint64_t n;
 
-		if (i < 0)
+		if (!r)
 			return err_set(e, -EFSCORRUPTED, "%s: file block %llu "
 				       "is not mapped", what,
 				       (unsigned long long)off);
-		r = &d->map.v[i];
 		n = r->startoff + r->blockcount - off;
 		if (n > end - off)
 			n = end - off;

@@ -1,10 +1,27 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "core/fs/fork.h"
+#include "core/base/array.h"
 #include "core/fs/btwalk.h"
+#include "core/base/search.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
+
+static inline bool rec_before(const struct od_irec *r, uint64_t off)
+{
+	return r->startoff + r->blockcount <= off;
+}
+
+SEARCH_FIRST(rec_search, struct od_irec, uint64_t, rec_before)
+
+const struct od_irec *fork_rec_at(const struct od_irec *v, size_t n,
+				  uint64_t off)
+{
+	size_t i = rec_search(v, n, off);
+
+	return i < n && v[i].startoff <= off ? &v[i] : NULL;
+}
 
 void extmap_free(struct extmap *m)
 {
@@ -74,15 +91,8 @@ static int fork_add(struct fork_ctx *c, const struct od_irec *r,
 			     m->n ? &m->v[m->n - 1] : NULL, r, m->n, e);
 	if (ret)
 		return ret;
-	if (m->n == m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 16;
-		struct od_irec *v = realloc(m->v, cap * sizeof(*v));
-
-		if (!v)
-			return err_set(e, -ENOMEM, "out of memory");
-		m->v = v;
-		m->cap = cap;
-	}
+	if (array_grow((void **)&m->v, &m->cap, m->n, sizeof(*m->v), 16))
+		return err_set(e, -ENOMEM, "out of memory");
 	m->v[m->n++] = *r;
 	return 0;
 }

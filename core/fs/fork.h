@@ -15,6 +15,12 @@ struct extmap {
 };
 
 void extmap_free(struct extmap *m);
+/*
+ * The record of v[0..n) (in file-offset order, none overlapping) that
+ * maps file block off, or NULL in a hole.
+ */
+const struct od_irec *fork_rec_at(const struct od_irec *v, size_t n,
+				  uint64_t off);
 
 /*
  * Read the extent records of a fork (extents or btree format) into m, in

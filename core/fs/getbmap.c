@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "core/fs/getbmap.h"
+#include "core/base/array.h"
 #include "core/fs/refcount.h"
 
 #include <stdlib.h>
@@ -50,15 +51,8 @@ static int gb_push(struct gbctx *c, const struct getbmap_row *r,
 {
 	struct getbmap *o = c->out;
 
-	if (o->n == o->cap) {
-		size_t cap = o->cap ? o->cap * 2 : 32;
-		struct getbmap_row *v = realloc(o->v, cap * sizeof(*v));
-
-		if (!v)
-			return err_set(e, -ENOMEM, "out of memory");
-		o->v = v;
-		o->cap = cap;
-	}
+	if (array_grow((void **)&o->v, &o->cap, o->n, sizeof(*o->v), 32))
+		return err_set(e, -ENOMEM, "out of memory");
 	o->v[o->n++] = *r;
 	c->bmv_offset = r->offset + r->length;
 	c->bmv_length = c->bmv_end - c->bmv_offset;

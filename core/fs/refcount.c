@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "core/fs/refcount.h"
+#include "core/base/array.h"
 #include "core/fs/btwalk.h"
 #include "ondisk/refcount.h"
+#include "core/base/search.h"
 
 #include <stdlib.h>
 
@@ -32,15 +34,9 @@ static int refc_rec(void *priv, const uint8_t *rec, struct err *e)
 	    c->s->v[c->s->n - 1].len > r.start)
 		return err_set(e, -EFSCORRUPTED, "ag %u refcountbt: records "
 			       "overlap at block %u", c->agno, r.start);
-	if (c->s->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 64;
-		struct refc_rec *v = realloc(c->s->v, cap * sizeof(*v));
-
-		if (!v)
-			return err_set(e, -ENOMEM, "out of memory");
-		c->s->v = v;
-		c->cap = cap;
-	}
+	if (array_grow((void **)&c->s->v, &c->cap, c->s->n,
+		       sizeof(*c->s->v), 64))
+		return err_set(e, -ENOMEM, "out of memory");
 	c->s->v[c->s->n++] = r;
 	return 0;
 }
@@ -73,23 +69,22 @@ void refc_free(struct refc_set *s)
 	s->n = 0;
 }
 
+static inline bool rec_before(const struct refc_rec *r, uint32_t agbno)
+{
+	return (uint64_t)r->start + r->len <= agbno;
+}
+
+SEARCH_FIRST(rec_search, struct refc_rec, uint32_t, rec_before)
+
 void refc_find_shared(const struct refc_set *s, uint32_t agbno, uint32_t len,
 		      uint32_t *fbno, uint32_t *flen)
 {
 	uint64_t end = (uint64_t)agbno + len;
-	size_t lo = 0, hi = s->n, i;
+	/* first record ending after agbno */
+	size_t lo = rec_search(s->v, s->n, agbno), i;
 
 	*fbno = OD_NULLAGBLOCK;
 	*flen = 0;
-	/* first record ending after agbno */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if ((uint64_t)s->v[mid].start + s->v[mid].len <= agbno)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo == s->n || s->v[lo].start >= end)
 		return;
 	*fbno = s->v[lo].start > agbno ? s->v[lo].start : agbno;

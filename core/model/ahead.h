@@ -19,10 +19,9 @@
  * disk order 64 records at a time, blocks adjacent on disk as one range
  * whatever their order in the file.  A directory's data, hash and
  * free-index blocks are often adjacent on disk but out of file order
- * (one of bench/mkbig.sh's: file blocks at 15 13 12 10 82 84, 14 80-81
- * 83, 11: two ranges, not ten);
- * announced one by one, check's directories took 2,500-5,300 requests
- * on that image, 2,400 so.  Returns the bytes announced.
+ * (file blocks at 15 13 12 10 82 84, 14 80-81 83, 11: two ranges, not
+ * ten), and announced one by one they would cost a request each.
+ * Returns the bytes announced.
  */
 uint64_t ahead_fork(struct fs *fs, const struct m_ext *x, uint32_t n,
 		    uint64_t below, uint64_t max);

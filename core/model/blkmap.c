@@ -11,6 +11,7 @@
  * by agbno and the running maximum of span ends.
  */
 #include "core/model/blkmap.h"
+#include "core/base/array.h"
 #include "core/base/bigmem.h"
 #include "core/base/par.h"
 #include "core/base/sort.h"
@@ -49,15 +50,8 @@ static int push(struct spanvec *sv, uint32_t agbno, uint32_t len,
 {
 	struct bm_span *s;
 
-	if (sv->n == sv->cap) {
-		size_t cap = sv->cap ? sv->cap * 2 : 256;
-		struct bm_span *v = realloc(sv->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		sv->v = v;
-		sv->cap = cap;
-	}
+	if (array_grow((void **)&sv->v, &sv->cap, sv->n, sizeof(*sv->v), 256))
+		return -ENOMEM;
 	s = &sv->v[sv->n++];
 	memset(s, 0, sizeof(*s));
 	s->agbno = agbno;

@@ -5,24 +5,23 @@
  */
 #include "core/model/blkmap.h"
 #include "ondisk/geo.h"
+#include "core/base/search.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+static inline bool end_before(const uint32_t *maxend, uint32_t agbno)
+{
+	return *maxend <= agbno;
+}
+
+SEARCH_FIRST(maxend_search, uint32_t, uint32_t, end_before)
+
 size_t blkmap_seek(const struct bm_ag *ag, uint32_t agbno)
 {
-	size_t lo = 0, hi = ag->nspan;
-
-	/* maxend never decreases: spans before lo all end at or before agbno */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ag->maxend[mid] <= agbno)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	/* maxend never decreases: spans before the one found all end at
+	 * or before agbno */
+	return maxend_search(ag->maxend, ag->nspan, agbno);
 }
 
 size_t blkmap_owners(const struct blkmap *bm, uint32_t agno, uint32_t agbno,

@@ -1,28 +1,28 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "core/model/model.h"
 #include "core/base/bigmem.h"
+#include "core/base/search.h"
 
 #include <stdlib.h>
+
+static inline bool ino_before(const struct m_ino *mi, uint64_t ino)
+{
+	return mi->ino < ino;
+}
+
+SEARCH_FIRST(ino_search, struct m_ino, uint64_t, ino_before)
 
 const struct m_ino *model_find(const struct model *m, uint64_t ino,
 			       const struct m_ag **agp)
 {
 	uint32_t agno = od_ino_agno(&m->fs->geo, ino);
 	const struct m_ag *ag;
-	size_t lo = 0, hi;
+	size_t lo;
 
 	if (agno >= m->agcount)
 		return NULL;
 	ag = &m->ag[agno];
-	hi = ag->nino;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ag->ino[mid].ino < ino)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = ino_search(ag->ino, ag->nino, ino);
 	if (lo == ag->nino || ag->ino[lo].ino != ino)
 		return NULL;
 	if (agp)

@@ -5,6 +5,7 @@
  * read each parent directory once to learn the names.
  */
 #include "core/model/model_paths.h"
+#include "core/base/array.h"
 #include "core/base/sort.h"
 #include "core/fs/dir.h"
 
@@ -19,7 +20,7 @@ struct node {
 	char *name;
 };
 
-struct pset {
+struct link_set {
 	struct node *v;
 	size_t n, cap;
 	uint64_t bloom[64];	/* 4096 bits: most links are rejected here */
@@ -37,7 +38,7 @@ static int cmp_node(const void *a, const void *b)
 	return x->ino < y->ino ? -1 : x->ino > y->ino;
 }
 
-static struct node *pset_search(const struct pset *s, uint64_t ino)
+static struct node *pset_search(const struct link_set *s, uint64_t ino)
 {
 	struct node key = { ino, 0, NULL };
 
@@ -46,7 +47,7 @@ static struct node *pset_search(const struct pset *s, uint64_t ino)
 
 /* Inline: the pass over every link calls it for each, and the filter
  * answers nearly all of them. */
-static inline struct node *pset_find(const struct pset *s, uint64_t ino)
+static inline struct node *pset_find(const struct link_set *s, uint64_t ino)
 {
 	unsigned b = bloom_bit(ino);
 
@@ -55,17 +56,10 @@ static inline struct node *pset_find(const struct pset *s, uint64_t ino)
 	return pset_search(s, ino);
 }
 
-static int pset_add(struct pset *s, uint64_t ino)
+static int pset_add(struct link_set *s, uint64_t ino)
 {
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		struct node *v = realloc(s->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		s->v = v;
-		s->cap = cap;
-	}
+	if (array_grow((void **)&s->v, &s->cap, s->n, sizeof(*s->v), 64))
+		return -ENOMEM;
 	s->bloom[bloom_bit(ino) >> 6] |= 1ull << (bloom_bit(ino) & 63);
 	s->v[s->n].ino = ino;
 	s->v[s->n].parent = 0;
@@ -75,7 +69,7 @@ static int pset_add(struct pset *s, uint64_t ino)
 }
 
 /* Sort and drop duplicates. */
-static void pset_sort(struct pset *s)
+static void pset_sort(struct link_set *s)
 {
 	size_t i, j = 0;
 
@@ -91,7 +85,7 @@ static void pset_sort(struct pset *s)
 }
 
 struct namectx {
-	struct pset *s;
+	struct link_set *s;
 	uint64_t parent;
 };
 
@@ -117,7 +111,7 @@ static int name_cb(void *priv, const uint8_t *name, size_t len, uint64_t ino,
 	return 0;
 }
 
-static char *build(const struct pset *s, uint64_t ino, uint64_t root)
+static char *build(const struct link_set *s, uint64_t ino, uint64_t root)
 {
 	const char *parts[MAX_DEPTH];
 	size_t n = 0, len = 1, i;
@@ -165,7 +159,7 @@ int model_paths(const struct model *m, const uint64_t *inos, size_t n,
 		char **out, struct err *e)
 {
 	uint64_t root = m->fs->sb.rootino;
-	struct pset s = { 0 };
+	struct link_set s = { 0 };
 	size_t i, done = 0;
 	uint32_t a;
 	int ret = 0;

@@ -4,6 +4,7 @@
 #include "core/fs/fork.h"
 #include "core/model/model_paths.h"
 #include "core/base/bigmem.h"
+#include "core/base/heap.h"
 #include "core/base/par.h"
 #include "core/base/select.h"
 #include "core/base/sort.h"
@@ -37,38 +38,17 @@ static bool item_below(const struct rpt_item *x, const struct rpt_item *y)
 	return x->value < y->value || (x->value == y->value && x->ino > y->ino);
 }
 
+#define SLOT_BELOW(k, a, b)	item_below(&(k)->t[*(a)], &(k)->t[*(b)])
+HEAP_DEFINE(slot, unsigned, const struct topk *, SLOT_BELOW)
+
 static void heap_up(struct topk *k, unsigned i)
 {
-	unsigned s = k->h[i];
-
-	while (i) {
-		unsigned up = (i - 1) / 2;
-
-		if (!item_below(&k->t[s], &k->t[k->h[up]]))
-			break;
-		k->h[i] = k->h[up];
-		i = up;
-	}
-	k->h[i] = s;
+	slot_up(k->h, i, k);
 }
 
 static void heap_down(struct topk *k)
 {
-	unsigned s = k->h[0], i = 0;
-
-	for (;;) {
-		unsigned c = 2 * i + 1;
-
-		if (c >= k->n)
-			break;
-		if (c + 1 < k->n && item_below(&k->t[k->h[c + 1]], &k->t[k->h[c]]))
-			c++;
-		if (!item_below(&k->t[k->h[c]], &k->t[s]))
-			break;
-		k->h[i] = k->h[c];
-		i = c;
-	}
-	k->h[i] = s;
+	slot_down(k->h, k->n, 0, k);
 }
 
 static void top_put(struct topk *k, uint64_t ino, uint64_t value,
@@ -356,7 +336,7 @@ nomem:
 }
 
 /* The percentiles over all AGs: three at once (first, centre, dirs). */
-struct pcts {
+struct ag_percentiles {
 	void **arr[3];
 	size_t *len[3];
 	size_t dsize[3];
@@ -368,7 +348,7 @@ struct pcts {
 static void pcts_one(void *priv, unsigned i)
 {
 	static const unsigned dist[4] = { 50, 90, 99, 100 };
-	struct pcts *pc = priv;
+	struct ag_percentiles *pc = priv;
 
 	pc->err[i] = dist_pct(pc->arr[i], pc->len[i], pc->narr, pc->dsize[i],
 			      dist, i < 2 ? 4 : 1, pc->out[i]);
@@ -531,9 +511,10 @@ int report_build(const struct model *m, int agsel, unsigned top,
 		len3[a] = p->ndm;
 	}
 	{
-		struct pcts pc = { { arr1, arr2, arr3 }, { len1, len1, len3 },
-				   { dsize, dsize, sizeof(uint64_t) }, n,
-				   { { 0 } }, { 0 } };
+		struct ag_percentiles pc = {
+			{ arr1, arr2, arr3 }, { len1, len1, len3 },
+			{ dsize, dsize, sizeof(uint64_t) }, n, { { 0 } }, { 0 }
+		};
 
 		par_for(3, m->threads, pcts_one, &pc);
 		if (pc.err[0] || pc.err[1] || pc.err[2]) {

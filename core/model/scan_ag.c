@@ -368,9 +368,8 @@ static void decode_run(struct agscan *s, size_t ci, unsigned i,
 
 		/*
 		 * No software prefetch of the page after next: since the
-		 * common inode takes scan_lite, it no longer paid (user time
-		 * on 1M inodes, warm, 3 A/B runs of 40-60: 3-8 ms less
-		 * without), and it cost 32 instructions per 512-byte inode.
+		 * common inode takes scan_lite, it no longer pays for the
+		 * instructions it costs per inode.
 		 */
 		inorun_present(ag, &ci, &i);
 		r = &ag->chunk[ci];

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "core/model/tree.h"
+#include "core/base/array.h"
 #include "core/model/readback.h"
 #include "ondisk/geo.h"
+#include "core/base/search.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -23,19 +25,20 @@ uint32_t tree_index(const struct tree *t, uint64_t ino)
 	return (uint32_t)(t->base[ag->agno] + (uint64_t)(mi - ag->ino));
 }
 
+static inline bool base_at_or_before(const uint64_t *base, uint32_t d)
+{
+	return *base <= d;
+}
+
+SEARCH_FIRST(base_search, uint64_t, uint32_t, base_at_or_before)
+
 static const struct m_ino *inode_of(const struct tree *t, uint32_t d,
 				    const struct m_ag **agp)
 {
-	uint32_t lo = 0, hi = t->m->agcount;
+	/* the last AG whose base is <= d */
+	size_t lo = base_search(t->base, t->m->agcount, d);
 
-	while (hi - lo > 1) {	/* the last AG whose base is <= d */
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (t->base[mid] <= d)
-			lo = mid;
-		else
-			hi = mid;
-	}
+	lo = lo ? lo - 1 : 0;
 	*agp = &t->m->ag[lo];
 	return &t->m->ag[lo].ino[d - t->base[lo]];
 }
@@ -169,6 +172,14 @@ static void totals(struct tree *t, const uint32_t *order, size_t norder)
 	}
 }
 
+static inline bool chunk_at_or_before(const struct od_inobt_rec *r,
+				      uint32_t agino)
+{
+	return r->startino <= agino;
+}
+
+SEARCH_FIRST(chunk_search, struct od_inobt_rec, uint32_t, chunk_at_or_before)
+
 /* Where the inode cluster holding ino starts, in bytes, and its length. */
 static uint64_t cluster_of(const struct model *m, uint64_t ino, uint64_t *len)
 {
@@ -176,16 +187,10 @@ static uint64_t cluster_of(const struct model *m, uint64_t ino, uint64_t *len)
 	uint32_t agno = od_ino_agno(g, ino), agino = od_ino_agino(g, ino);
 	uint32_t bpc = g->blocks_per_cluster ? g->blocks_per_cluster : 1;
 	uint32_t agbno = od_agino_agbno(g, agino), cb = agbno;
-	size_t lo = 0, hi = agno < m->agcount ? m->ag[agno].nchunk : 0;
+	/* lo - 1: the last chunk starting at or before it */
+	size_t lo = agno < m->agcount ?
+		    chunk_search(m->ag[agno].chunk, m->ag[agno].nchunk, agino) : 0;
 
-	while (lo < hi) {	/* the last chunk starting at or before it */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->ag[agno].chunk[mid].startino <= agino)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo) {
 		uint32_t c0 = od_agino_agbno(g,
 					     m->ag[agno].chunk[lo - 1].startino);
@@ -245,23 +250,15 @@ static int own_cost(struct tree *t, const struct kids *k, uint32_t d,
 	const struct m_ino *mi = inode_of(t, d, &ag);
 	struct rb_fig f;
 	struct rb_acc acc;
-	size_t cap = 16;
 
-	while (cap < 2 * (nk + 1))
-		cap *= 2;
-	if (cap > s->cap) {
-		uint64_t *v = realloc(s->slot, cap * sizeof(*v));
-
-		if (!v)
-			return err_set(e, -ENOMEM, "out of memory");
-		s->slot = v;
-		s->cap = cap;
-	}
+	if (array_reserve((void **)&s->slot, &s->cap, 2 * (nk + 1),
+			  sizeof(*s->slot), 16))
+		return err_set(e, -ENOMEM, "out of memory");
 	memset(s->slot, 0, s->cap * sizeof(*s->slot));
 	memset(&f, 0, sizeof(f));
 	rb_acc_init(&acc, &f);
 	off = cluster_of(m, mi->ino, &len);
-	acc.pos = off;		/* the head starts at the directory */
+	rb_acc_start(&acc, off);	/* the head starts at the directory */
 	seen_add(s, off);
 	rb_acc_read(&acc, off, len);
 	read_data(&acc, m, ag, mi);

@@ -9,9 +9,11 @@
  * its own as well.
  */
 #include "core/model/walk.h"
+#include "core/base/array.h"
 #include "core/base/bigmem.h"
 #include "core/base/par.h"
 #include "core/base/sort.h"
+#include "core/base/search.h"
 #include "core/fs/dir.h"
 #include "core/model/inoidx.h"
 
@@ -176,15 +178,8 @@ static int name_cb(void *priv, const uint8_t *name, size_t len, uint64_t ino,
 		return 0;
 	if (dense_of(nc->wk, ino, &kd))
 		return 0;	/* not an inode the scan kept */
-	if (nc->n == nc->cap) {
-		size_t cap = nc->cap ? nc->cap * 2 : 64;
-		struct nent *v = realloc(nc->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		nc->v = v;
-		nc->cap = cap;
-	}
+	if (array_grow((void **)&nc->v, &nc->cap, nc->n, sizeof(*nc->v), 64))
+		return -ENOMEM;
 	if (nc->used + len > nc->pcap) {
 		size_t cap = (nc->pcap ? nc->pcap * 2 : 4096) + len;
 		uint8_t *p = realloc(nc->pool, cap);
@@ -253,22 +248,23 @@ out:
 
 /* ---- the depth-first walk ---- */
 
+static inline bool run_before(const struct drun *r, uint64_t parent)
+{
+	return r->parent < parent;
+}
+
+SEARCH_FIRST(run_search, struct drun, uint64_t, run_before)
+
 static int push_dir(struct walker *wk, uint64_t ino)
 {
 	const struct od_geo *g = &wk->m->fs->geo;
 	uint32_t agno = od_ino_agno(g, ino);
 	struct frame *f;
-	size_t lo = 0, hi;
+	size_t lo;
 
-	if (wk->top == wk->cap) {
-		size_t cap = wk->cap ? wk->cap * 2 : 64;
-		struct frame *st = realloc(wk->st, cap * sizeof(*st));
-
-		if (!st)
-			return -ENOMEM;
-		wk->st = st;
-		wk->cap = cap;
-	}
+	if (array_grow((void **)&wk->st, &wk->cap, wk->top,
+		       sizeof(*wk->st), 64))
+		return -ENOMEM;
 	f = &wk->st[wk->top];
 	memset(f, 0, sizeof(*f));
 	if (wk->w->order == WALK_NAME) {
@@ -283,15 +279,7 @@ static int push_dir(struct walker *wk, uint64_t ino)
 	}
 	if (agno >= wk->m->agcount)
 		return 0;
-	hi = wk->nruns[agno];
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (wk->runs[agno][mid].parent < ino)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = run_search(wk->runs[agno], wk->nruns[agno], ino);
 	if (lo == wk->nruns[agno] || wk->runs[agno][lo].parent != ino)
 		return 0;	/* no entries */
 	f->agno = agno;
@@ -440,14 +428,8 @@ static int root_kids(struct walker *wk, uint32_t **kids, size_t *n)
 	if (!*kids)
 		return -ENOMEM;
 	while (wk->top && frame_next(wk, &wk->st[0], &kd)) {
-		if (*n == cap) {
-			uint32_t *k = realloc(*kids, 2 * cap * sizeof(**kids));
-
-			if (!k)
-				return -ENOMEM;
-			*kids = k;
-			cap *= 2;
-		}
+		if (array_grow((void **)kids, &cap, *n, sizeof(**kids), 1024))
+			return -ENOMEM;
 		(*kids)[(*n)++] = kd.d;
 	}
 	while (wk->top)
@@ -611,6 +593,9 @@ int walk_build_segs(const struct model *m, enum walk_order order,
 		if (!(wk.seen[i >> 6] & (1ull << (i & 63))))
 			w->seq[w->n++] = (uint32_t)i;
 	}
+	goto out;
+nomem:
+	ret = err_set(e, -ENOMEM, "out of memory");
 out:
 	inoidx_free(&idx);
 	for (a = 0; wk.runs && wk.capruns && a < m->agcount; a++)
@@ -620,18 +605,8 @@ out:
 	free(wk.capruns);
 	free(wk.seen);
 	free(wk.st);
-	return ret;
-nomem:
-	ret = err_set(e, -ENOMEM, "out of memory");
-	inoidx_free(&idx);
-	for (a = 0; wk.runs && wk.capruns && a < m->agcount; a++)
-		bigmem_free(wk.runs[a], wk.capruns[a], sizeof(**wk.runs));
-	free(wk.runs);
-	free(wk.nruns);
-	free(wk.capruns);
-	free(wk.seen);
-	free(wk.st);
-	walk_free(w);
+	if (ret)
+		walk_free(w);	/* only nomem comes here with an error */
 	return ret;
 }
 
@@ -645,20 +620,20 @@ void walk_free(struct walk *w)
 	memset(w, 0, sizeof(*w));
 }
 
+static inline bool base_at_or_before(const uint64_t *base, uint32_t d)
+{
+	return *base <= d;
+}
+
+SEARCH_FIRST(base_search, uint64_t, uint32_t, base_at_or_before)
+
 const struct m_ino *walk_inode(const struct walk *w, uint32_t d,
 			       const struct m_ag **agp)
 {
-	uint32_t lo = 0, hi = w->m->agcount;
-
 	/* the last AG whose base is <= d */
-	while (hi - lo > 1) {
-		uint32_t mid = lo + (hi - lo) / 2;
+	size_t lo = base_search(w->base, w->m->agcount, d);
 
-		if (w->base[mid] <= d)
-			lo = mid;
-		else
-			hi = mid;
-	}
+	lo = lo ? lo - 1 : 0;
 	if (agp)
 		*agp = &w->m->ag[lo];
 	return &w->m->ag[lo].ino[d - w->base[lo]];

@@ -57,6 +57,9 @@ struct exec_opts {
 	long fault_after;	/* tests: crash after this many writes; <0 none */
 	int fault_err;		/* tests: fail that write with it, not crash */
 	bool fault_sticky;	/* ... and every write after it */
+	/* tests: bytes of moved inodes the inodes phase holds at once
+	 * (exec_inodes.c); 0: its own */
+	size_t inode_window;
 	void (*progress)(void *priv, const struct exec_progress *p);
 	void *priv;
 };

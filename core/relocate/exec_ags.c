@@ -9,6 +9,7 @@
  * the free-space records, so the block count is found as a fixed point.
  */
 #include "core/relocate/exec_priv.h"
+#include "core/base/array.h"
 #include "core/relocate/btbuild.h"
 #include "core/relocate/btrecs.h"
 #include "core/fs/btwalk.h"
@@ -29,15 +30,8 @@ struct vec {
 
 static int vec_push(struct vec *vc, const void *item, size_t size)
 {
-	if (vc->n == vc->cap) {
-		size_t cap = vc->cap ? vc->cap * 2 : 256;
-		void *nv = realloc(vc->v, cap * size);
-
-		if (!nv)
-			return -ENOMEM;
-		vc->v = nv;
-		vc->cap = cap;
-	}
+	if (array_grow(&vc->v, &vc->cap, vc->n, size, 256))
+		return -ENOMEM;
 	memcpy((uint8_t *)vc->v + vc->n * size, item, size);
 	vc->n++;
 	return 0;
@@ -61,14 +55,14 @@ struct exec_agprep {
 };
 
 /* What stays from the old rmapbt: headers, log, inode chunks. */
-struct oldrm {
+struct old_rmap {
 	struct vec *vc;
 	bool cow;
 };
 
 static int old_rmap_rec(void *priv, const uint8_t *rec, struct err *e)
 {
-	struct oldrm *o = priv;
+	struct old_rmap *o = priv;
 	struct od_rmap_rec r;
 
 	(void)e;
@@ -81,7 +75,7 @@ static int old_rmap_rec(void *priv, const uint8_t *rec, struct err *e)
 	return 0;
 }
 
-struct agx {
+struct ag_rebuild {
 	struct xctx *x;
 	uint32_t agno, agblocks;
 	const struct m_ag *ag;
@@ -102,7 +96,7 @@ struct agx {
 
 enum { T_BNO, T_CNT, T_RMAP, T_INO, T_FINO, T_REFC, T_N };
 
-static int add_fork_maps(struct agx *ax, const struct m_ag *ag,
+static int add_fork_maps(struct ag_rebuild *ax, const struct m_ag *ag,
 			 const struct m_ino *mi, int fork)
 {
 	const struct od_geo *g = ax->x->g;
@@ -145,7 +139,7 @@ static int add_fork_maps(struct agx *ax, const struct m_ag *ag,
 }
 
 /* File mappings of this AG, merged per fork as xfs_repair collects them. */
-static int gather(struct agx *ax)
+static int gather(struct ag_rebuild *ax)
 {
 	const struct model *m = ax->x->m;
 	uint32_t a;
@@ -185,7 +179,7 @@ static int cmp_edge(const void *a, const void *b)
  * mappings stays the same and is at least 2 (repair/rmap.c
  * compute_refcounts; the kernel keeps them merged the same way).
  */
-static int build_refcounts(struct agx *ax)
+static int build_refcounts(struct ag_rebuild *ax)
 {
 	const struct od_rmap_rec *mp = ax->maps.v;
 	struct edge *ev;
@@ -229,7 +223,7 @@ static int build_refcounts(struct agx *ax)
 	return 0;
 }
 
-static int build_inobt_recs(struct agx *ax)
+static int build_inobt_recs(struct ag_rebuild *ax)
 {
 	const struct od_geo *g = ax->x->g;
 	const struct m_ag *ag = ax->ag;
@@ -264,7 +258,7 @@ static int cmp_free(const void *a, const void *b)
 }
 
 /* Free extents if the btree run uses its first `used` blocks. */
-static int layout_free(struct agx *ax, uint32_t used)
+static int layout_free(struct ag_rebuild *ax, uint32_t used)
 {
 	const struct plan_ag *pa = ax->pa;
 	size_t i, n = pa->nfreesp, k = 0;
@@ -306,17 +300,11 @@ static int layout_free(struct agx *ax, uint32_t used)
 	return 0;
 }
 
-static int rmap_push(struct agx *ax, const struct od_rmap_rec *r)
+static int rmap_push(struct ag_rebuild *ax, const struct od_rmap_rec *r)
 {
-	if (ax->nrmap == ax->cap_rmap) {
-		size_t cap = ax->cap_rmap ? ax->cap_rmap * 2 : 1024;
-		uint8_t *nv = realloc(ax->rmap, cap * OD_RMAP_REC_LEN);
-
-		if (!nv)
-			return -ENOMEM;
-		ax->rmap = nv;
-		ax->cap_rmap = cap;
-	}
+	if (array_grow((void **)&ax->rmap, &ax->cap_rmap, ax->nrmap,
+		       OD_RMAP_REC_LEN, 1024))
+		return -ENOMEM;
 	od_rmap_rec_encode(r, ax->rmap + ax->nrmap * OD_RMAP_REC_LEN);
 	ax->nrmap++;
 	return 0;
@@ -327,7 +315,7 @@ static int rmap_push(struct agx *ax, const struct od_rmap_rec *r)
  * xfs_repair expects (btrec_rmap_merge: per owner and fork, so pieces of
  * one file merge even when another owner's shared extent sorts between).
  */
-static int layout_rmap(struct agx *ax)
+static int layout_rmap(struct ag_rebuild *ax)
 {
 	const struct od_geo *g = ax->x->g;
 	uint32_t at = ax->pa->bt_start, nagfl;
@@ -368,7 +356,7 @@ static int layout_rmap(struct agx *ax)
 }
 
 /* Blocks every tree needs for the current layout. */
-static uint32_t layout_blocks(struct agx *ax)
+static uint32_t layout_blocks(struct ag_rebuild *ax)
 {
 	const struct od_geo *g = ax->x->g;
 
@@ -390,7 +378,7 @@ static uint32_t layout_blocks(struct agx *ax)
  * extent right after it should the estimate fall short (renumbering
  * can add inode chunk and rmap records the estimate did not foresee).
  */
-static uint32_t bt_room(const struct agx *ax)
+static uint32_t bt_room(const struct ag_rebuild *ax)
 {
 	const struct plan_ag *pa = ax->pa;
 	size_t i;
@@ -402,7 +390,7 @@ static uint32_t bt_room(const struct agx *ax)
 }
 
 /* Find how many blocks the run really needs: a fixed point. */
-static int settle_layout(struct agx *ax)
+static int settle_layout(struct ag_rebuild *ax)
 {
 	uint32_t used = ax->pa->bt_len, need = 0, round, room = bt_room(ax);
 	int ret;
@@ -453,8 +441,8 @@ static int cmp_cnt(const void *a, const void *b)
 }
 
 /* Build one tree at the next blocks of the run and write it. */
-static int write_tree(struct agx *ax, enum od_bt_type t, const uint8_t *recs,
-		      size_t nrecs, uint32_t *at, uint32_t nblocks,
+static int write_tree(struct ag_rebuild *ax, enum od_bt_type t,
+		      const uint8_t *recs, size_t nrecs, uint32_t *at, uint32_t nblocks,
 		      uint64_t *root, uint32_t *levels)
 {
 	struct xctx *x = ax->x;
@@ -491,7 +479,7 @@ struct newhdr {
 	uint32_t freeblks, longest;
 };
 
-static int write_trees(struct agx *ax, struct newhdr *h)
+static int write_trees(struct ag_rebuild *ax, struct newhdr *h)
 {
 	const struct od_geo *g = ax->x->g;
 	uint32_t at = ax->pa->bt_start;
@@ -560,7 +548,7 @@ static uint64_t hdr_off(const struct od_geo *g, uint32_t agno, unsigned n)
 }
 
 /* Read AG header sector n (1 AGF, 2 AGI), named what, at *off. */
-static int read_hdr(struct agx *ax, unsigned n, uint8_t *buf, char *what,
+static int read_hdr(struct ag_rebuild *ax, unsigned n, uint8_t *buf, char *what,
 		    size_t wlen, uint64_t *off)
 {
 	struct xctx *x = ax->x;
@@ -571,7 +559,7 @@ static int read_hdr(struct agx *ax, unsigned n, uint8_t *buf, char *what,
 }
 
 /* The AGF (xfs_format.h: struct xfs_agf): new roots, levels, counters. */
-static int write_agf(struct agx *ax, const struct newhdr *h,
+static int write_agf(struct ag_rebuild *ax, const struct newhdr *h,
 		     uint32_t *btreeblks, uint32_t *freeblks)
 {
 	struct xctx *x = ax->x;
@@ -615,7 +603,7 @@ static int write_agf(struct agx *ax, const struct newhdr *h,
 }
 
 /* The AGI (struct xfs_agi): the inode btrees' new roots and sizes. */
-static int write_agi(struct agx *ax, const struct newhdr *h)
+static int write_agi(struct ag_rebuild *ax, const struct newhdr *h)
 {
 	struct xctx *x = ax->x;
 	const struct od_geo *g = x->g;
@@ -648,7 +636,7 @@ static int write_agi(struct agx *ax, const struct newhdr *h)
 	return x_pwrite(x, off, buf, g->sectsize, x->e, what);
 }
 
-static int write_headers(struct agx *ax, const struct newhdr *h,
+static int write_headers(struct ag_rebuild *ax, const struct newhdr *h,
 			 uint32_t *btreeblks, uint32_t *freeblks)
 {
 	int ret = write_agf(ax, h, btreeblks, freeblks);
@@ -656,7 +644,7 @@ static int write_headers(struct agx *ax, const struct newhdr *h,
 	return ret ? ret : write_agi(ax, h);
 }
 
-static void agx_free(struct agx *ax)
+static void agx_free(struct ag_rebuild *ax)
 {
 	free(ax->maps.v);
 	free(ax->refc.v);
@@ -670,7 +658,7 @@ static void agx_free(struct agx *ax)
 static int rebuild_ag(struct xctx *x, uint32_t agno, uint64_t *fdblocks)
 {
 	const struct m_ag *ag = &x->m->ag[agno];
-	struct agx ax;
+	struct ag_rebuild ax;
 	struct newhdr h;
 	uint32_t btreeblks = 0, freeblks = 0;
 	int ret = 0;
@@ -736,7 +724,7 @@ int exec_ags_prepare(struct xctx *x)
 		return err_set(x->e, -ENOMEM, "out of memory");
 	for (a = 0; a < m->agcount && !ret && x->g->rmapbt; a++) {
 		const struct m_ag *ag = &m->ag[a];
-		struct oldrm o = { &x->agprep->statics[a], false };
+		struct old_rmap o = { &x->agprep->statics[a], false };
 
 		if (!ag->have_agf)
 			return err_set(x->e, -EFSCORRUPTED, "ag %u: agf was not "

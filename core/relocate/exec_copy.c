@@ -32,7 +32,7 @@ static int cmp_dst(const void *a, const void *b, void *arg)
 }
 
 /* A read of a piece: a move's source, and where it goes in the buffer. */
-struct rd {
+struct piece_read {
 	uint64_t src;
 	uint64_t len;		/* blocks */
 	size_t at;		/* bytes into the buffer */
@@ -40,14 +40,14 @@ struct rd {
 
 static int cmp_rd(const void *a, const void *b)
 {
-	const struct rd *x = a, *y = b;
+	const struct piece_read *x = a, *y = b;
 
 	return x->src < y->src ? -1 : x->src > y->src;
 }
 
 struct piece {
 	uint8_t *buf;		/* CBUF bytes */
-	struct rd *rd;		/* room for the most moves a piece holds */
+	struct piece_read *rd;	/* room for the most moves a piece holds */
 };
 
 /* A move larger than the buffer: through x->buf in turn. */

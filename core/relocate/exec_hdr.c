@@ -20,20 +20,7 @@
 static uint64_t fork_lin(const struct xctx *x, const struct plan_fork *pf,
 			 uint64_t fo)
 {
-	uint32_t lo = 0, hi = pf->nrecs;
-
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		const struct od_irec *r = &pf->recs[mid];
-
-		if (fo < r->startoff)
-			hi = mid;
-		else if (fo >= r->startoff + r->blockcount)
-			lo = mid + 1;
-		else
-			return od_fsb_lin(x->g, r->startblock + (fo - r->startoff));
-	}
-	return UINT64_MAX;
+	return x_rec_lin(x, pf->recs, pf->nrecs, fo);
 }
 
 /*

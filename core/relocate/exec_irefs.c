@@ -11,6 +11,7 @@
  * directories live in the inode: exec_inodes.c.)
  */
 #include "core/relocate/exec_priv.h"
+#include "core/base/array.h"
 #include "core/fs/fork.h"
 #include "core/fs/inode.h"
 #include "ondisk/dir2.h"
@@ -87,39 +88,12 @@ static int bm_blk(void *priv, uint64_t fsbno, unsigned level, struct err *e)
 
 	(void)level;
 	(void)e;
-	if (b->n == b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 16;
-		uint64_t *nv = realloc(b->v, cap * sizeof(*nv));
-
-		if (!nv)
-			return -ENOMEM;
-		b->v = nv;
-		b->cap = cap;
-	}
+	if (array_grow((void **)&b->v, &b->cap, b->n, sizeof(*b->v), 16))
+		return -ENOMEM;
 	b->v[b->n++] = fsbno;
 	return 0;
 }
 
-/* Linear block of file block fo, or UINT64_MAX in a hole. */
-static uint64_t map_lin(const struct xctx *x, const struct extmap *em,
-			uint64_t fo)
-{
-	size_t lo = 0, hi = em->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct od_irec *r = &em->v[mid];
-
-		if (fo < r->startoff)
-			hi = mid;
-		else if (fo >= r->startoff + r->blockcount)
-			lo = mid + 1;
-		else
-			return od_fsb_lin(x->g, r->startblock +
-					  (fo - r->startoff));
-	}
-	return UINT64_MAX;
-}
 
 /* One directory block (n fs blocks at file block fo). */
 static int dir_unit(struct xctx *x, struct xbatch *xb,
@@ -135,7 +109,7 @@ static int dir_unit(struct xctx *x, struct xbatch *xb,
 		return err_set(x->e, -EINVAL, "directory blocks of %u fs "
 			       "blocks", n);
 	for (k = 0; k < n; k++) {
-		lin[k] = map_lin(x, em, fo + k);
+		lin[k] = x_rec_lin(x, em->v, em->n, fo + k);
 		if (lin[k] == UINT64_MAX)
 			return 0;	/* a hole */
 		ret = x_read(x, lin[k], x->buf + (size_t)k * bs, 1,

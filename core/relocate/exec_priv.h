@@ -5,6 +5,7 @@
 
 #include "core/relocate/exec.h"
 #include "core/relocate/exec_renum.h"
+#include "core/fs/fork.h"
 
 struct xctx {
 	struct fs *fs;
@@ -49,6 +50,16 @@ static inline void x_set_written(struct xctx *x, uint64_t lin, uint64_t n)
 static inline uint64_t x_off(const struct xctx *x, uint64_t lin)
 {
 	return lin << x->g->blocklog;
+}
+
+/* Linear block of file block fo in records v[0..n), or UINT64_MAX in a hole. */
+static inline uint64_t x_rec_lin(const struct xctx *x, const struct od_irec *v,
+				 size_t n, uint64_t fo)
+{
+	const struct od_irec *r = fork_rec_at(v, n, fo);
+
+	return r ? od_fsb_lin(x->g, r->startblock + (fo - r->startoff)) :
+		   UINT64_MAX;
 }
 
 /* Every image write of the run goes through here (and is counted). */

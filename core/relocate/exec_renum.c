@@ -7,7 +7,9 @@
  * that stays in use, are not.
  */
 #include "core/relocate/exec_priv.h"
+#include "core/base/array.h"
 #include "core/base/sort.h"
+#include "core/base/search.h"
 #include "ondisk/renum.h"
 #include "ondisk/rmap.h"
 
@@ -40,34 +42,32 @@ bool xr_chunk_freed(const struct xctx *x, uint64_t ino)
 	return plan_ichunk_freed(x->p, ino & ~63ull);
 }
 
+static inline bool ino_before(const uint64_t *v, uint64_t ino)
+{
+	return *v < ino;
+}
+
+SEARCH_FIRST(ino_search, uint64_t, uint64_t, ino_before)
+
 bool xr_is_dest(const struct xctx *x, uint64_t ino)
 {
-	size_t lo = 0, hi = x->ndst;
+	size_t lo = ino_search(x->dst, x->ndst, ino);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (x->dst[mid] < ino)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo < x->ndst && x->dst[lo] == ino;
 }
 
-/* The record of the chunk holding agino in xa, or NULL. */
-static struct od_inobt_rec *rec_of(struct xr_ag *xa, uint32_t agino)
+static inline bool chunk_before(const struct od_inobt_rec *r, uint32_t agino)
 {
-	size_t lo = 0, hi = xa->nrec;
+	return r->startino + 64 <= agino;
+}
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
+SEARCH_FIRST(chunk_search, struct od_inobt_rec, uint32_t, chunk_before)
 
-		if (xa->rec[mid].startino + 64 <= agino)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+/* The record of the chunk holding agino in xa, or NULL. */
+static struct od_inobt_rec *rec_of(struct renum_ag *xa, uint32_t agino)
+{
+	size_t lo = chunk_search(xa->rec, xa->nrec, agino);
+
 	if (lo < xa->nrec && xa->rec[lo].startino <= agino)
 		return &xa->rec[lo];
 	return NULL;
@@ -141,7 +141,7 @@ static int free_old(struct xctx *x)
 
 	for (a = 0; a < x->m->agcount; a++) {
 		const struct m_ag *ag = &x->m->ag[a];
-		struct xr_ag *xa = &x->xr->ag[a];
+		struct renum_ag *xa = &x->xr->ag[a];
 
 		xa->rec = malloc((ag->nchunk + p->nich + 1) * sizeof(*xa->rec));
 		if (!xa->rec)
@@ -200,7 +200,7 @@ static int swap_chunks(struct xctx *x)
 		uint32_t agno = od_ino_agno(g, c->startino);
 		uint32_t agino = od_ino_agino(g, c->startino);
 		struct od_inobt_rec nr, *r;
-		struct xr_ag *xa, view;
+		struct renum_ag *xa, view;
 
 		if (!c->alloc)
 			continue;
@@ -233,7 +233,7 @@ static int swap_chunks(struct xctx *x)
 		xa->chunks_changed = true;
 	}
 	for (a = 0; a < x->m->agcount; a++) {
-		struct xr_ag *xa = &x->xr->ag[a];
+		struct renum_ag *xa = &x->xr->ag[a];
 
 		if (!xa->chunks_changed)
 			continue;
@@ -287,7 +287,7 @@ static void finish_recs(struct xctx *x)
 	size_t i, k;
 
 	for (a = 0; a < x->m->agcount; a++) {
-		struct xr_ag *xa = &xr->ag[a];
+		struct renum_ag *xa = &xr->ag[a];
 
 		xa->count = xa->freecount = 0;
 		for (i = k = 0; i < xa->nrec; i++) {
@@ -373,15 +373,8 @@ void exec_renum_release(struct xctx *x)
 static int statics_push(void **v, size_t *n, size_t *cap,
 			const struct od_rmap_rec *r)
 {
-	if (*n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 64;
-		void *nv = realloc(*v, nc * sizeof(*r));
-
-		if (!nv)
-			return -ENOMEM;
-		*v = nv;
-		*cap = nc;
-	}
+	if (array_grow(v, cap, *n, sizeof(*r), 64))
+		return -ENOMEM;
 	((struct od_rmap_rec *)*v)[(*n)++] = *r;
 	return 0;
 }
@@ -391,7 +384,7 @@ int exec_renum_statics(struct xctx *x, uint32_t agno, void **v, size_t *n,
 {
 	const struct od_geo *g = x->g;
 	struct od_rmap_rec *r = *v;
-	const struct xr_ag *xa;
+	const struct renum_ag *xa;
 	size_t i, k;
 
 	if (!x->xr || !g->rmapbt || !x->xr->ag[agno].chunks_changed)
@@ -432,7 +425,7 @@ int exec_renum_statics(struct xctx *x, uint32_t agno, void **v, size_t *n,
 
 void exec_renum_agi(const struct xctx *x, uint32_t agno, struct od_agi *agi)
 {
-	const struct xr_ag *xa = &x->xr->ag[agno];
+	const struct renum_ag *xa = &x->xr->ag[agno];
 	const struct plan_ag *pa = plan_ag(x->p, agno);
 	size_t i;
 	bool ok = false;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Inode renumbering in the executor (issue 10): the plan's moves checked
+ * Inode renumbering in the executor: the plan's moves checked
  * and turned into the inode chunk records every AG has when the run
  * ends, before anything is written.  The phases that carry the moves out
  * (exec_inodes.c: inode slots; exec_irefs.c: directory entries and v5
@@ -18,7 +18,7 @@
 
 struct xctx;
 
-struct xr_ag {
+struct renum_ag {
 	struct od_inobt_rec *rec;	/* final chunk records, by startino */
 	size_t nrec;
 	bool chunks_changed;		/* a chunk added or dropped here */
@@ -26,7 +26,7 @@ struct xr_ag {
 };
 
 struct xrenum {
-	struct xr_ag *ag;		/* per AG */
+	struct renum_ag *ag;		/* per AG */
 	uint64_t icount, ifree;		/* superblock figures after the run */
 	uint64_t moved;			/* inodes whose number changes */
 };

@@ -144,7 +144,7 @@ static bool same_as_model(const struct planner *pl, uint32_t idx, int fork,
 			  const struct od_irec *r, uint32_t n)
 {
 	const struct m_ino *mi = pl->ref[idx].mi;
-	const struct m_ag *ag = pl->ref[idx].ag;
+	const struct m_ag *ag = plan_ref_ag(pl, idx);
 	uint32_t first = fork == FORK_DATA ? 0 : mi->nde;
 	uint32_t cnt = fork == FORK_DATA ? mi->nde : mi->nae, k;
 
@@ -217,21 +217,27 @@ static const char *unmerged_reason(const struct od_geo *g,
 
 /*
  * Merge each fork's new records; keep the forks that change, or whose
- * bmap btree must be rebuilt anyway (its old blocks are not kept).
+ * bmap btree must be rebuilt anyway (its old blocks are not kept).  The
+ * merged records go into nr's own array, over the ones already read
+ * (a record is smaller than a struct nrec, and a fork never has more
+ * merged records than new ones), which becomes the plan's p->recpool.
  */
 static int collect_forks(struct planner *pl, struct nrecs *nr)
 {
 	const struct od_geo *g = pl->g;
 	struct plan *p = pl->p;
-	size_t i = 0;
+	struct od_irec *pool = (struct od_irec *)(void *)nr->v;
+	size_t i = 0, out = 0;
 
+	_Static_assert(sizeof(struct od_irec) <= sizeof(struct nrec),
+		       "records merged in place");
 	sort_any(nr->v, nr->n, sizeof(*nr->v), cmp_nrec);
 	while (i < nr->n) {
 		uint32_t idx = nr->v[i].ino_idx;
 		uint8_t fork = nr->v[i].fork, why = 0;
 		const struct m_ino *mi = pl->ref[idx].mi;
 		uint8_t ftype = plan_fork_ftype(mi, fork);
-		struct od_irec *recs;
+		struct od_irec *recs = pool + out;
 		size_t j = i, n = 0, cnt;
 		int fmt = fork == FORK_DATA ? m_dfmt(mi) : m_afmt(mi);
 		struct plan_fork *pf;
@@ -240,16 +246,15 @@ static int collect_forks(struct planner *pl, struct nrecs *nr)
 		while (j < nr->n && nr->v[j].ino_idx == idx &&
 		       nr->v[j].fork == fork)
 			j++;
-		cnt = j - i;
-		recs = malloc(cnt * sizeof(*recs));
-		if (!recs)
-			return -ENOMEM;
 		for (; i < j; i++) {
+			/* read whole before recs[n] may overlap it */
+			struct od_irec r = nr->v[i].r;
+
 			why |= nr->v[i].why;
-			if (n && can_merge(&recs[n - 1], &nr->v[i].r, ftype))
-				recs[n - 1].blockcount += nr->v[i].r.blockcount;
+			if (n && can_merge(&recs[n - 1], &r, ftype))
+				recs[n - 1].blockcount += r.blockcount;
 			else
-				recs[n++] = nr->v[i].r;
+				recs[n++] = r;
 		}
 		for (cnt = 0; cnt < n; cnt++)
 			if (!cnt || recs[cnt].startoff != recs[cnt - 1].startoff +
@@ -257,20 +262,14 @@ static int collect_forks(struct planner *pl, struct nrecs *nr)
 				runs++;
 		if (fork == FORK_DATA && od_mode_isreg(mi->mode) && n > runs &&
 		    plan_lim_movable(pl, idx) && add_note(p, mi->ino, (uint32_t)n,
-			     unmerged_reason(g, recs, n, why))) {
-			free(recs);
+			     unmerged_reason(g, recs, n, why)))
 			return -ENOMEM;
-		}
 		if ((fmt != OD_FMT_BTREE || plan_lim_keep(pl, idx)) &&
-		    same_as_model(pl, idx, fork, recs, (uint32_t)n)) {
-			free(recs);
-			continue;
-		}
+		    same_as_model(pl, idx, fork, recs, (uint32_t)n))
+			continue;	/* (its records are written over) */
 		if (bigmem_grow((void **)&p->pf, &p->cap_pf, p->npf,
-				sizeof(*p->pf))) {
-			free(recs);
+				sizeof(*p->pf)))
 			return -ENOMEM;
-		}
 		pf = &p->pf[p->npf++];
 		memset(pf, 0, sizeof(*pf));
 		pf->ino = mi->ino;
@@ -280,7 +279,14 @@ static int collect_forks(struct planner *pl, struct nrecs *nr)
 		pf->recs = recs;
 		pf->nbmbt = btbuild_nblocks(g, OD_BT_BMAP, n,
 					    plan_fork_len(g, mi, fork));
+		out += n;
 	}
+	/* the pool is the plan's now; what it no longer uses goes back */
+	p->recpool = pool;
+	p->recpool_bytes = nr->cap * sizeof(*nr->v);
+	bigmem_release_tail(pool, p->recpool_bytes, out * sizeof(*pool));
+	nr->v = NULL;
+	nr->n = nr->cap = 0;
 	return 0;
 }
 
@@ -580,10 +586,8 @@ static int clear_plan(struct planner *pl)
 	size_t i;
 	uint32_t a;
 
-	for (i = 0; i < p->npf; i++) {
-		free(p->pf[i].recs);
+	for (i = 0; i < p->npf; i++)
 		free(p->pf[i].bmbt);
-	}
 	p->npf = p->nmv = p->nnote = p->nino = p->nich = 0;
 	p->ninway = p->nag_added = 0;
 	p->moved_blocks = p->copied_blocks = 0;
@@ -628,6 +632,28 @@ static int judge_plan(struct planner *pl)
 	return clear_plan(pl);
 }
 
+/*
+ * In a plan that renumbers and has no limits, the AGs' fork mappings
+ * once remapped, and all the AGs' placement (all) once their figures are
+ * taken: nothing reads them again (the limits and the AG judge do, in
+ * plans that keep inode numbers; the btree estimate counts the
+ * mappings, and the units are freed by that count: ap->nmap stays).
+ */
+static void drop_aps(const struct model *m, struct agplan *aps, bool all)
+{
+	uint32_t a;
+
+	for (a = 0; a < m->agcount; a++) {
+		if (all) {
+			plan_agplan_free(&aps[a]);
+			continue;
+		}
+		bigmem_free(aps[a].map, aps[a].cap_map, sizeof(*aps[a].map));
+		aps[a].map = NULL;
+		aps[a].cap_map = 0;
+	}
+}
+
 static int build_once(const struct model *m, enum walk_order order,
 		      enum plan_renumber mode, bool inode32,
 		      const struct plan_limits *lim, struct bctx *bc,
@@ -664,7 +690,6 @@ static int build_once(const struct model *m, enum walk_order order,
 		p->ag[a].newino = ~0u;
 	for (a = 0; a < m->agcount; a++)
 		for (k = 0; k < m->ag[a].nino; k++) {
-			pl.ref[pl.nref].ag = &m->ag[a];
 			pl.ref[pl.nref].mi = &m->ag[a].ino[k];
 			pl.nref++;
 		}
@@ -690,6 +715,8 @@ static int build_once(const struct model *m, enum walk_order order,
 		ret = plan_lim_settle(&pl, aps);
 	for (a = 0; a < m->agcount && !ret; a++)
 		ret = remap(&aps[a], &nr);
+	if (!ret && !pl.lim && p->nino)
+		drop_aps(m, aps, false);
 	if (!ret)
 		ret = collect_forks(&pl, &nr);
 	if (!ret)
@@ -711,6 +738,8 @@ static int build_once(const struct model *m, enum walk_order order,
 		ret = plan_shrink_verify(&pl, aps);
 	if (!ret)
 		ret = plan_lim_finish(&pl, aps);
+	if (!ret && !pl.lim && p->nino)
+		drop_aps(m, aps, true);
 	if (!ret)
 		ret = plan_metrics(&pl);
 	if (!ret)
@@ -896,7 +925,9 @@ int plan_build(const struct model *m, const struct plan_opts *o,
 	bool inode32 = o && o->inode32;
 	const struct plan_limits *lim = o ? o->lim : NULL;
 	uint64_t to = o ? o->shrink_to : 0;
-	struct plan alt;
+	struct plan alt = { 0 };
+	double kept_hdd;
+	bool kept_fits;
 	int ret;
 
 	if (to && (plan_limits_any(lim) || order == WALK_INODE ||
@@ -928,43 +959,40 @@ int plan_build(const struct model *m, const struct plan_opts *o,
 	if (mode != PR_AUTO || inode32)
 		return build(m, order, inode32 && mode == PR_AUTO ? PR_ALL :
 			     mode, inode32, NULL, to, p, e);
+	/*
+	 * The layout without renumbering (PR_AUTO: AGI newino still set)
+	 * first, its figure kept and the plan dropped: one plan in memory
+	 * at a time.  It is built again only when renumbering loses.
+	 */
+	ret = build(m, order, PR_AUTO, false, NULL, to, &alt, e);
+	if (ret && ret != -ENOSPC)
+		return ret;
+	kept_fits = !ret;
+	kept_hdd = alt.rb_after.hdd_seconds;
+	plan_free(&alt);
+	err_clear(e);
 	ret = build(m, order, PR_ALL, false, NULL, to, p, e);
-	if (ret == -ENOSPC) {
+	if (ret == -ENOSPC && kept_fits) {
 		/* no room laid out that way: keep the inodes where they are */
 		err_clear(e);
 		return build(m, order, PR_AUTO, false, NULL, to, p, e);
 	}
-	if (ret || !p->nino)
+	/* (a plan that renumbers nothing, or the only layout that fits) */
+	if (ret || !p->nino || !kept_fits ||
+	    p->rb_after.hdd_seconds < AUTO_GAIN * kept_hdd)
 		return ret;
-	/* the same without renumbering (PR_AUTO: AGI newino still set) */
-	ret = build(m, order, PR_AUTO, false, NULL, to, &alt, e);
-	if (ret == -ENOSPC) {
-		/* only the renumbered layout fits */
-		err_clear(e);
-		return 0;
-	}
-	if (ret) {
-		plan_free(p);
-		return ret;
-	}
-	if (p->rb_after.hdd_seconds < AUTO_GAIN * alt.rb_after.hdd_seconds) {
-		plan_free(&alt);
-		return 0;
-	}
 	plan_free(p);
-	*p = alt;
-	return 0;
+	return build(m, order, PR_AUTO, false, NULL, to, p, e);
 }
 
 void plan_free(struct plan *p)
 {
 	size_t i;
 
-	for (i = 0; i < p->npf; i++) {
-		free(p->pf[i].recs);
+	for (i = 0; i < p->npf; i++)
 		free(p->pf[i].bmbt);
-	}
 	bigmem_free(p->pf, p->cap_pf, sizeof(*p->pf));
+	bigmem_free(p->recpool, p->recpool_bytes, 1);
 	bigmem_free(p->mv, p->cap_mv, sizeof(*p->mv));
 	bigmem_free(p->note, p->cap_note, sizeof(*p->note));
 	free(p->ino);

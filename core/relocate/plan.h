@@ -71,7 +71,7 @@ struct plan_ag {
 };
 
 /*
- * Inode renumbering (issue 10).  An inode that moves gets a new number:
+ * Inode renumbering.  An inode that moves gets a new number:
  * its slot in a chunk the run allocates, or a free slot of a chunk that
  * stays.  The executor copies the inode there (di_ino, CRC), frees the old
  * slot and rewrites every reference (shared/XFS-NOTES.md, "Renumbering an
@@ -139,6 +139,8 @@ struct plan {
 	enum walk_order order;
 	struct plan_move *mv;	size_t nmv, cap_mv;
 	struct plan_fork *pf;	size_t npf, cap_pf;
+	/* the records pf[].recs point into */
+	struct od_irec *recpool; size_t recpool_bytes;
 	struct plan_note *note;	size_t nnote, cap_note;
 	struct plan_ag *ag;
 	struct plan_ino *ino;	size_t nino, cap_ino;	/* sorted by old */
@@ -150,7 +152,7 @@ struct plan {
 	/* the same, leaving out the files named in notes */
 	uint64_t frag_actual_rest, frag_ideal_rest;
 	uint64_t files_multi_after;
-	uint64_t undo_estimate;	/* bytes of live data overwritten */
+	uint64_t undo_estimate;	/* the undo file's bytes, about */
 	uint64_t dist_median_after, dist_p90_after, dist_max_after;
 	struct rb_fig rb_now, rb_after;	/* read-back in that order */
 	/* limits (plan_limits.h) */

@@ -179,7 +179,7 @@ int plan_ino_ags(struct planner *pl, const uint32_t *par,
 		const struct m_ino *mi = pl->ref[k].mi;
 
 		ag_of[k] = od_ino_agno(g, mi->ino);
-		need[k] = (int64_t)ino_data(pl->ref[k].ag, mi) * 64 +
+		need[k] = (int64_t)ino_data(plan_ref_ag(pl, k), mi) * 64 +
 			  (member[k] ? per64 : 0);
 		room[ag_of[k]] -= need[k];
 	}

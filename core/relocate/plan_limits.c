@@ -214,7 +214,7 @@ int plan_lim_setup(struct planner *pl, const struct plan_limits *lim)
 	}
 	for (i = 0; i < pl->nref && !ret; i++) {
 		const struct m_ino *mi = pl->ref[i].mi;
-		const struct m_ag *ag = pl->ref[i].ag;
+		const struct m_ag *ag = plan_ref_ag(pl, i);
 		bool hard = l->ag[od_ino_agno(g, mi->ino)] &&
 			    !(l->f[i] & LF_BMBT_OUT);
 		bool focus = !lim->focus || lim->focus[l->home ? l->home[i] :
@@ -339,7 +339,7 @@ static bool unit_moved(const struct agplan *ap, const struct unit *un)
 static uint32_t first_ag(const struct planner *pl, uint32_t idx)
 {
 	const struct m_ino *mi = pl->ref[idx].mi;
-	const struct m_ag *ag = pl->ref[idx].ag;
+	const struct m_ag *ag = plan_ref_ag(pl, idx);
 	struct od_irec x;
 	uint32_t k = m_dfmt(mi) == OD_FMT_BTREE ? 0 : mi->nde;
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Limits on what a plan may touch (issue 14): some AGs only, the files
+ * Limits on what a plan may touch: some AGs only, the files
  * under some directories only, the files with at least N extents only.
  *
  * An AG outside the set is left byte for byte as it is: no unit moves in

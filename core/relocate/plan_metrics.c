@@ -12,6 +12,7 @@
 #include "core/fs/fork.h"
 #include "core/model/frag.h"
 #include "ondisk/inode.h"
+#include "ondisk/undo.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,7 +22,7 @@ static uint32_t fork_after(const struct planner *pl, size_t idx, int fork,
 			   uint32_t cap, const struct od_irec **out)
 {
 	const struct m_ino *mi = pl->ref[idx].mi;
-	const struct m_ag *ag = pl->ref[idx].ag;
+	const struct m_ag *ag = plan_ref_ag(pl, idx);
 	uint32_t first = fork == FORK_DATA ? 0 : mi->nde;
 	uint32_t n = fork == FORK_DATA ? mi->nde : mi->nae, k;
 
@@ -67,82 +68,260 @@ static void cur_seek(const struct plan *p, struct cursors *c, uint64_t ino)
 		c->note++;
 }
 
+/* Does the plan add the inode chunk starting at startino? */
+static bool ichunk_added(const struct plan *p, uint64_t startino)
+{
+	size_t lo = 0, hi = p->nich;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->ich[mid].startino < startino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < p->nich && p->ich[lo].startino == startino; lo++)
+		if (p->ich[lo].alloc)
+			return true;
+	return false;
+}
+
+/* The largest undo record's data (undo_priv.h): a record header each. */
+#define UNDO_RECORD_DATA	(1u << 20)
+
 /*
- * Whether an AG's free extents are in order and apart (as the bnobt
- * keeps them): then those a range overlaps are found by a search, not
- * by a pass over them all for every move.
+ * The undo file's size, AG by AG, from the plan's ranges in a sweep:
+ * the blocks live when the run begins that it writes (copies, inode
+ * blocks: new chunks and the slots changed in chunks that stay, the run
+ * for the AG btrees, bmap btree blocks, the AG headers), journaled when
+ * first written; and those it leaves free that no copy keeps (dropped
+ * inode chunks, the old btrees' blocks), journaled when the file is
+ * sealed.  A renumbering run rewrites the blocks with headers naming
+ * their inode (v5) of the inodes it renumbers, and every directory's:
+ * in place (written), or after the copy (the copy changed: its source
+ * journaled at the seal).  Each journaled run costs a record header per
+ * MiB, each written block live at the end a crc in the proof.
  */
-static bool free_in_order(const struct m_ag *ag)
+enum { UE_FREE0, UE_FREE1, UE_WRITE, UE_SRC, UE_CHANGED, UE_NKINDS };
+
+struct uevents {
+	uint64_t *v;
+	size_t n, cap;
+};
+
+/* [b0, b1) of kind k: two events, the end sorted before a start. */
+static int ue_add(struct uevents *ev, uint32_t b0, uint64_t b1, unsigned k)
 {
-	uint64_t end = 0;
-	size_t k;
-
-	for (k = 0; k < ag->nfree; k++) {
-		uint64_t lo = ag->freesp[k].agbno, hi = lo + ag->freesp[k].len;
-
-		if (lo < end || hi > UINT32_MAX)
-			return false;
-		end = hi;
-	}
-	return true;
+	if (b1 <= b0)
+		return 0;
+	if (b1 > UINT32_MAX)
+		b1 = UINT32_MAX;
+	if (bigmem_grow((void **)&ev->v, &ev->cap, ev->n + 1, sizeof(*ev->v)))
+		return -ENOMEM;
+	ev->v[ev->n++] = (uint64_t)b0 << 4 | 8 | k;
+	ev->v[ev->n++] = b1 << 4 | k;
+	return 0;
 }
 
-/* Free blocks of ag in [b0, b1): every extent's overlap, added up. */
-static uint64_t free_in(const struct m_ag *ag, bool ordered, uint32_t b0,
-			uint32_t b1)
-{
-	uint64_t freeb = 0;
-	size_t k = 0;
-
-	if (ordered) {	/* the first extent ending past b0 */
-		size_t hi = ag->nfree;
-
-		while (k < hi) {
-			size_t mid = k + (hi - k) / 2;
-
-			if (ag->freesp[mid].agbno + ag->freesp[mid].len <= b0)
-				k = mid + 1;
-			else
-				hi = mid;
-		}
-	}
-	for (; k < ag->nfree; k++) {
-		uint32_t lo = ag->freesp[k].agbno, hi = lo + ag->freesp[k].len;
-
-		if (ordered && lo >= b1)
-			break;	/* and so are all after it */
-		if (lo < b0)
-			lo = b0;
-		if (hi > b1)
-			hi = b1;
-		if (lo < hi)
-			freeb += hi - lo;
-	}
-	return freeb;
-}
-
-/* Bytes of originally-live blocks the moves write over (undo size). */
-static uint64_t live_overwrite(const struct planner *pl)
+/* The blocks of AG a the inodes phase writes. */
+static int ue_inodes(const struct planner *pl, uint32_t a, struct uevents *ev)
 {
 	const struct od_geo *g = pl->g;
 	const struct plan *p = pl->p;
-	uint64_t blocks = 0;
-	bool *ordered = calloc(pl->m->agcount + 1, sizeof(*ordered));
-	uint32_t a;
+	uint32_t run0 = 0, run1 = 0, b, k;
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < p->nich && !ret; i++) {
+		const struct plan_ichunk *c = &p->ich[i];
+		struct od_inobt_rec r = { .holemask = c->holemask };
+		uint32_t at = od_agino_agbno(g, od_ino_agino(g, c->startino));
+
+		if (!c->alloc || od_ino_agno(g, c->startino) != a)
+			continue;
+		for (k = 0; k < g->ialloc_blks && !ret; k++)
+			if (od_inobt_block_present(g, &r, k))
+				ret = ue_add(ev, at + k, (uint64_t)at + k + 1,
+					     UE_WRITE);
+	}
+	/* slots of chunks that stay: old ones vacated (p->ino is sorted
+	 * by old number: their blocks come in order), new ones filled */
+	for (i = 0; i < p->nino && !ret; i++) {
+		uint64_t old = p->ino[i].old, new = p->ino[i].new;
+
+		if (od_ino_agno(g, old) == a && old != new &&
+		    !plan_ichunk_freed(p, old & ~(uint64_t)63)) {
+			b = od_agino_agbno(g, od_ino_agino(g, old));
+			if (run1 && b >= run0 && b <= run1) {
+				run1 = b + 1 > run1 ? b + 1 : run1;
+			} else {
+				ret = ue_add(ev, run0, run1, UE_WRITE);
+				run0 = b;
+				run1 = b + 1;
+			}
+		}
+		if (od_ino_agno(g, new) == a && old != new &&
+		    !ichunk_added(p, new & ~(uint64_t)63)) {
+			b = od_agino_agbno(g, od_ino_agino(g, new));
+			if (!ret)
+				ret = ue_add(ev, b, (uint64_t)b + 1, UE_WRITE);
+		}
+	}
+	return ret ? ret : ue_add(ev, run0, run1, UE_WRITE);
+}
+
+/* The blocks of fork whichfork of mi that lie in AG a. */
+static int ue_fork(const struct planner *pl, const struct m_ag *ag,
+		   const struct m_ino *mi, int whichfork, unsigned kind,
+		   struct uevents *ev)
+{
+	const struct od_geo *g = pl->g;
+	uint32_t first = whichfork == FORK_DATA ? 0 : mi->nde;
+	uint32_t n = whichfork == FORK_DATA ? mi->nde : mi->nae, k;
+	int ret = 0;
+
+	for (k = 0; k < n && !ret; k++) {
+		struct od_irec r;
+
+		m_ext_get(&ag->ext[mi->ext + first + k], &r);
+		if (od_fsb_agno(g, r.startblock) == ag->agno)
+			ret = ue_add(ev, od_fsb_agbno(g, r.startblock),
+				     (uint64_t)od_fsb_agbno(g, r.startblock) +
+				     r.blockcount, kind);
+	}
+	return ret;
+}
+
+/*
+ * Renumbering: the blocks with headers that name their inode (of the
+ * inodes renumbered) or hold entries (every directory's), of the
+ * inodes of AG a, rewritten in place or changed after their copy.
+ */
+static int ue_owners(const struct planner *pl, uint32_t a, struct uevents *ev)
+{
+	const struct m_ag *ag = &pl->m->ag[a];
+	size_t i;
+	int ret = 0, f;
+
+	for (i = 0; i < ag->nino && !ret; i++) {
+		const struct m_ino *mi = &ag->ino[i];
+		bool dir = od_mode_isdir(mi->mode), moved;
+
+		if (!dir && !mi->nae && !od_mode_islnk(mi->mode))
+			continue;
+		moved = plan_ino_new(pl->p, mi->ino) != mi->ino;
+		for (f = FORK_DATA; f <= FORK_ATTR && !ret; f++) {
+			if (!moved && !(dir && f == FORK_DATA))
+				continue;
+			ret = ue_fork(pl, ag, mi, f,
+				      plan_fork_find(pl->p, mi->ino, f) ?
+				      UE_CHANGED : UE_WRITE, ev);
+		}
+	}
+	return ret;
+}
+
+static int ue_gather(const struct planner *pl, uint32_t a, struct uevents *ev)
+{
+	const struct od_geo *g = pl->g;
+	const struct plan *p = pl->p;
+	const struct m_ag *ag = &pl->m->ag[a];
+	const struct plan_ag *pa = &p->ag[a];
+	size_t i;
+	uint32_t k;
+	int ret = 0;
+
+	ev->n = 0;
+	for (i = 0; i < ag->nfree && !ret; i++)
+		ret = ue_add(ev, ag->freesp[i].agbno, (uint64_t)
+			     ag->freesp[i].agbno + ag->freesp[i].len, UE_FREE0);
+	for (i = 0; i < pa->nfreesp && !ret; i++)
+		ret = ue_add(ev, pa->freesp[i].agbno, (uint64_t)
+			     pa->freesp[i].agbno + pa->freesp[i].len, UE_FREE1);
+	for (i = 0; i < p->nmv && !ret; i++) {
+		const struct plan_move *mv = &p->mv[i];
+
+		if (mv->src / g->agblocks == a)
+			ret = ue_add(ev, (uint32_t)(mv->src % g->agblocks),
+				     mv->src % g->agblocks + mv->len, UE_SRC);
+		if (!ret && mv->dst / g->agblocks == a &&
+		    !(mv->flags & PM_NOCOPY))
+			ret = ue_add(ev, (uint32_t)(mv->dst % g->agblocks),
+				     mv->dst % g->agblocks + mv->len, UE_WRITE);
+	}
+	for (i = 0; i < p->npf && !ret; i++)
+		for (k = 0; k < p->pf[i].nbmbt && !ret; k++)
+			if (od_fsb_agno(g, p->pf[i].bmbt[k]) == a)
+				ret = ue_add(ev, od_fsb_agbno(g, p->pf[i].bmbt[k]),
+					     (uint64_t)od_fsb_agbno(g,
+						p->pf[i].bmbt[k]) + 1, UE_WRITE);
+	if (!ret && pa->changed) {
+		ret = ue_add(ev, pa->bt_start, (uint64_t)pa->bt_start +
+			     pa->bt_len, UE_WRITE);
+		if (!ret)	/* the superblock, AGF, AGI and AGFL sectors */
+			ret = ue_add(ev, 0, ((4ull * g->sectsize - 1) >>
+					     g->blocklog) + 1, UE_WRITE);
+	}
+	if (!ret && (p->nino || p->nich))
+		ret = ue_inodes(pl, a, ev);
+	if (!ret && p->nino)
+		ret = ue_owners(pl, a, ev);
+	return ret;
+}
+
+/* Journaled blocks and records, and proven blocks, of one AG's events. */
+static int ue_sweep(struct uevents *ev, uint64_t maxrun, uint64_t *data,
+		    uint64_t *recs, uint64_t *proof)
+{
+	uint32_t cnt[UE_NKINDS] = { 0 };
+	uint64_t prev = 0, span = 0;
 	size_t i;
 
-	for (a = 0; ordered && a < pl->m->agcount; a++)
-		ordered[a] = free_in_order(&pl->m->ag[a]);
-	for (i = 0; i < p->nmv; i++) {
-		const struct plan_move *mv = &p->mv[i];
-		uint32_t agno = (uint32_t)(mv->dst / g->agblocks);
-		uint32_t b0 = (uint32_t)(mv->dst % g->agblocks), b1 = b0 + mv->len;
+	if (sort_u64(ev->v, ev->n))
+		return -ENOMEM;
+	for (i = 0; i < ev->n; i++) {
+		uint64_t at = ev->v[i] >> 4, len = at - prev;
+		unsigned k = ev->v[i] & 7;
+		bool live = !cnt[UE_FREE0], wr = cnt[UE_WRITE] > 0;
 
-		blocks += mv->len - free_in(&pl->m->ag[agno],
-					    ordered && ordered[agno], b0, b1);
+		if (len && ((live && wr) || (live && cnt[UE_FREE1] && !wr &&
+					      (!cnt[UE_SRC] || cnt[UE_CHANGED])))) {
+			*data += len;
+			span += len;
+		} else if (len && span) {
+			*recs += (span + maxrun - 1) / maxrun;
+			span = 0;
+		}
+		if (len && wr && !cnt[UE_FREE1])
+			*proof += len;
+		if (ev->v[i] & 8)
+			cnt[k]++;
+		else if (cnt[k])
+			cnt[k]--;
+		prev = at;
 	}
-	free(ordered);
-	return blocks << g->blocklog;
+	*recs += (span + maxrun - 1) / maxrun;
+	return 0;
+}
+
+static uint64_t undo_size(const struct planner *pl)
+{
+	const struct od_geo *g = pl->g;
+	struct uevents ev = { 0 };
+	uint64_t data = 0, recs = 0, proof = 0;
+	uint64_t maxrun = UNDO_RECORD_DATA >> g->blocklog;
+	uint32_t a;
+
+	if (!pl->p->nmv && !pl->p->npf && !pl->p->nino && !pl->p->nich)
+		return 0;
+	for (a = 0; a < pl->m->agcount; a++)
+		if (ue_gather(pl, a, &ev) ||
+		    ue_sweep(&ev, maxrun ? maxrun : 1, &data, &recs, &proof))
+			break;
+	bigmem_free(ev.v, ev.cap, sizeof(*ev.v));
+	return (data << g->blocklog) + recs * OD_UNDO_REC_LEN +
+	       proof * 4 + (proof + 1) / 64 * OD_UNDO_PRF_RUNHDR;
 }
 
 /*
@@ -231,6 +410,8 @@ int plan_metrics(struct planner *pl)
 	size_t i, nd = 0;
 	int ret = -ENOMEM;
 
+	/* first: its sweep's events are gone before the arrays below */
+	p->undo_estimate = undo_size(pl);
 	dist = malloc((pl->nref ? pl->nref : 1) * sizeof(*dist));
 	af.dfork = malloc((pl->nref ? pl->nref : 1) * sizeof(*af.dfork));
 	if (p->nino)
@@ -306,7 +487,6 @@ int plan_metrics(struct planner *pl)
 		p->dist_p90_after = dist[(size_t)((nd * 90 + 99) / 100) - 1];
 		p->dist_max_after = dist[nd - 1];
 	}
-	p->undo_estimate = live_overwrite(pl);
 	if (pl->gain ? plan_gain_now(pl, &p->rb_now) :
 	    readback_model(&pl->walk, NULL, NULL, &p->rb_now, pl->e))
 		goto out;

@@ -16,7 +16,7 @@
 static uint64_t end_now(const struct planner *pl, uint32_t d)
 {
 	const struct m_ino *mi = pl->ref[d].mi;
-	const struct m_ag *ag = pl->ref[d].ag;
+	const struct m_ag *ag = plan_ref_ag(pl, d);
 	uint64_t end = NOEND;
 	uint32_t k;
 

@@ -48,7 +48,6 @@ struct seg {
 };
 
 struct inode_ref {
-	const struct m_ag *ag;
 	const struct m_ino *mi;
 	uint64_t order;		/* position in the walk, from 1 */
 };
@@ -99,6 +98,14 @@ void plan_shrink_unpin(struct agplan *ap);
 int plan_shrink_verify(struct planner *pl, const struct agplan *aps);
 /* The figures of what lies past the new end; the undo file's share. */
 void plan_shrink_figures(struct planner *pl);
+
+/* The model's AG of dense inode d (its number's: not kept, 8 bytes an
+ * inode). */
+static inline const struct m_ag *plan_ref_ag(const struct planner *pl,
+					     size_t d)
+{
+	return &pl->m->ag[od_ino_agno(pl->g, pl->ref[d].mi->ino)];
+}
 
 /* ---- inode renumbering (plan_inodes.c, plan_ichunks.c) ---- */
 
@@ -245,7 +252,7 @@ int plan_build_segments(struct agplan *ap);
 /* Choose every unit's AG and place it (pieces). */
 int plan_place_all(struct planner *pl, struct agplan *aps);
 /* Place units in order in the windows (plan_stream.c): stream mode;
- * new inode chunks go into the stream right before their members. */
+ * new inode chunks go first, together at the front of the stream. */
 int plan_place_stream(struct planner *pl, struct agplan *aps,
 		      const struct unit_ref *all, size_t n);
 /* Place near the data read before (plan_near.c): a few chosen files. */

@@ -105,7 +105,7 @@ static bool fork_in_order(struct planner *pl, uint32_t idx, int fork)
 {
 	uint8_t *st = &pl->in_order[2 * (size_t)idx + (size_t)fork];
 	const struct m_ino *mi = pl->ref[idx].mi;
-	const struct m_ag *ag = pl->ref[idx].ag;
+	const struct m_ag *ag = plan_ref_ag(pl, idx);
 	uint32_t first = fork == FORK_DATA ? 0 : mi->nde;
 	uint32_t n = fork == FORK_DATA ? mi->nde : mi->nae, k;
 	struct od_irec prev, cur;

@@ -144,6 +144,8 @@ int run_one_pass(struct run_ctx *c, const bool *focus, const char *what,
 	xo.undo_link.prev = rec.n > 1 ? c->r->pass[c->r->npass - 1].undo :
 			    NULL;
 	xo.fault_after = -1;
+	if (o->fault)
+		xo.inode_window = o->fault->inode_window;
 	if (o->fault && o->fault->pass == rec.n) {
 		xo.fault_after = o->fault->after;
 		xo.fault_err = o->fault->err;

@@ -47,6 +47,7 @@ struct run_fault {
 	unsigned pass;		/* in this pass (from 1) */
 	int err;		/* fail that write with it, not crash */
 	bool sticky;		/* ... and every write after it */
+	size_t inode_window;	/* exec_opts' (every pass); 0: none */
 };
 
 struct run_pass {

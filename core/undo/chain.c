@@ -107,7 +107,7 @@ static int discover(struct uchain *c)
 	if (!c->m)
 		return err_set(c->e, -ENOMEM, "out of memory");
 	for (k = 1; k <= c->n; k++) {
-		struct cmem *m = &c->m[k];
+		struct chain_member *m = &c->m[k];
 
 		undo_chain_name(c->file, c->alone ? 1 : k, name,
 				sizeof(name));
@@ -124,7 +124,7 @@ static int discover(struct uchain *c)
 /* Read file k (its records checked; not yet the filesystem). */
 static void load(struct uchain *c, unsigned k)
 {
-	struct cmem *m = &c->m[k];
+	struct chain_member *m = &c->m[k];
 	const struct od_undo_hdr *h = &m->s.h;
 	int ret;
 
@@ -187,7 +187,7 @@ static void load(struct uchain *c, unsigned k)
  */
 static bool unbegun(struct uchain *c, unsigned k)
 {
-	struct cmem *m = &c->m[k], *below = &c->m[k - 1];
+	struct chain_member *m = &c->m[k], *below = &c->m[k - 1];
 
 	if (k < 2 || !m->present || !below->scanned || below->bad ||
 	    !below->s.complete || below->s.has_next)
@@ -201,7 +201,7 @@ static bool unbegun(struct uchain *c, unsigned k)
 /* Is k (below the top) the file pass k + 1's names, and complete? */
 static int linked(struct uchain *c, unsigned k)
 {
-	struct cmem *lo = &c->m[k], *up = &c->m[k + 1];
+	struct chain_member *lo = &c->m[k], *up = &c->m[k + 1];
 	const struct od_undo_hdr *lh = &lo->s.h, *uh = &up->s.h;
 	const char *what = NULL;
 
@@ -236,7 +236,7 @@ static int linked(struct uchain *c, unsigned k)
 /* The last file: is a later pass's file missing? */
 static int nothing_after(struct uchain *c, unsigned k)
 {
-	struct cmem *m = &c->m[k];
+	struct chain_member *m = &c->m[k];
 	char name[1100];
 
 	if (!m->s.has_next)
@@ -261,7 +261,7 @@ static enum undo_found found_of(enum uv_where w)
 /* Where the filesystem is by file k (the top, or below it: as left). */
 static int state(struct uchain *c, unsigned k)
 {
-	struct cmem *m = &c->m[k];
+	struct chain_member *m = &c->m[k];
 	int ret;
 
 	undo_verify_free(&m->v);
@@ -294,7 +294,7 @@ static int state(struct uchain *c, unsigned k)
 /* The original superblock sector of file k (record 0), or NULL. */
 static uint8_t *orig_sb(struct uchain *c, unsigned k)
 {
-	struct cmem *m = &c->m[k];
+	struct chain_member *m = &c->m[k];
 
 	if (!m->v.orig_sb && m->scanned && !m->bad && m->s.n &&
 	    m->s.v[0].off == 0 && m->s.v[0].len >= c->ss) {
@@ -326,7 +326,7 @@ static bool undone_already(struct uchain *c)
 	if (!cur)
 		return false;
 	for (k = 1; k <= c->n; k++) {
-		struct cmem *m = &c->m[k];
+		struct chain_member *m = &c->m[k];
 
 		if (m->bad || (k < c->n && linked(c, k)) ||
 		    m->s.h.version < 2)
@@ -430,7 +430,7 @@ static int walk(struct uchain *c, unsigned *bad)
 	int ret = 0;
 
 	for (k = c->top; k > c->stop; k--) {
-		struct cmem *m = &c->m[k];
+		struct chain_member *m = &c->m[k];
 
 		ret = m->bad;
 		if (!ret && k == c->top && c->mark != OD_UNDO_MARK_BY_UNDO &&
@@ -453,7 +453,7 @@ static int walk(struct uchain *c, unsigned *bad)
 /* --to-pass N: pass N's file, if whole, must find what the others leave. */
 static int check_below(struct uchain *c)
 {
-	struct cmem *m = &c->m[c->stop];
+	struct chain_member *m = &c->m[c->stop];
 	int ret;
 
 	if (c->stop == 0 || c->alone)
@@ -495,7 +495,7 @@ static int check_below(struct uchain *c)
 /* Refuse at pass bad: say why, and what can still be undone. */
 static int refuse(struct uchain *c, unsigned bad, int ret)
 {
-	struct cmem *m = &c->m[bad];
+	struct chain_member *m = &c->m[bad];
 	unsigned k, work = 0;
 
 	c->r->bad = bad;
@@ -525,7 +525,7 @@ static void fill_result(struct uchain *c)
 	if (!r->info)
 		return;
 	for (k = 1; k <= c->n; k++) {
-		struct cmem *m = &c->m[k];
+		struct chain_member *m = &c->m[k];
 		struct undo_info *in = &r->info[k];
 
 		if (m->scanned && (!m->bad || m->s.h.version))

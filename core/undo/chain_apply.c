@@ -70,7 +70,7 @@ static int drop_after(struct uchain *c, unsigned last)
  * pass last - 1 left it). */
 static void drop_last(struct uchain *c, unsigned last)
 {
-	struct cmem *below = &c->m[last - 1], *m = &c->m[last];
+	struct chain_member *below = &c->m[last - 1], *m = &c->m[last];
 	struct err e = { 0 };
 	int ret = 0;
 
@@ -93,7 +93,7 @@ static void drop_last(struct uchain *c, unsigned last)
 /* Restore pass k (its checks done); the superblock carries its mark. */
 static int restore(struct uchain *c, unsigned k)
 {
-	struct cmem *m = &c->m[k];
+	struct chain_member *m = &c->m[k];
 	int ret;
 
 	ret = undo_write_copies(&m->s, c->fs, &m->v, c->e);
@@ -157,7 +157,7 @@ int chain_apply(struct uchain *c)
 	int ret = 0;
 
 	for (k = c->top; k >= last && !ret; k--) {
-		struct cmem *m = &c->m[k];
+		struct chain_member *m = &c->m[k];
 
 		if (m->found == UNDO_FOUND_START)
 			continue;	/* nothing of it to undo */

@@ -46,7 +46,7 @@ static int rec_at(int fd, uint64_t nonce, uint64_t pos, struct od_undo_rec *r)
 	       0 : -EFSCORRUPTED;
 }
 
-static int tail_of(int fd, const char *path, struct utail *t, struct err *e)
+static int tail_of(int fd, const char *path, struct undo_tail *t, struct err *e)
 {
 	uint8_t hb[OD_UNDO_HDR_LEN], sd[OD_UNDO_SEAL_LEN], nd[OD_UNDO_NEXT_LEN];
 	struct od_undo_hdr h;
@@ -110,7 +110,7 @@ static int tail_of(int fd, const char *path, struct utail *t, struct err *e)
 	return 0;
 }
 
-int undo_tail_read(const char *path, struct utail *t, struct err *e)
+int undo_tail_read(const char *path, struct undo_tail *t, struct err *e)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC), ret;
 
@@ -139,7 +139,7 @@ static int put_all(int fd, const uint8_t *p, size_t len, uint64_t off)
 }
 
 /* Truncate what follows the end record (a link), synced. */
-static int cut_after_end(int fd, const char *path, const struct utail *t,
+static int cut_after_end(int fd, const char *path, const struct undo_tail *t,
 			 struct err *e)
 {
 	if (t->fsize == t->end_at)
@@ -156,7 +156,7 @@ int undo_link_put(const char *path, uint64_t next_nonce, unsigned next_pass,
 	uint8_t buf[OD_UNDO_REC_LEN + OD_UNDO_NEXT_LEN];
 	struct od_undo_next nx = { next_nonce, next_pass };
 	struct od_undo_rec r = { 0 }, end;
-	struct utail t;
+	struct undo_tail t;
 	int fd = open(path, O_RDWR | O_CLOEXEC), ret;
 
 	if (fd < 0)
@@ -190,7 +190,7 @@ int undo_link_put(const char *path, uint64_t next_nonce, unsigned next_pass,
 
 int undo_link_drop(const char *path, uint64_t only, struct err *e)
 {
-	struct utail t;
+	struct undo_tail t;
 	int fd = open(path, O_RDWR | O_CLOEXEC), ret;
 
 	if (fd < 0)

@@ -12,7 +12,7 @@
 #include "core/undo/undo_scan.h"
 
 /* One file of the chain (pass k: m[k]). */
-struct cmem {
+struct chain_member {
 	unsigned pass;		/* as named (alone: as its header says) */
 	char *path;
 	bool present;
@@ -28,14 +28,14 @@ struct cmem {
 
 /* Blocks [b, b+n) of a view read from a file (src >= 1: m[src]'s
  * journal) or the image (src 0), at byte base for block b. */
-struct oext {
+struct view_ext {
 	uint64_t b, n;
 	unsigned src;
 	uint64_t base;
 };
 
-struct omap {
-	struct oext *e;
+struct view_map {
+	struct view_ext *e;
 	size_t n, cap;
 };
 
@@ -47,14 +47,14 @@ struct uchain {
 	const char *file;
 	bool alone;		/* the file by itself (o->alone, or a
 				 * later pass's file named, the last) */
-	struct cmem *m;		/* m[1 .. n] */
+	struct chain_member *m;		/* m[1 .. n] */
 	unsigned n;
 	unsigned top, stop;
 	int mark;		/* the superblock's mark (OD_UNDO_MARK_*) */
 	uint64_t mark_nonce;
-	struct omap map;	/* undoing m[top .. k+1] (views) */
+	struct view_map map;	/* undoing m[top .. k+1] (views) */
 	struct img view;	/* the image through map */
-	struct ulog log;
+	struct log_now log;
 	uint32_t bs, ss;
 	unsigned blocklog;
 	uint64_t nblocks;

@@ -9,64 +9,57 @@
  * then puts its records on top.  A block no pass holds reads the image.
  */
 #include "core/undo/chain_priv.h"
+#include "core/base/array.h"
 #include "core/base/sort.h"
+#include "core/base/search.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static int push(struct omap *m, const struct oext *x)
+static int push(struct view_map *m, const struct view_ext *x)
 {
-	if (m->n == m->cap) {
-		size_t cap = m->cap ? 2 * m->cap : 256;
-		struct oext *e = realloc(m->e, cap * sizeof(*e));
-
-		if (!e)
-			return -ENOMEM;
-		m->e = e;
-		m->cap = cap;
-	}
+	if (array_grow((void **)&m->e, &m->cap, m->n, sizeof(*m->e), 256))
+		return -ENOMEM;
 	m->e[m->n++] = *x;
 	return 0;
 }
 
-/* The first extent ending after block b (m->n if none). */
-static size_t first_after(const struct omap *m, uint64_t b)
+static inline bool ext_before(const struct view_ext *x, uint64_t b)
 {
-	size_t lo = 0, hi = m->n;
+	return x->b + x->n <= b;
+}
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
+SEARCH_FIRST(ext_search, struct view_ext, uint64_t, ext_before)
 
-		if (m->e[mid].b + m->e[mid].n <= b)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+/* The first extent ending after block b (m->n if none). */
+static size_t first_after(const struct view_map *m, uint64_t b)
+{
+	return ext_search(m->e, m->n, b);
 }
 
 /* Blocks [y, y+n) as the map has them, pushed to out as [x, x+n). */
-static int resolve(const struct omap *m, uint32_t bs, uint64_t x, uint64_t y,
-		   uint64_t n, struct omap *out)
+static int resolve(const struct view_map *m, uint32_t bs, uint64_t x,
+		   uint64_t y, uint64_t n, struct view_map *out)
 {
 	uint64_t cur = y, end = y + n;
 	size_t i = first_after(m, y);
 	int ret = 0;
 
 	while (cur < end && !ret) {
-		const struct oext *e = i < m->n ? &m->e[i] : NULL;
-		struct oext p;
+		const struct view_ext *e = i < m->n ? &m->e[i] : NULL;
+		struct view_ext p;
 
 		if (e && e->b <= cur) {
 			uint64_t stop = e->b + e->n < end ? e->b + e->n : end;
 
-			p = (struct oext){ x + (cur - y), stop - cur, e->src,
-					   e->base + (cur - e->b) * bs };
+			p = (struct view_ext){ x + (cur - y), stop - cur,
+					       e->src,
+					       e->base + (cur - e->b) * bs };
 			i++;
 		} else {
 			uint64_t stop = e && e->b < end ? e->b : end;
 
-			p = (struct oext){ x + (cur - y), stop - cur, 0,
+			p = (struct view_ext){ x + (cur - y), stop - cur, 0,
 					   cur * bs };
 		}
 		cur += p.n;
@@ -77,20 +70,21 @@ static int resolve(const struct omap *m, uint32_t bs, uint64_t x, uint64_t y,
 
 static int by_block(const void *a, const void *b)
 {
-	const struct oext *x = a, *y = b;
+	const struct view_ext *x = a, *y = b;
 
 	return x->b < y->b ? -1 : x->b > y->b;
 }
 
 /* map := top over map (top sorted, its extents disjoint). */
-static int overlay(struct omap *map, const struct omap *top, uint32_t bs)
+static int overlay(struct view_map *map, const struct view_map *top,
+		   uint32_t bs)
 {
-	struct omap rest = { 0 }, out = { 0 };
+	struct view_map rest = { 0 }, out = { 0 };
 	size_t i, j = 0, a = 0, b = 0;
 	int ret = 0;
 
 	for (i = 0; i < map->n && !ret; i++) {
-		const struct oext *o = &map->e[i];
+		const struct view_ext *o = &map->e[i];
 		uint64_t cur = o->b, end = o->b + o->n;
 
 		while (cur < end && !ret) {
@@ -98,13 +92,14 @@ static int overlay(struct omap *map, const struct omap *top, uint32_t bs)
 				j++;
 			if (j < top->n && top->e[j].b < end) {
 				if (top->e[j].b > cur)
-					ret = push(&rest, &(struct oext){
+					ret = push(&rest, &(struct view_ext){
 						cur, top->e[j].b - cur, o->src,
 						o->base + (cur - o->b) * bs });
 				cur = top->e[j].b + top->e[j].n;
 			} else {
-				ret = push(&rest, &(struct oext){ cur, end - cur,
-					   o->src, o->base + (cur - o->b) * bs });
+				ret = push(&rest, &(struct view_ext){
+					cur, end - cur, o->src,
+					o->base + (cur - o->b) * bs });
 				cur = end;
 			}
 		}
@@ -127,8 +122,8 @@ static int overlay(struct omap *map, const struct omap *top, uint32_t bs)
 
 int chain_view_add(struct uchain *c, unsigned k)
 {
-	struct cmem *m = &c->m[k];
-	struct omap top = { 0 };
+	struct chain_member *m = &c->m[k];
+	struct view_map top = { 0 };
 	size_t i;
 	int ret = 0;
 
@@ -136,9 +131,9 @@ int chain_view_add(struct uchain *c, unsigned k)
 		ret = resolve(&c->map, c->bs, m->v.cp[i].x, m->v.cp[i].y,
 			      m->v.cp[i].n, &top);
 	for (i = 0; i < m->s.n && !ret; i++) {
-		const struct urec *r = &m->s.v[i];
+		const struct journal_rec *r = &m->s.v[i];
 
-		ret = push(&top, &(struct oext){ r->off >> c->blocklog,
+		ret = push(&top, &(struct view_ext){ r->off >> c->blocklog,
 			   (r->len + c->bs - 1) >> c->blocklog, k,
 			   r->pos + OD_UNDO_REC_LEN });
 	}
@@ -160,7 +155,7 @@ static int view_pread(struct img *im, void *buf, size_t len, uint64_t off)
 	while (len && !ret) {
 		uint64_t b = off >> c->blocklog;
 		size_t i = first_after(&c->map, b), n;
-		const struct oext *e = i < c->map.n ? &c->map.e[i] : NULL;
+		const struct view_ext *e = i < c->map.n ? &c->map.e[i] : NULL;
 
 		if (e && e->b <= b) {
 			uint64_t in = off - (e->b << c->blocklog);
@@ -243,7 +238,7 @@ int chain_cmp(struct uchain *c, unsigned lo, unsigned hi, uint64_t *differ,
 	if (bm_init(&covered, c->nblocks))
 		return err_set(c->e, -ENOMEM, "out of memory");
 	for (k = lo; k <= hi && !ret; k++) {
-		struct cmem *m = &c->m[k];
+		struct chain_member *m = &c->m[k];
 
 		ret = undo_cmp_records(&m->s, m->s.sealed ? &m->v.p : NULL,
 				       c->fs, undo_raw_img(c->fs), &covered,

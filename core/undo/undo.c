@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 /* Where a record's blocks are in the journal (the tsearch index). */
-struct rix {
+struct record_loc {
 	uint64_t b, n;		/* blocks [b, b+n) */
 	uint64_t pos;		/* record header's byte in the journal */
 };
@@ -24,7 +24,7 @@ struct rix {
 /* Ranges never overlap, so "overlaps" is "equal": lookups probe n = 1. */
 static int rix_cmp(const void *a, const void *b)
 {
-	const struct rix *x = a, *y = b;
+	const struct record_loc *x = a, *y = b;
 
 	if (x->b + x->n <= y->b)
 		return -1;
@@ -33,11 +33,11 @@ static int rix_cmp(const void *a, const void *b)
 
 static int rix_add(struct undo *u, uint64_t b, uint64_t n, uint64_t pos)
 {
-	struct rix *r = malloc(sizeof(*r));
+	struct record_loc *r = malloc(sizeof(*r));
 
 	if (!r)
 		return -ENOMEM;
-	*r = (struct rix){ b, n, pos };
+	*r = (struct record_loc){ b, n, pos };
 	if (!tsearch(r, &u->index, rix_cmp)) {
 		free(r);
 		return -ENOMEM;
@@ -94,7 +94,7 @@ int undo_read_original(struct undo *u, uint64_t off, void *buf, size_t len,
 			       (unsigned long long)off, len,
 			       (unsigned long long)u->size);
 	while (len && !ret) {
-		struct rix probe = { off >> u->blocklog, 1, 0 }, **hit;
+		struct record_loc probe = { off >> u->blocklog, 1, 0 }, **hit;
 		uint64_t rec_off, n;
 		ssize_t got;
 
@@ -515,7 +515,7 @@ static int read_prev(struct fs *fs, const struct undo_link *link,
 {
 	uint32_t ss = fs->geo.sectsize;
 	uint8_t *sb = malloc(ss);
-	struct utail t;
+	struct undo_tail t;
 	int ret;
 
 	if (!sb)

@@ -180,7 +180,7 @@ int undo_write_records(struct scan *s, struct fs *fs, bool skip_sb,
 	int ret = 0;
 
 	for (i = 0; ret == 0 && i < s->n; i++) {
-		const struct urec *r = &s->v[i];
+		const struct journal_rec *r = &s->v[i];
 		uint32_t from = skip_sb && r->off == 0 ? ss : 0;
 
 		ret = scan_data_buf(s, r->len, e);
@@ -273,8 +273,8 @@ static const struct img_ops overlay_ops = {
 };
 
 /* Stack the overlay holding record r's bytes (which start at offset 0). */
-static int push_overlay(struct scan *s, const struct urec *r, struct img **im,
-			struct err *e)
+static int push_overlay(struct scan *s, const struct journal_rec *r,
+			struct img **im, struct err *e)
 {
 	struct overlay *o = calloc(1, sizeof(*o));
 	struct img *ov = calloc(1, sizeof(*ov));

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Block maps of the undo journal's writer: sparse bitmaps, crcs. */
 #include "core/undo/undo_priv.h"
+#include "core/base/array.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -180,15 +181,9 @@ int cm_set(struct crcmap *cm, uint64_t b, uint32_t crc)
 	uint32_t **c = &cm->chunk[b >> CM_CHUNK_SHIFT];
 
 	if (!*c) {
-		if (cm->nused == cm->cap_used) {
-			size_t ncap = cm->cap_used ? 2 * cm->cap_used : 64;
-			size_t *nu = realloc(cm->used, ncap * sizeof(*nu));
-
-			if (!nu)
-				return -ENOMEM;
-			cm->used = nu;
-			cm->cap_used = ncap;
-		}
+		if (array_grow((void **)&cm->used, &cm->cap_used, cm->nused,
+			       sizeof(*cm->used), 64))
+			return -ENOMEM;
 		*c = calloc(1u << CM_CHUNK_SHIFT, sizeof(**c));
 		if (!*c)
 			return -ENOMEM;

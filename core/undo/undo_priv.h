@@ -77,7 +77,7 @@ struct undo {
 	uint64_t nblocks;	/* blocks covering the image (last partial) */
 	struct bitmap done;	/* journaled */
 	struct bitmap free;	/* free when the run began */
-	void *index;		/* tsearch tree of struct rix, by block */
+	void *index;		/* tsearch tree of record_loc, by block */
 	uint64_t end;		/* journal length: next record here */
 	uint64_t seq;		/* next record's sequence number */
 	uint64_t batch;		/* first unsynced record (seq: none) */
@@ -121,7 +121,7 @@ int undo_note_written(struct undo *u, const uint8_t *buf, uint64_t off,
 int undo_sync_dir(const char *path);
 
 /* The end of a finished undo file (chain_link.c), read from its end. */
-struct utail {
+struct undo_tail {
 	uint64_t fsize;
 	uint64_t nonce, chain;
 	uint32_t pass, version;
@@ -132,7 +132,7 @@ struct utail {
 	struct od_undo_next next;
 };
 /* 0, or -EFSCORRUPTED (no end record, no seal before it) in e. */
-int undo_tail_read(const char *path, struct utail *t, struct err *e);
+int undo_tail_read(const char *path, struct undo_tail *t, struct err *e);
 /* Append (in place of any) the link record naming the next pass's file;
  * fsync. */
 int undo_link_put(const char *path, uint64_t next_nonce, unsigned next_pass,

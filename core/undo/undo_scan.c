@@ -25,6 +25,7 @@
  * began (chain.c).  A torn link is none: the next pass had not written.
  */
 #include "core/undo/undo_scan.h"
+#include "core/base/array.h"
 #include "core/base/sort.h"
 
 #include <fcntl.h>
@@ -194,18 +195,11 @@ static int read_rec(struct scan *s, uint64_t pos, struct od_undo_rec *r,
 	return od_undo_crc(s->buf, r->len) == r->dcrc ? 0 : 2;
 }
 
-static int push_to(struct urec **v, size_t *n, size_t *cap,
-		   const struct urec *r, struct err *e)
+static int push_to(struct journal_rec **v, size_t *n, size_t *cap,
+		   const struct journal_rec *r, struct err *e)
 {
-	if (*n == *cap) {
-		size_t c = *cap ? 2 * *cap : 256;
-		struct urec *nv = realloc(*v, c * sizeof(*nv));
-
-		if (!nv)
-			return err_set(e, -ENOMEM, "out of memory");
-		*v = nv;
-		*cap = c;
-	}
+	if (array_grow((void **)v, cap, *n, sizeof(**v), 256))
+		return err_set(e, -ENOMEM, "out of memory");
 	(*v)[(*n)++] = *r;
 	return 0;
 }
@@ -214,7 +208,7 @@ static int push_to(struct urec **v, size_t *n, size_t *cap,
 static int keep(struct scan *s, const struct od_undo_rec *r, uint64_t pos,
 		struct err *e)
 {
-	struct urec u = { r->seq, pos, r->off, r->len, r->dcrc, r->kind };
+	struct journal_rec u = { r->seq, pos, r->off, r->len, r->dcrc, r->kind };
 	int ret;
 
 	if (s->sealed)
@@ -437,7 +431,7 @@ static int scan_records(struct scan *s, struct err *e)
 
 static int urec_cmp(const void *a, const void *b)
 {
-	const struct urec *x = a, *y = b;
+	const struct journal_rec *x = a, *y = b;
 
 	return x->off < y->off ? -1 : x->off > y->off;
 }

@@ -10,7 +10,7 @@
 #include "core/undo/undo.h"
 #include "ondisk/undo.h"
 
-struct urec {
+struct journal_rec {
 	uint64_t seq;
 	uint64_t pos;		/* of the record header in the journal */
 	uint64_t off;		/* in the image (data records) */
@@ -24,9 +24,9 @@ struct scan {
 	int fd;
 	uint64_t fsize;
 	struct od_undo_hdr h;
-	struct urec *v;		/* valid data records (by offset, once checked) */
+	struct journal_rec *v;	/* valid data records (by offset, once checked) */
 	size_t n, cap;
-	struct urec *m;		/* proof and move records, in journal order */
+	struct journal_rec *m;	/* proof and move records, in journal order */
 	size_t nm, capm;
 	uint64_t bytes;
 	uint64_t torn;
@@ -72,7 +72,7 @@ struct ucopy {
 };
 
 /* A proof record's run: blocks [b, b+n), their crcs at crc[c0 ..]. */
-struct prun {
+struct proof_run {
 	uint64_t b;
 	uint32_t n;
 	size_t c0;
@@ -80,7 +80,7 @@ struct prun {
 
 /* The proof and move records of a file. */
 struct uproof {
-	struct prun *run;
+	struct proof_run *run;
 	size_t nrun, caprun;
 	uint32_t *crc;
 	size_t ncrc, capcrc;
@@ -112,7 +112,7 @@ struct uverify {
 };
 
 /* The log's crc now: computed once for the files of a chain. */
-struct ulog {
+struct log_now {
 	uint64_t off, len;
 	uint32_t crc;
 	bool have;
@@ -123,7 +123,7 @@ struct ulog {
  * log may be NULL.  0, or the refusal in e (nothing was written).
  */
 int undo_verify(struct scan *s, struct fs *fs, struct img *view,
-		enum uv_mode mode, struct ulog *log, struct uverify *v,
+		enum uv_mode mode, struct log_now *log, struct uverify *v,
 		struct err *e);
 void undo_verify_free(struct uverify *v);
 

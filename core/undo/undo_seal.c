@@ -25,6 +25,7 @@
  * always has a sealed undo file.
  */
 #include "core/undo/undo_priv.h"
+#include "core/base/array.h"
 #include "ondisk/be.h"
 #include "ondisk/crc32c.h"
 
@@ -138,27 +139,12 @@ int undo_note_move(struct undo *u, uint64_t src, uint64_t dst, uint64_t n,
 			       "blocks) lies outside the image",
 			       (unsigned long long)src,
 			       (unsigned long long)dst, (unsigned long long)n);
-	if (u->nmv == u->capmv) {
-		size_t cap = u->capmv ? 2 * u->capmv : 256;
-
-		m = realloc(u->mv, cap * sizeof(*m));
-		if (!m)
-			return err_set(e, -ENOMEM, "out of memory");
-		u->mv = m;
-		u->capmv = cap;
-	}
-	if (!nocopy && u->nmvcrc + n > u->capmvcrc) {
-		size_t cap = u->capmvcrc ? 2 * u->capmvcrc : 4096;
-		uint32_t *c;
-
-		while (cap < u->nmvcrc + n)
-			cap *= 2;
-		c = realloc(u->mvcrc, cap * sizeof(*c));
-		if (!c)
-			return err_set(e, -ENOMEM, "out of memory");
-		u->mvcrc = c;
-		u->capmvcrc = cap;
-	}
+	if (array_grow((void **)&u->mv, &u->capmv, u->nmv, sizeof(*u->mv),
+		       256) ||
+	    (!nocopy && array_reserve((void **)&u->mvcrc, &u->capmvcrc,
+				      u->nmvcrc + n, sizeof(*u->mvcrc),
+				      4096)))
+		return err_set(e, -ENOMEM, "out of memory");
 	m = &u->mv[u->nmv++];
 	*m = (struct umove){ src, dst, n, nocopy, !nocopy, u->nmvcrc };
 	/* the copy's bytes now: if still so at the seal, they are the original */

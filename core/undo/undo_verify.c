@@ -29,6 +29,7 @@
  * image as undoing the later passes of a run in passes would leave it.
  */
 #include "core/undo/undo_priv.h"
+#include "core/base/array.h"
 #include "core/undo/undo_scan.h"
 #include "ondisk/be.h"
 #include "ondisk/crc32c.h"
@@ -65,19 +66,7 @@ struct vctx {
 
 static int grow(void **v, size_t *cap, size_t need, size_t size)
 {
-	size_t c = *cap ? *cap : 64;
-	void *nv;
-
-	if (need <= *cap)
-		return 0;
-	while (c < need)
-		c *= 2;
-	nv = realloc(*v, c * size);
-	if (!nv)
-		return -ENOMEM;
-	*v = nv;
-	*cap = c;
-	return 0;
+	return array_reserve(v, cap, need, size, 64);
 }
 
 static int nomem(struct err *e)
@@ -86,7 +75,8 @@ static int nomem(struct err *e)
 }
 
 static int parse_proof(struct scan *s, struct uproof *p, uint64_t nblocks,
-		       const struct urec *r, const uint8_t *d, struct err *e)
+		       const struct journal_rec *r, const uint8_t *d,
+		       struct err *e)
 {
 	uint32_t at = 0;
 
@@ -110,7 +100,7 @@ static int parse_proof(struct scan *s, struct uproof *p, uint64_t nblocks,
 		    grow((void **)&p->crc, &p->capcrc, p->ncrc + n,
 			 sizeof(*p->crc)))
 			return nomem(e);
-		p->run[p->nrun++] = (struct prun){ b, n, p->ncrc };
+		p->run[p->nrun++] = (struct proof_run){ b, n, p->ncrc };
 		for (i = 0; i < n; i++, at += 4)
 			p->crc[p->ncrc++] = od_undo_prf_crc_get(d + at);
 	}
@@ -118,7 +108,8 @@ static int parse_proof(struct scan *s, struct uproof *p, uint64_t nblocks,
 }
 
 static int parse_moves(struct scan *s, struct uproof *p, uint64_t nblocks,
-		       const struct urec *r, const uint8_t *d, struct err *e)
+		       const struct journal_rec *r, const uint8_t *d,
+		       struct err *e)
 {
 	uint32_t at;
 
@@ -158,7 +149,7 @@ int undo_proof_load(struct scan *s, uint64_t nblocks, struct uproof *p,
 
 	memset(p, 0, sizeof(*p));
 	for (i = 0; i < s->nm && !ret; i++) {
-		const struct urec *r = &s->m[i];
+		const struct journal_rec *r = &s->m[i];
 
 		ret = scan_data_buf(s, r->len, e);
 		if (ret == 0)
@@ -193,7 +184,7 @@ size_t undo_proof_at(const struct uproof *p, uint64_t b)
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		const struct prun *r = &p->run[mid];
+		const struct proof_run *r = &p->run[mid];
 
 		if (b < r->b)
 			hi = mid;
@@ -206,15 +197,15 @@ size_t undo_proof_at(const struct uproof *p, uint64_t b)
 }
 
 /* The data record holding image block b, or NULL. */
-static const struct urec *record_of(const struct scan *s, unsigned blocklog,
-				    uint64_t b)
+static const struct journal_rec *record_of(const struct scan *s,
+					   unsigned blocklog, uint64_t b)
 {
 	uint64_t off = b << blocklog;
 	size_t lo = 0, hi = s->n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		const struct urec *r = &s->v[mid];
+		const struct journal_rec *r = &s->v[mid];
 
 		if (off < r->off)
 			hi = mid;
@@ -249,7 +240,7 @@ static size_t blk_len(uint64_t size, uint32_t bs, unsigned blocklog,
 /* crc of the original of block b from its record (journaled: true). */
 static int orig_crc(struct vctx *c, uint64_t b, uint32_t *crc, bool *have)
 {
-	const struct urec *r = record_of(c->s, c->blocklog, b);
+	const struct journal_rec *r = record_of(c->s, c->blocklog, b);
 	uint64_t at = b << c->blocklog;
 	size_t len;
 	uint8_t *p = c->buf + CHUNK;	/* the spare block after the chunk */
@@ -302,7 +293,7 @@ static int check_proof(struct vctx *c)
 	if (!c->state)
 		return nomem(c->e);
 	for (k = 0; k < p->nrun && !ret; k++) {
-		const struct prun *r = &p->run[k];
+		const struct proof_run *r = &p->run[k];
 		uint64_t i, j, n;
 
 		for (i = 0; i < r->n && !ret; i += n) {
@@ -422,7 +413,7 @@ int undo_cmp_records(struct scan *s, const struct uproof *p, struct fs *fs,
 		goto out;
 	}
 	for (i = 0; i < s->n && !ret; i++) {
-		const struct urec *r = &s->v[i];
+		const struct journal_rec *r = &s->v[i];
 		uint64_t at;
 
 		for (at = 0; at < r->len && !ret; at += CHUNK) {
@@ -626,7 +617,7 @@ static int log_crc(struct vctx *c, uint32_t *out)
 	int ret = 0;
 
 	while (off < end && !ret) {
-		const struct urec *r = lo < s->n ? &s->v[lo] : NULL;
+		const struct journal_rec *r = lo < s->n ? &s->v[lo] : NULL;
 		uint64_t at = r && r->off < end ? r->off : end;
 
 		if (at > off) {		/* the image's bytes up to the record */
@@ -656,10 +647,10 @@ static int log_crc(struct vctx *c, uint32_t *out)
  * unless the file journals blocks of the log (a shrink's): then from
  * its originals, for this file only.
  */
-static int check_log(struct vctx *c, struct ulog *log, bool *same)
+static int check_log(struct vctx *c, struct log_now *log, bool *same)
 {
 	const struct od_undo_hdr *h = &c->s->h;
-	struct ulog mine = { 0 };
+	struct log_now mine = { 0 };
 	size_t r;
 	uint32_t crc;
 	int ret;
@@ -862,7 +853,7 @@ static int place(struct vctx *c, enum sbstate st, int kind, uint64_t nonce,
 }
 
 int undo_verify(struct scan *s, struct fs *fs, struct img *view,
-		enum uv_mode mode, struct ulog *log, struct uverify *v,
+		enum uv_mode mode, struct log_now *log, struct uverify *v,
 		struct err *e)
 {
 	struct vctx c = { 0 };

@@ -57,6 +57,26 @@ def run(cmd, env=None):
     return subprocess.run(cmd, capture_output=True, text=True, env=env)
 
 
+def loop_gone(img):
+    """Wait (a minute at most) until no loop device is bound to img: one
+    that umount lets go of stays bound while another process has it open,
+    and undo rightly refuses to write a file that backs one."""
+    import glob
+    import time
+    path = os.path.realpath(img)
+    for _ in range(600):
+        busy = False
+        for f in glob.glob("/sys/block/loop*/loop/backing_file"):
+            try:
+                with open(f) as b:
+                    busy = busy or b.read().strip() == path
+            except OSError:
+                pass
+        if not busy:
+            return
+        time.sleep(0.1)
+
+
 def rm_undo(j):
     """Remove an undo file and the inode map a run leaves beside it."""
     for p in (j, j + ".map"):
@@ -91,7 +111,8 @@ class Campaign:
         self.manifests = 0
         self.states = {}
         self.last = None
-        self.can_mount = os.geteuid() == 0 and shutil.which("mount")
+        self.can_mount = (os.geteuid() == 0 and shutil.which("mount") and
+                          not os.environ.get("XFSDEFRAG_NO_MOUNT"))
 
     def path(self, name):
         return os.path.join(self.tmp, name)
@@ -147,12 +168,14 @@ class Campaign:
 
     def manifest(self, img, out):
         if run(["mount", "-o", "loop,ro,nouuid", img, self.mnt]).returncode:
+            loop_gone(img)
             return None
         try:
             r = run([sys.executable, os.path.join(HERE, "manifest.py"),
                      self.mnt])
         finally:
             run(["umount", self.mnt])
+            loop_gone(img)
         if r.returncode:
             return None
         with open(out, "w") as f:

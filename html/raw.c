@@ -1,64 +1,36 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The HTML report's document: summary figures (keyed by their names in
- * `report --json`, and `plan --json` under "plan."), per-AG block maps
- * (now, and after a plan), histograms, the most fragmented files with
- * their xfs_bmap -v tables, the read-back figures, the per-AG table.
+ * The raw figures, last on the page: the report's summary (keyed by
+ * their names in `report --json`), what the plan does (`plan --json`'s,
+ * under "plan."), the read-back model's figures, the most fragmented
+ * files with their xfs_bmap -v tables, the per-AG table.
  */
-#include "cmd/cmd.h"
-#include "cmd/html.h"
-#include "core/base/outfile.h"
+#include "html/priv.h"
 #include "core/fs/bmapfmt.h"
 #include "core/fs/getbmap.h"
 #include "core/fs/inode.h"
-#include "core/model/model_dist.h"
+#include "core/model/model_paths.h"
 #include "ondisk/geo.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-static double pct(uint64_t a, uint64_t b)
-{
-	return b ? (double)a * 100.0 / (double)b : 0.0;
-}
-
-static double factor(uint64_t actual, uint64_t ideal)
-{
-	return actual ? (double)(actual - ideal) * 100.0 / (double)actual : 0;
-}
-
-static void section(struct html *h, const char *id, const char *title)
-{
-	html_raw(h, "<section id=\"%s\">\n<h2>", id);
-	html_text(h, title);
-	html_raw(h, "</h2>\n");
-}
-
-static void section_end(struct html *h)
-{
-	html_raw(h, "</section>\n");
-}
-
-static void put_path(struct html *h, const char *path, uint64_t ino)
-{
-	char buf[48];
-
-	if (path) {
-		html_text(h, path);
-		return;
-	}
-	snprintf(buf, sizeof(buf), "(inode %llu)", (unsigned long long)ino);
-	html_text(h, buf);
-}
+/* One read-back figure (cost model), now and, from a plan, after. */
+struct html_fig {
+	char label[64];
+	char key[48];		/* data-key for tests: its JSON name */
+	char unit[16];
+	double now, after;
+	bool has_after;
+	bool integer;		/* a count: printed without decimals */
+};
 
 static void summary(struct html *h, const struct html_input *in)
 {
 	const struct report *r = in->r;
 	const struct od_geo *g = &in->fs->geo;
 
-	section(h, "summary", "Summary");
+	html_section(h, "summary", "Summary");
 	if (r->agsel >= 0)
 		html_raw(h, "<p>AG %d only.</p>\n", r->agsel);
 	html_raw(h, "<table class=\"figs grid\">\n");
@@ -76,7 +48,7 @@ static void summary(struct html *h, const struct html_input *in)
 		     r->frag_ideal);
 	html_row_f2(h, "fragmentation factor (xfs_db frag)",
 		    "fragmentation.factor_pct",
-		    factor(r->frag_actual, r->frag_ideal), "%");
+		    html_frag_factor(r->frag_actual, r->frag_ideal), "%");
 	html_row_u64(h, "regular files", "fragmentation.files", r->files);
 	html_row_u64(h, "files with data", "fragmentation.files_with_data",
 		     r->files_data);
@@ -112,7 +84,7 @@ static void summary(struct html *h, const struct html_input *in)
 		     "inode_data_distance.cross_ag", r->dist_first.cross_ag);
 	html_row_f2(h, "first data block in another AG",
 		    "inode_data_distance.cross_ag_pct",
-		    pct(r->dist_first.cross_ag, r->dist_first.n), "%");
+		    html_pct(r->dist_first.cross_ag, r->dist_first.n), "%");
 	html_row_u64(h, "directories", "directory_locality.directories",
 		     r->dirs);
 	html_row_u64(h, "directory entries", "directory_locality.entries",
@@ -126,9 +98,31 @@ static void summary(struct html *h, const struct html_input *in)
 		     r->order_pairs);
 	html_row_f2(h, "pairs whose data rises with the inode number",
 		    "allocation_order.rising_pct",
-		    pct(r->order_rising, r->order_pairs), "%");
+		    html_pct(r->order_rising, r->order_pairs), "%");
 	html_raw(h, "</table>\n");
-	section_end(h);
+	html_section_end(h);
+}
+
+/* The paths of the plan's notes (NULL: not known: named by number). */
+static char **note_paths(const struct html_input *in)
+{
+	const struct plan *p = in->p;
+	uint64_t *inos = malloc(p->nnote * sizeof(*inos));
+	char **paths = calloc(p->nnote, sizeof(*paths));
+	struct err e = { 0 };
+	size_t i;
+
+	if (inos && paths) {
+		for (i = 0; i < p->nnote; i++)
+			inos[i] = p->note[i].ino;
+		if (!model_paths(in->m, inos, p->nnote, paths, &e)) {
+			free(inos);
+			return paths;
+		}
+	}
+	free(inos);
+	free(paths);
+	return NULL;
 }
 
 static void plan_figures(struct html *h, const struct html_input *in)
@@ -138,7 +132,7 @@ static void plan_figures(struct html *h, const struct html_input *in)
 	uint64_t bs = in->fs->geo.blocksize;
 	size_t i;
 
-	section(h, "plan", "What a run would do (dry run, nothing written)");
+	html_section(h, "plan", "What a run would do (dry run, nothing written)");
 	html_raw(h, "<p>Would move %llu blocks (%.1f MiB) in %zu pieces, "
 		 "copying %.1f MiB, and rewrite %zu forks; the undo file would "
 		 "hold about %.1f MiB.</p>\n",
@@ -151,23 +145,30 @@ static void plan_figures(struct html *h, const struct html_input *in)
 	html_row2_u64(h, "extent records (all forks)", "plan.now.extents",
 		      p->extents_before, "plan.after.extents",
 		      p->extents_after);
-	html_row2_f2(h, "fragmentation factor (xfs_db frag)",
-		     "plan.now.frag_factor_pct",
-		     factor(b->frag_actual, b->frag_ideal),
-		     "plan.after.frag_factor_pct",
-		     factor(p->frag_actual_after, p->frag_ideal_after), "%");
-	html_row2_u64(h, "files in more than one extent",
-		      "plan.now.files_multi_extent", b->files_multi,
-		      "plan.after.files_multi_extent", p->files_multi_after);
-	html_row2_u64(h, "inode-to-data distance, median",
-		      "plan.now.distance_median", b->dist_first.median,
-		      "plan.after.distance_median", p->dist_median_after);
-	html_row2_u64(h, "inode-to-data distance, p90",
-		      "plan.now.distance_p90", b->dist_first.p90,
-		      "plan.after.distance_p90", p->dist_p90_after);
-	html_row2_u64(h, "inode-to-data distance, max",
-		      "plan.now.distance_max", b->dist_first.max,
-		      "plan.after.distance_max", p->dist_max_after);
+	/* today's figures of report -a are one AG's: not the plan's */
+	if (b->agsel < 0) {
+		html_row2_f2(h, "fragmentation factor (xfs_db frag)",
+			     "plan.now.frag_factor_pct",
+			     html_frag_factor(b->frag_actual, b->frag_ideal),
+			     "plan.after.frag_factor_pct",
+			     html_frag_factor(p->frag_actual_after,
+					      p->frag_ideal_after), "%");
+		html_row2_u64(h, "files in more than one extent",
+			      "plan.now.files_multi_extent", b->files_multi,
+			      "plan.after.files_multi_extent",
+			      p->files_multi_after);
+		html_row2_u64(h, "inode-to-data distance, median",
+			      "plan.now.distance_median",
+			      b->dist_first.median,
+			      "plan.after.distance_median",
+			      p->dist_median_after);
+		html_row2_u64(h, "inode-to-data distance, p90",
+			      "plan.now.distance_p90", b->dist_first.p90,
+			      "plan.after.distance_p90", p->dist_p90_after);
+		html_row2_u64(h, "inode-to-data distance, max",
+			      "plan.now.distance_max", b->dist_first.max,
+			      "plan.after.distance_max", p->dist_max_after);
+	}
 	html_raw(h, "</table>\n<table class=\"figs grid\">\n");
 	html_row_u64(h, "blocks moved", "plan.moved_blocks", p->moved_blocks);
 	html_row_u64(h, "blocks copied", "plan.copied_blocks",
@@ -178,17 +179,22 @@ static void plan_figures(struct html *h, const struct html_input *in)
 		     "plan.undo_bytes_estimate", p->undo_estimate);
 	html_raw(h, "</table>\n");
 	if (p->nnote) {
+		char **paths = in->note_paths ? NULL : note_paths(in);
+
 		html_raw(h, "<h3>Not contiguous after the run (%zu files)</h3>\n"
 			 "<ul class=\"notes\">\n", p->nnote);
 		for (i = 0; i < p->nnote; i++) {
 			html_raw(h, "<li><code>");
-			put_path(h, in->note_paths ? in->note_paths[i] : NULL,
-				 p->note[i].ino);
+			html_path(h, in->note_paths ? in->note_paths[i] :
+				  paths ? paths[i] : NULL, p->note[i].ino);
 			html_raw(h, "</code>: %u extents: ", p->note[i].extents);
 			html_text(h, p->note[i].why);
 			html_raw(h, "</li>\n");
 		}
 		html_raw(h, "</ul>\n");
+		for (i = 0; paths && i < p->nnote; i++)
+			free(paths[i]);
+		free(paths);
 	}
 	if (in->refusal) {
 		html_raw(h, "<p class=\"refusal\"><strong>run would refuse:"
@@ -196,164 +202,7 @@ static void plan_figures(struct html *h, const struct html_input *in)
 		html_text(h, in->refusal);
 		html_raw(h, "</p>\n");
 	}
-	section_end(h);
-}
-
-static bool ag_shown(const struct report *r, uint32_t a)
-{
-	return r->agsel < 0 || (uint32_t)r->agsel == a;
-}
-
-static int maps(struct html *h, const struct html_input *in, struct err *e)
-{
-	const struct report *r = in->r;
-	struct html_map *now = NULL, *after = NULL;
-	uint32_t a, n = in->m->agcount, shown = 0;
-	uint64_t bpc;
-	int ret = 0;
-
-	for (a = 0; a < n; a++)
-		shown += ag_shown(r, a);
-	bpc = htmlmap_bpc(in->fs->geo.agblocks, (uint64_t)shown *
-			  (in->p ? 2 : 1));
-	now = calloc(n ? n : 1, sizeof(*now));
-	after = in->p ? calloc(n ? n : 1, sizeof(*after)) : NULL;
-	if (!now || (in->p && !after) || htmlmap_build(in->m, NULL, bpc, now) ||
-	    (in->p && htmlmap_build(in->m, in->p, bpc, after))) {
-		ret = err_set(e, -ENOMEM, "HTML block maps: out of memory");
-		goto out;
-	}
-	section(h, "maps", in->p ? "Block maps per AG: now and after the plan"
-				 : "Block maps per AG");
-	html_map_legend(h);
-	for (a = 0; a < n; a++) {
-		if (!ag_shown(r, a))
-			continue;
-		html_raw(h, "<div class=\"agrow\">\n");
-		html_map_svg(h, &now[a], "now");
-		if (after)
-			html_map_svg(h, &after[a], "after");
-		html_raw(h, "</div>\n");
-	}
-	section_end(h);
-out:
-	htmlmap_free(now, n);
-	htmlmap_free(after, n);
-	return ret;
-}
-
-/* Bucket b of a power-of-two histogram: 0, 1, 2-3, 4-7, ... */
-static void pow2_label(unsigned b, char *buf, size_t len)
-{
-	static const char suf[] = " KMGTPE";
-	uint64_t lo = b ? 1ull << (b - 1) : 0;
-	unsigned s = 0;
-
-	if (b <= 10) {
-		if (b <= 1)
-			snprintf(buf, len, "%llu", (unsigned long long)lo);
-		else
-			snprintf(buf, len, "%llu-%llu", (unsigned long long)lo,
-				 (unsigned long long)(2 * lo - 1));
-		return;
-	}
-	while (lo >= 1024 && s + 1 < sizeof(suf) - 1) {
-		lo >>= 10;
-		s++;
-	}
-	if (snprintf(buf, len, "%llu%ci-%llu%ci", (unsigned long long)lo,
-		     suf[s], (unsigned long long)(2 * lo), suf[s]) >= (int)len)
-		buf[len - 1] = '\0';
-}
-
-/* A bar's value and tooltip: "LABEL UNIT: VALUE WHAT" plus more. */
-static void bar_set(struct html_bar *b, uint64_t v, const char *unit,
-		    const char *what, const char *more)
-{
-	int n;
-
-	b->value = v;
-	n = snprintf(b->title, sizeof(b->title), "%s %s: %llu %s%s", b->label,
-		     unit, (unsigned long long)v, what, more ? more : "");
-	if (n < 0)
-		b->title[0] = '\0';
-}
-
-/* report.c's labels of the extents-per-file buckets. */
-static void ext_label(unsigned b, char *buf, size_t len)
-{
-	uint64_t lo = b == 0 ? 1 : (1ull << (b - 1)) + 1, hi = 1ull << b;
-
-	if (b + 1 == RPT_EXT_BUCKETS)
-		snprintf(buf, len, "%llu+", (unsigned long long)lo);
-	else if (lo == hi)
-		snprintf(buf, len, "%llu", (unsigned long long)lo);
-	else
-		snprintf(buf, len, "%llu-%llu", (unsigned long long)lo,
-			 (unsigned long long)hi);
-}
-
-static void histograms(struct html *h, const struct html_input *in)
-{
-	const struct report *r = in->r;
-	const struct model *m = in->m;
-	struct html_bar bars[RPT_MAX_BINS > 66 ? RPT_MAX_BINS : 66];
-	uint64_t dist[66] = { 0 };
-	char more[40];
-	unsigned i, n, last = 0;
-	uint32_t a;
-	size_t k;
-
-	section(h, "histograms", "Histograms");
-	for (i = 0; i < RPT_EXT_BUCKETS; i++) {
-		ext_label(i, bars[i].label, sizeof(bars[i].label));
-		bar_set(&bars[i], r->ext_hist[i], "extents", "files", NULL);
-	}
-	html_hist(h, "extents", "Extents per file (regular files with data)",
-		  "extents", bars, RPT_EXT_BUCKETS);
-
-	/* the files the report measures: regular, data on this device */
-	for (a = 0; a < m->agcount; a++) {
-		const struct m_ag *ag = &m->ag[a];
-
-		if (!ag_shown(r, a))
-			continue;
-		for (k = 0; k < ag->nino; k++) {
-			const struct m_ino *mi = &ag->ino[k];
-			uint64_t d;
-			unsigned b = 0;
-
-			if (!od_mode_isreg(mi->mode) || !mi->nde ||
-			    !model_data_dist(m, ag, mi, &d, NULL))
-				continue;
-			while (d >> b)
-				b++;	/* 0 -> 0, 1 -> 1, 2-3 -> 2, ... */
-			dist[b]++;
-			if (b > last)
-				last = b;
-		}
-	}
-	for (i = 0; i <= last; i++) {
-		pow2_label(i, bars[i].label, sizeof(bars[i].label));
-		bar_set(&bars[i], dist[i], "blocks", "files", NULL);
-	}
-	html_hist(h, "distance", "Inode-to-data distance (to the first data "
-		  "block)", "blocks", bars, last + 1);
-
-	for (i = 0, n = 0; i < r->freesp.nbins && i < RPT_MAX_BINS; i++)
-		if (r->freesp.bin[i].count)
-			n = i + 1;
-	for (i = 0; i < n; i++) {
-		snprintf(bars[i].label, sizeof(bars[i].label), "%u-%u",
-			 r->freesp.bin[i].low, r->freesp.bin[i].high);
-		snprintf(more, sizeof(more), ", %llu blocks",
-			 (unsigned long long)r->freesp.bin[i].blocks);
-		bar_set(&bars[i], r->freesp.bin[i].count, "blocks",
-			"free extents", more);
-	}
-	html_hist(h, "freesp", "Free extent sizes (xfs_db freesp)", "blocks",
-		  bars, n);
-	section_end(h);
+	html_section_end(h);
 }
 
 static void bmap_line(void *priv, const char *line)
@@ -376,7 +225,7 @@ static void file_bmap(struct html *h, struct fs *fs, const struct rpt_item *it)
 	html_raw(h, "<div class=\"file\" data-ino=\"%llu\" data-extents=\"%llu\">"
 		 "<h3>", (unsigned long long)it->ino,
 		 (unsigned long long)it->value);
-	put_path(h, it->path, it->ino);
+	html_path(h, it->path, it->ino);
 	html_raw(h, "</h3>\n<p>inode %llu, %llu extents, %llu bytes</p>\n",
 		 (unsigned long long)it->ino, (unsigned long long)it->value,
 		 (unsigned long long)it->value2);
@@ -404,12 +253,12 @@ static void fragmented(struct html *h, const struct html_input *in)
 	const struct report *r = in->r;
 	unsigned i;
 
-	section(h, "fragmented", "Most fragmented files");
+	html_section(h, "fragmented", "Most fragmented files");
 	if (!r->ntop_frag)
 		html_raw(h, "<p>No regular file has data.</p>\n");
 	for (i = 0; i < r->ntop_frag; i++)
 		file_bmap(h, in->fs, &r->top_frag[i]);
-	section_end(h);
+	html_section_end(h);
 }
 
 static void fig(struct html_fig *f, const char *label, const char *key,
@@ -429,7 +278,9 @@ static void fig(struct html_fig *f, const char *label, const char *key,
 static size_t html_readback_figs(const struct html_input *in,
 				 struct html_fig *figs, size_t max)
 {
-	const struct rb_fig *a = in->p ? &in->p->rb_now : in->rb;
+	/* now: the report's own figures, or the plan's */
+	const struct rb_fig *a = in->rb ? in->rb :
+				 in->p ? &in->p->rb_now : NULL;
 	const struct rb_fig *b = in->p ? &in->p->rb_after : NULL;
 	double v[7], w[7];
 	size_t i;
@@ -471,10 +322,10 @@ static void readback(struct html *h, const struct html_input *in)
 	struct html_fig figs[32];
 	size_t i, n = html_readback_figs(in, figs, 32);
 
-	section(h, "readback", "Read-back cost");
+	html_section(h, "readback", "Read-back cost");
 	if (!n) {
 		html_raw(h, "<p>No read-back figures.</p>\n");
-		section_end(h);
+		html_section_end(h);
 		return;
 	}
 	html_raw(h, "<p>Reading the whole tree back in %s order (the cost "
@@ -493,7 +344,7 @@ static void readback(struct html *h, const struct html_input *in)
 		/* keyed as in the JSON of report, or of plan (now, after) */
 		if (f->key[0])
 			html_raw(h, "<td data-key=\"%s%s\">%.*f</td>",
-				 in->p ? "plan.now.readback." : "readback.",
+				 in->rb ? "readback." : "plan.now.readback.",
 				 f->key, prec, f->now);
 		else
 			html_raw(h, "<td>%.*f</td>", prec, f->now);
@@ -507,7 +358,7 @@ static void readback(struct html *h, const struct html_input *in)
 		html_raw(h, "</td></tr>\n");
 	}
 	html_raw(h, "</table>\n");
-	section_end(h);
+	html_section_end(h);
 }
 
 static void ag_table(struct html *h, const struct html_input *in)
@@ -515,7 +366,7 @@ static void ag_table(struct html *h, const struct html_input *in)
 	const struct report *r = in->r;
 	uint32_t a;
 
-	section(h, "ags", "Per AG");
+	html_section(h, "ags", "Per AG");
 	html_raw(h, "<table class=\"grid\">\n<tr><th>AG</th><th>inodes</th>"
 		 "<th>free inodes</th><th>chunks</th><th>data blocks</th>"
 		 "<th>free blocks</th><th>free extents</th><th>longest free</th>"
@@ -524,7 +375,7 @@ static void ag_table(struct html *h, const struct html_input *in)
 	for (a = 0; a < r->nag; a++) {
 		const struct rpt_ag *g = &r->ag[a];
 
-		if (!ag_shown(r, a))
+		if (!html_ag_shown(r, a))
 			continue;
 		html_raw(h, "<tr><th>%u</th>"
 			 "<td data-key=\"ags.%u.inodes_used\">%llu</td>"
@@ -558,59 +409,19 @@ static void ag_table(struct html *h, const struct html_input *in)
 		}
 	}
 	html_raw(h, "</table>\n");
-	section_end(h);
+	html_section_end(h);
 }
 
-int html_write(const char *path, const struct html_input *in, struct err *e)
+void html_raw_figures(struct html *h, const struct html_input *in)
 {
-	bool to_stdout = strcmp(path, "-") == 0;
-	struct html h;
-	int ret;
-
-	if (to_stdout) {
-		h.f = stdout;
-	} else {
-		/* never over the image, by any path to it (outfile.h) */
-		struct outfile_set keep;
-		bool created;
-		int fd;
-
-		outfile_init(&keep);
-		ret = outfile_keep_image(&keep, in->image, e);
-		if (!ret)
-			ret = outfile_open(&keep, path, "HTML report", false,
-					   &fd, &created, e);
-		outfile_release(&keep);
-		if (ret)
-			return ret;
-		h.f = fdopen(fd, "w");
-		if (!h.f) {
-			close(fd);
-			return err_set(e, -ENOMEM, "out of memory");
-		}
-	}
-	html_head(&h, in->p ? "xfsdefrag plan" : "xfsdefrag report",
-		  in->image);
-	summary(&h, in);
+	html_raw(h, "<section id=\"raw\">\n<h2>Raw figures</h2>\n"
+		 "<p class=\"note\">Every figure as the text and JSON "
+		 "outputs of <code>%s</code> give it.</p>\n", in->command);
+	summary(h, in);
 	if (in->p)
-		plan_figures(&h, in);
-	ret = maps(&h, in, e);
-	if (!ret) {
-		histograms(&h, in);
-		fragmented(&h, in);
-		readback(&h, in);
-		ag_table(&h, in);
-		html_tail(&h);
-	}
-	if (to_stdout) {
-		if (!ret && fflush(stdout) != 0)
-			ret = err_set(e, -errno, "writing the HTML report: %s",
-				      strerror(errno));
-		return ret;
-	}
-	if (ferror(h.f) && !ret)
-		ret = err_set(e, -EIO, "%s: write error", path);
-	if (fclose(h.f) != 0 && !ret)
-		ret = err_set(e, -errno, "%s: %s", path, strerror(errno));
-	return ret;
+		plan_figures(h, in);
+	readback(h, in);
+	fragmented(h, in);
+	ag_table(h, in);
+	html_raw(h, "</section>\n");
 }
