@@ -132,7 +132,8 @@ int run_one_pass(struct run_ctx *c, const bool *focus, const char *what,
 	if (!c->r->undo_needed)
 		c->r->undo_needed = p.undo_estimate;
 	/* nothing is written yet: each refusal leaves the image as it is */
-	ret = run_undo_room(rec.undo, p.undo_estimate, &e);
+	ret = o->fault && o->fault->no_room_check ? 0 :
+	      run_undo_room(rec.undo, p.undo_estimate, &e);
 	if (!ret)
 		ret = run_map_pass(c, &p, &e);
 	if (ret) {

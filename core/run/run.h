@@ -48,6 +48,9 @@ struct run_fault {
 	int err;		/* fail that write with it, not crash */
 	bool sticky;		/* ... and every write after it */
 	size_t inode_window;	/* exec_opts' (every pass); 0: none */
+	/* skip the undo file's room check (to reach a full undo
+	 * filesystem mid-run, which the check otherwise forestalls) */
+	bool no_room_check;
 };
 
 struct run_pass {

@@ -76,6 +76,7 @@ static void usage(FILE *f)
 "  --fault-error N       run: fail image write N+1 with EIO\n"
 "  --fault-dead N        run: fail write N+1 and every later one\n"
 "  --fault-pass P        the pass of a run in passes those count in (1)\n"
+"  --no-room-check       run: skip the undo file's room check\n"
 "  --inode-window BYTES  run: moved inodes' bytes the inodes phase holds\n"
 "                        at once (the least: one block of them)\n"
 "  --bench-map N         tui: time N map redraws, no terminal needed\n"
@@ -184,6 +185,7 @@ int main(int argc, char **argv)
 		{ "fault-dead", required_argument, NULL, 'D' },
 		{ "fault-pass", required_argument, NULL, 'P' },
 		{ "inode-window", required_argument, NULL, 'W' },
+		{ "no-room-check", no_argument, NULL, 'R' },
 		{ "bench-map", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "help-commands", no_argument, NULL, 'H' },
@@ -228,6 +230,10 @@ int main(int argc, char **argv)
 			if (!parse_count(optarg, 1, &v))
 				goto bad;
 			a.fault.inode_window = (size_t)v;
+			h.fault = &a.fault;
+			break;
+		case 'R':
+			a.fault.no_room_check = true;
 			h.fault = &a.fault;
 			break;
 		case 'B':
