@@ -576,6 +576,10 @@ int plan_place_stream(struct planner *pl, struct agplan *aps,
 			pl->ip->ch[i].agbno = NOAGBNO;
 	}
 	ret = tails_of_pinned(aps, g->agcount, &tl, st);
+	/* the new inode chunks first, together at the front of each AG's
+	 * stream in walk order: a metadata walk reads them in one sweep */
+	if (!ret)
+		ret = chunks_before(pl, aps, st, UINT64_MAX);
 	for (i = 0; i < n && !ret;) {
 		const struct unit *un = &aps[all[i].agno].unit[all[i].idx];
 		uint64_t total;
