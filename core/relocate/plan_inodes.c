@@ -2,21 +2,16 @@
 /*
  * Inode renumbering, the choice: which inodes move, to which
  * AG, and into which slot of which new chunk; which chunks the run
- * frees.  Where the new chunks go is the stream's business (they are
- * placed right before the data of their first member, plan_stream.c).
+ * frees.  Where the new chunks go is the stream's business (together at
+ * the front of each AG's stream, plan_stream.c).
  *
  * Each directory reached by the walk gets its children (those that
- * move, per AG) into new chunks, in walk order.  The reader needs a
- * child's inode cluster right before the child's data; a chunk placed
- * before its first member's data is read forward only if every member
- * is in the cluster read first.  So while the AG has room, a chunk takes
- * one cluster's worth of members (a following directory whose children
- * all fit the rest of that cluster shares it: the cluster is in the
- * cache by then) and the rest of the chunk stays free inodes, which the
- * kernel fills with new files of those directories later.  An AG that
- * has no room for that (its room after the inodes and data it ends up
- * with, plan_inoag.c) fills its chunks whole instead (a jump back per
- * cluster, not per file).
+ * move, per AG) into new chunks, in walk order, 64 to a chunk: every
+ * walk that visits the inodes (du, ls -lR, bulkstat, a whole-tree read)
+ * then reads each cluster once and all of them in one zone, which the
+ * drive's read-ahead and cache serve; chunks one cluster full, each
+ * before its data, made every cluster a seek and bulkstat read twice
+ * the chunks.
  *
  * Fixed: the inodes the superblock names (root, realtime bitmap and
  * summary, quota inodes, the metadata directory) and so their chunks;

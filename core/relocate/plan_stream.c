@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Placement for the walk orders: in each AG the units go one after
- * another in walk order through the AG's windows in block order, so a
- * reader walking the tree reads every AG front to back.
+ * Placement for the walk orders: in each AG the new inode chunks first,
+ * then the units one after another (the directories' in walk order,
+ * then the files') through the AG's windows in block order, so a reader
+ * walking the tree reads every AG front to back and a metadata walk one
+ * zone at its front.
  *
  * - A fork whose blocks already sit where the stream reaches them stays:
  *   nothing to copy (so a second run moves nothing); so does one that
@@ -291,10 +293,10 @@ static int chunk_take(struct planner *pl, struct agplan *dst, size_t si,
 }
 
 /*
- * A new inode chunk, where the stream is (right before its first
- * member's data), else in the first window further on, else anywhere
- * it fits below its limit; left unplaced (the planner tries again
- * without its members) when nothing holds it.
+ * A new inode chunk, where the stream is (all of them before any data:
+ * plan_place_stream), else in the first window further on, else
+ * anywhere it fits below its limit; left unplaced (the planner tries
+ * again without its members) when nothing holds it.
  */
 static int place_chunk(struct planner *pl, struct agplan *dst,
 		       struct strm *st, struct nchunk *c)
