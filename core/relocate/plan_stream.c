@@ -46,6 +46,9 @@ struct strm {
 	uint64_t big_limit;	/* and may fill it up to this block */
 	uint32_t waste_min;	/* blocks a fork may always skip */
 	uint32_t slack;		/* blocks a fork may lie past the cursor */
+	/* the room a stay's gap may cost: the windows' free blocks and rem
+	 * when the stream began, and the gaps stays have left since */
+	uint64_t free0, rem0, gaps;
 };
 
 static bool is_big(const struct agplan *ap, size_t si)
@@ -127,6 +130,22 @@ static int put(struct agplan *aps, const struct unit_ref *u, size_t nu,
 }
 
 /*
+ * May a stay leave gap blocks behind the cursor?  Only while what the AG
+ * has free, less the gap, still holds everything the stream has to bring
+ * here: in a tight AG a checkerboard of files that all stay would leave
+ * every other block a hole and the last forks no room (rem counts each
+ * new chunk's worst alignment, so the sum errs on the safe side).
+ */
+static bool gap_affordable(const struct strm *st, uint64_t gap)
+{
+	uint64_t used = st->rem0 > st->rem ? st->rem0 - st->rem : 0;
+	uint64_t left = st->free0 > used + st->gaps ?
+			st->free0 - used - st->gaps : 0;
+
+	return left >= st->rem + gap;
+}
+
+/*
  * Does the fork already lie, in file order and unbroken, at the cursor of
  * the window the stream is in, or at most st->slack blocks past it (and
  * within what the stream may fill there)?  Then it stays.
@@ -153,7 +172,8 @@ static bool stays(const struct agplan *aps, const struct unit_ref *u, size_t nu,
 	if (u0->start < sg->cur || end > sg->end)
 		return false;
 	if (u0->start > sg->cur && (u0->start - sg->cur > st->slack ||
-				    end - sg->cur > room_at(dst, st, st->at)))
+				    end - sg->cur > room_at(dst, st, st->at) ||
+				    !gap_affordable(st, u0->start - sg->cur)))
 		return false;
 	*at = u0->start;
 	return true;
@@ -213,6 +233,8 @@ static int place_fork(struct agplan *aps, const struct unit_ref *u, size_t nu,
 		size_t si = st->ord[st->at];
 		int ret = add_hole(dst, dst->seg[si].cur,
 				   at - dst->seg[si].cur);
+
+		st->gaps += at - dst->seg[si].cur;
 
 		took(dst, st, si, at, total);
 		return ret ? ret : put(aps, u, nu, at);
@@ -571,6 +593,11 @@ int plan_place_stream(struct planner *pl, struct agplan *aps,
 	}
 	for (a = 0; a < g->agcount && pl->ip; a++)
 		st[a].rem += pl->ip->blocks[a];
+	for (a = 0; a < g->agcount; a++) {
+		st[a].rem0 = st[a].rem;
+		for (i = 0; i < aps[a].nseg; i++)
+			st[a].free0 += aps[a].seg[i].end - aps[a].seg[i].cur;
+	}
 	if (pl->ip) {
 		/* a second pass places every chunk afresh */
 		pl->ip->next = 0;
