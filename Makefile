@@ -144,6 +144,10 @@ $(1)/tests/fuzz_replay: $(call obj,$(1),$(REPLAY_SRC) $(LIB_SRC)) $(1)/FLAGS
 	$$(if $(Q),@echo "  LD      $$@")
 	$(Q)$$(CC) $(4) -o $$@ $$(filter %.o,$$^) $$(LIBS)
 
+# The model's drive checked against the emulated disk's: only this test
+# links the bench's cost model, never the product.
+$(1)/tests/test_drive: $(1)/bench/hddemu/hddcost.o
+
 $(1)/bench/hddemu/hddreplay: $(call obj,$(1),$(HDD_SRC)) $(1)/FLAGS
 	$$(if $(Q),@echo "  LD      $$@")
 	$(Q)$$(CC) $(4) -o $$@ $$(filter %.o,$$^) -lm

@@ -42,6 +42,12 @@ void rbfmt_section(const struct rb_fig *f, enum walk_order o)
 	       f->hdd_seconds, f->hdd_seconds > 0 ?
 	       (double)f->bytes / 1e6 / f->hdd_seconds : 0.0,
 	       (unsigned long long)f->requests);
+	printf("metadata walk (every inode cluster and directory block, no "
+	       "file data, as du or ls -lR): %.1f MiB in %llu accesses; "
+	       "modelled 7200 rpm %.2f s; SSD requests %llu\n",
+	       (double)f->meta.bytes / 1048576.0,
+	       (unsigned long long)f->meta.accesses, f->meta.hdd_seconds,
+	       (unsigned long long)f->meta.requests);
 }
 
 void rbfmt_rows(const struct rb_fig *a, const struct rb_fig *b,
@@ -58,6 +64,11 @@ void rbfmt_rows(const struct rb_fig *a, const struct rb_fig *b,
 	printf("%-34s %14llu %14llu\n", "  SSD requests (<= 1 MiB)",
 	       (unsigned long long)a->requests,
 	       (unsigned long long)b->requests);
+	printf("%-34s %13.2fs %13.2fs\n", "  metadata walk, 7200 rpm",
+	       a->meta.hdd_seconds, b->meta.hdd_seconds);
+	printf("%-34s %14llu %14llu\n", "  metadata walk, SSD requests",
+	       (unsigned long long)a->meta.requests,
+	       (unsigned long long)b->meta.requests);
 	printf("%-34s %14llu %14llu\n", "  data read out of disk order",
 	       (unsigned long long)a->out_of_order,
 	       (unsigned long long)b->out_of_order);
@@ -79,5 +90,15 @@ void rbfmt_json(struct json *j, const char *key, const struct rb_fig *f,
 	json_f2(j, "hdd_ms", f->hdd_seconds * 1e3);
 	json_u64(j, "ssd_requests", f->requests);
 	json_u64(j, "out_of_order", f->out_of_order);
+	json_u64(j, "hdd_seeks", f->hdd_seeks);
+	json_u64(j, "hdd_cache_hits", f->hdd_hits);
+	json_obj_begin(j, "metadata");
+	json_u64(j, "accesses", f->meta.accesses);
+	json_u64(j, "bytes", f->meta.bytes);
+	json_f2(j, "hdd_ms", f->meta.hdd_seconds * 1e3);
+	json_u64(j, "ssd_requests", f->meta.requests);
+	json_u64(j, "hdd_seeks", f->meta.seeks);
+	json_u64(j, "hdd_cache_hits", f->meta.hits);
+	json_obj_end(j);
 	json_obj_end(j);
 }

@@ -46,7 +46,7 @@ static const char *change(double now, double after, char *buf, size_t len)
 
 void cmd_verdict_text(const struct verdict *v)
 {
-	char hdd[32], ssd[32];
+	char hdd[32], ssd[32], meta[32];
 
 	printf("verdict: %s: ", v->worth_running ? "worth running" :
 	       "not worth running");
@@ -60,13 +60,15 @@ void cmd_verdict_text(const struct verdict *v)
 	if (!v->worth_running)
 		printf("%s: ", v->why);
 	printf("the modelled read-back goes from %.2f s to %.2f s on an HDD "
-	       "(%s) and from %llu to %llu SSD requests (%s); it writes %.1f "
-	       "MiB (undo file about %.1f MiB)", v->hdd_now, v->hdd_after,
+	       "(%s) and from %llu to %llu SSD requests (%s), its metadata "
+	       "walk from %.2f s to %.2f s (%s); it writes %.1f MiB (undo "
+	       "file about %.1f MiB)", v->hdd_now, v->hdd_after,
 	       change(v->hdd_now, v->hdd_after, hdd, sizeof(hdd)),
 	       (unsigned long long)v->ssd_now,
 	       (unsigned long long)v->ssd_after,
 	       change((double)v->ssd_now, (double)v->ssd_after, ssd,
-		      sizeof(ssd)),
+		      sizeof(ssd)), v->meta_now, v->meta_after,
+	       change(v->meta_now, v->meta_after, meta, sizeof(meta)),
 	       (double)v->write_bytes / 1048576.0,
 	       (double)v->undo_bytes / 1048576.0);
 	if (v->rate > 0)
@@ -84,6 +86,8 @@ void cmd_verdict_json(struct json *j, const struct verdict *v)
 	json_str(j, "why", v->why);
 	json_f2(j, "hdd_ms_now", v->hdd_now * 1e3);
 	json_f2(j, "hdd_ms_after", v->hdd_after * 1e3);
+	json_f2(j, "meta_hdd_ms_now", v->meta_now * 1e3);
+	json_f2(j, "meta_hdd_ms_after", v->meta_after * 1e3);
 	json_u64(j, "ssd_requests_now", v->ssd_now);
 	json_u64(j, "ssd_requests_after", v->ssd_after);
 	json_u64(j, "extents_now", v->extents_now);

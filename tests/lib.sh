@@ -142,8 +142,21 @@ t_tmpdir() {
 }
 
 t_cleanup() {
+	local m d f
 	[ -n "${T_CLEANUP_HOOK:-}" ] && eval "$T_CLEANUP_HOOK"
-	[ -n "${T_TMP:-}" ] && rm -rf "$T_TMP"
+	[ -n "${T_TMP:-}" ] || return 0
+	# whatever a failed case left mounted or attached under T_TMP, even
+	# where the host's disk filled up and a case's own umount failed:
+	# deepest mount first, then the loop devices of its files
+	while read -r m; do
+		umount "$m" 2> /dev/null || umount -l "$m" 2> /dev/null
+	done < <(awk -v t="$T_TMP/" 'index($2, t) == 1 { print $2 }' \
+		/proc/mounts 2> /dev/null | sort -r)
+	while IFS=: read -r d f; do
+		losetup -d "$d" 2> /dev/null
+	done < <(losetup -n -O NAME,BACK-FILE 2> /dev/null |
+		 awk -v t="$T_TMP/" 'index($2, t) == 1 { print $1 ":" $2 }')
+	rm -rf "$T_TMP"
 }
 
 # t_cat FILE: print FILE, or FILE.zst decompressed.

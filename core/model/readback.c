@@ -7,67 +7,88 @@
 #include "core/model/inoidx.h"
 #include "ondisk/inode.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define HDD_BYTES_PER_S	150e6
-#define HDD_ROTATE_S	4.17e-3
-#define HDD_OVERHEAD_S	0.8e-3
-#define HDD_SEEK_FULL_S	8e-3
-#define HDD_SEEK_SPAN	1099511627776.0	/* 1 TiB: the full-stroke distance */
-
 void rb_acc_init(struct rb_acc *a, struct rb_fig *f)
 {
+	struct drive_params p;
+
 	memset(a, 0, sizeof(*a));
 	memset(f, 0, sizeof(*f));
 	a->f = f;
+	drive_params_default(&p);
+	drive_init(&a->d, &p);
+	drive_init(&a->md, &p);
+}
+
+void rb_acc_start(struct rb_acc *a, uint64_t off)
+{
+	a->pos = a->mpos = off;
+	drive_park(&a->d, off);
+	drive_park(&a->md, off);
 }
 
 /* SSD requests for len more bytes of a contiguous run. */
-static void add_requests(struct rb_acc *a, uint64_t len)
+static void add_requests(uint64_t *fill, uint64_t *requests, uint64_t len)
 {
 	uint64_t room;
 
-	if (a->fill == 0 || a->fill == RB_MAXREQ) {
-		a->f->requests++;
-		a->fill = 0;
+	if (*fill == 0 || *fill == RB_MAXREQ) {
+		(*requests)++;
+		*fill = 0;
 	}
-	room = RB_MAXREQ - a->fill;
+	room = RB_MAXREQ - *fill;
 	if (len <= room) {
-		a->fill += len;
+		*fill += len;
 		return;
 	}
 	len -= room;
-	a->f->requests += (len + RB_MAXREQ - 1) / RB_MAXREQ;
-	a->fill = len % RB_MAXREQ ? len % RB_MAXREQ : RB_MAXREQ;
+	*requests += (len + RB_MAXREQ - 1) / RB_MAXREQ;
+	*fill = len % RB_MAXREQ ? len % RB_MAXREQ : RB_MAXREQ;
 }
 
 void rb_acc_read(struct rb_acc *a, uint64_t off, uint64_t len)
 {
 	struct rb_fig *f = a->f;
+	enum drive_kind k;
 
 	if (!len)
 		return;
 	f->accesses++;
 	f->bytes += len;
-	f->hdd_seconds += (double)len / HDD_BYTES_PER_S;
+	f->hdd_seconds += drive_read(&a->d, off, len, &k);
+	f->hdd_seeks += k == DRIVE_SEEK;
+	f->hdd_hits += k == DRIVE_HIT;
 	if (off != a->pos) {
 		uint64_t dist = off > a->pos ? off - a->pos : a->pos - off;
 
 		f->jumps++;
 		if (dist > RB_FAR)
 			f->far_jumps++;
-		if (off > a->pos && dist <= RB_READAHEAD)
-			f->hdd_seconds += (double)dist / HDD_BYTES_PER_S;
-		else
-			f->hdd_seconds += HDD_ROTATE_S + HDD_OVERHEAD_S +
-					  HDD_SEEK_FULL_S *
-					  sqrt((double)dist / HDD_SEEK_SPAN);
 		a->fill = 0;	/* a new request */
 	}
-	add_requests(a, len);
+	add_requests(&a->fill, &f->requests, len);
 	a->pos = off + len;
+}
+
+void rb_acc_read_meta(struct rb_acc *a, uint64_t off, uint64_t len)
+{
+	struct rb_meta *m = &a->f->meta;
+	enum drive_kind k;
+
+	if (!len)
+		return;
+	rb_acc_read(a, off, len);
+	m->accesses++;
+	m->bytes += len;
+	m->hdd_seconds += drive_read(&a->md, off, len, &k);
+	m->seeks += k == DRIVE_SEEK;
+	m->hits += k == DRIVE_HIT;
+	if (off != a->mpos)
+		a->mfill = 0;
+	add_requests(&a->mfill, &m->requests, len);
+	a->mpos = off + len;
 }
 
 /* ---- the walk ---- */
@@ -88,13 +109,16 @@ void rb_acc_read(struct rb_acc *a, uint64_t off, uint64_t len)
 /*
  * A recorded access, eight bytes (they are fresh memory, and a page of
  * it costs): RB_EV_CLUSTER and the cluster's bit (its place follows from
- * the bit), or the block it starts at (RB_EV_BLKBITS) and its length in
- * blocks (RB_EV_LENBITS, not 0).  An access that does not fit is
- * RB_EV_WIDE followed by its byte offset and length.
+ * the bit), or RB_EV_META for a directory block (else file data), the
+ * block it starts at (RB_EV_BLKBITS) and its length in blocks
+ * (RB_EV_LENBITS, not 0).  An access that does not fit is RB_EV_WIDE
+ * (with RB_EV_META for a directory's) followed by its byte offset and
+ * length.
  */
 #define RB_EV_CLUSTER	(1ull << 63)
+#define RB_EV_META	(1ull << 62)
 #define RB_EV_LENBITS	21
-#define RB_EV_BLKBITS	42
+#define RB_EV_BLKBITS	41
 #define RB_EV_WIDE	0ull
 
 struct rbctx {
@@ -138,12 +162,16 @@ struct rbctx {
 };
 
 /* One access costed now, and passed to the trace if there is one. */
-static void cost(struct rbctx *c, uint64_t off, uint64_t len, bool cluster)
+static void cost(struct rbctx *c, uint64_t off, uint64_t len, bool cluster,
+		 bool meta)
 {
 	double h = c->acc.f->hdd_seconds;
 	uint64_t r = c->acc.f->requests;
 
-	rb_acc_read(&c->acc, off, len);
+	if (meta)
+		rb_acc_read_meta(&c->acc, off, len);
+	else
+		rb_acc_read(&c->acc, off, len);
 	if (c->trace && len)
 		c->trace->fn(c->trace->priv, c->cur, cluster,
 			     c->acc.f->hdd_seconds - h, c->acc.f->requests - r);
@@ -167,24 +195,27 @@ static inline int record(struct rbctx *c, uint64_t v)
 	return 0;
 }
 
-/* An access of len bytes at off: costed now (the first segment) or recorded. */
+/* An access of len bytes at off: costed now (the first segment) or
+ * recorded; meta: an inode's block or a directory's, which the metadata
+ * walk reads too. */
 static inline int access(struct rbctx *c, uint64_t off, uint64_t len,
-			 bool cluster)
+			 bool cluster, bool meta)
 {
 	unsigned bl = c->g->blocklog;
 	uint64_t blk = off >> bl, n = len >> bl;
 	int ret;
 
 	if (!c->rec) {
-		cost(c, off, len, cluster);
+		cost(c, off, len, cluster, meta);
 		return 0;
 	}
 	if (!len)
 		return 0;	/* reads nothing: rb_acc_read ignores it */
 	if (!((off | len) & ((1ull << bl) - 1)) &&
 	    blk < (1ull << RB_EV_BLKBITS) && n < (1ull << RB_EV_LENBITS))
-		return record(c, blk << RB_EV_LENBITS | n);
-	ret = record(c, RB_EV_WIDE);
+		return record(c, (meta ? RB_EV_META : 0) |
+			      blk << RB_EV_LENBITS | n);
+	ret = record(c, RB_EV_WIDE | (meta ? RB_EV_META : 0));
 	if (!ret)
 		ret = record(c, off);
 	return ret ? ret : record(c, len);
@@ -255,7 +286,7 @@ static int read_inode(struct rbctx *c, const struct m_ino *mi)
 		/* in no chunk the scan saw: count its block, every time */
 		c->acc.f->clusters++;
 		return access(c, od_agb_lin(g, agno, agbno) << g->blocklog,
-			      g->blocksize, true);
+			      g->blocksize, true, true);
 	}
 	cb = od_agino_agbno(g, chunk_start(c, agno, lo - 1));
 	ci = (agbno - cb) / bpc;
@@ -282,13 +313,14 @@ static int read_inode(struct rbctx *c, const struct m_ino *mi)
 		return record(c, RB_EV_CLUSTER | bit);
 	off = od_agb_lin(g, agno, cb + ci * bpc) << g->blocklog;
 	c->acc.f->clusters++;
-	cost(c, off, (uint64_t)bpc << g->blocklog, true);
+	cost(c, off, (uint64_t)bpc << g->blocklog, true, true);
 	return 0;
 }
 
-/* One data fork record, read unless a hole, unwritten or off the device. */
+/* One data fork record, read unless a hole, unwritten or off the device;
+ * dir: a directory's (the metadata walk reads it too). */
 static inline int read_rec(struct rbctx *c, const struct m_ino *mi,
-			   const struct od_irec *r)
+			   const struct od_irec *r, bool dir)
 {
 	const struct od_geo *g = c->g;
 	uint32_t agno = od_fsb_agno(g, r->startblock);
@@ -305,7 +337,7 @@ static inline int read_rec(struct rbctx *c, const struct m_ino *mi,
 		c->ag_end[agno] = off + len;
 	}
 	c->acc.f->data_bytes += len;
-	return access(c, off, len, false);
+	return access(c, off, len, false, dir);
 }
 
 static int read_data(struct rbctx *c, const struct m_ag *ag,
@@ -314,16 +346,17 @@ static int read_data(struct rbctx *c, const struct m_ag *ag,
 	const struct od_irec *r;
 	struct od_irec one;
 	uint32_t n, k;
+	bool dir = od_mode_isdir(mi->mode);
 	int ret = 0;
 
 	if (c->fork && c->fork(c->priv, mi, &r, &n)) {
 		for (k = 0; k < n && !ret; k++)
-			ret = read_rec(c, mi, &r[k]);
+			ret = read_rec(c, mi, &r[k], dir);
 		return ret;
 	}
 	for (k = 0; k < mi->nde && !ret; k++) {
 		m_ext_get(&ag->ext[mi->ext + k], &one);
-		ret = read_rec(c, mi, &one);
+		ret = read_rec(c, mi, &one, dir);
 	}
 	return ret;
 }
@@ -424,22 +457,25 @@ static void replay(struct rbctx *c0, const struct rbctx *c)
 
 	for (k = 0; k < c->nev; k++) {
 		uint64_t ev = c->ev[k], bit = ev & ~RB_EV_CLUSTER;
+		uint64_t v = ev & ~RB_EV_META;
+		void (*rd)(struct rb_acc *, uint64_t, uint64_t) =
+			ev & RB_EV_META ? rb_acc_read_meta : rb_acc_read;
 
-		if (ev == RB_EV_WIDE) {
-			rb_acc_read(&c0->acc, c->ev[k + 1], c->ev[k + 2]);
+		if (v == RB_EV_WIDE) {
+			rd(&c0->acc, c->ev[k + 1], c->ev[k + 2]);
 			k += 2;
 			continue;
 		}
 		if (!(ev & RB_EV_CLUSTER)) {
-			rb_acc_read(&c0->acc, ev >> RB_EV_LENBITS << bl,
-				    (ev & ((1ull << RB_EV_LENBITS) - 1)) << bl);
+			rd(&c0->acc, v >> RB_EV_LENBITS << bl,
+			   (v & ((1ull << RB_EV_LENBITS) - 1)) << bl);
 			continue;
 		}
 		if (c0->cseen[bit >> 6] & (1ull << (bit & 63)))
 			continue;
 		c0->cseen[bit >> 6] |= 1ull << (bit & 63);
 		f->clusters++;
-		rb_acc_read(&c0->acc, cluster_off(c0, bit), clen);
+		rb_acc_read_meta(&c0->acc, cluster_off(c0, bit), clen);
 	}
 	for (a = 0; a < c0->w->m->agcount; a++) {
 		if (c->ag_first[a] == UINT64_MAX)

@@ -12,16 +12,18 @@
  * needed: the kernel reads whole clusters and keeps them.  Bmap btree
  * blocks are not counted.
  *
- * Over the stream of accesses (byte ranges of the data device; the head
- * starts at byte 0):
+ * Over the stream of accesses (byte ranges of the data device):
  *   jumps      accesses that do not start where the previous one ended
  *   far jumps  jumps over more than 1 MiB
- *   hdd        modelled 7200 rpm time: bytes / 150 MB/s, plus per jump
- *              either the gap read through (forward, at most 1 MiB: the
- *              drive's read-ahead) or 4.17 ms rotation + 0.8 ms +
- *              8 ms * sqrt(distance / 1 TiB)
+ *   hdd        modelled 7200 rpm time with a drive cache (drive.h): bytes
+ *              / 150 MB/s; per jump either the gap read through (forward,
+ *              at most 1 MiB) or 4.17 ms rotation + 0.8 ms + 8 ms *
+ *              sqrt(distance / 1 TiB); a read inside what the drive read
+ *              on (1 MiB after each platter read, 16 segments) at 600 MB/s
  *   requests   SSD read requests: runs of contiguous accesses, each cut
  *              into pieces of at most 1 MiB
+ * the same for the metadata walk alone (du, find -printf, ls -lR: every
+ * inode cluster and directory block in the same order, no file data),
  * and, for checking a layout, data accesses (not inodes) that start
  * before the end of the previous data access in the same AG (the walk
  * going back on the disk), leaving out files flagged reflink (their
@@ -33,6 +35,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/model/drive.h"
 #include "core/model/walk.h"
 #include "ondisk/bmbt.h"
 
@@ -49,18 +52,29 @@ struct rb_fig {
 	uint64_t dirs, files;	/* read */
 	uint64_t data_bytes;	/* of the bytes: directory and file blocks */
 	uint64_t out_of_order;	/* data accesses behind the previous one */
+	uint64_t hdd_seeks, hdd_hits;	/* the drive's repositionings, hits */
+	struct rb_meta {	/* the metadata walk: clusters, directories */
+		uint64_t accesses, bytes, requests, seeks, hits;
+		double hdd_seconds;
+	} meta;
 };
 
-/* A stream of accesses being costed. */
+/* A stream of accesses being costed, and its metadata alone. */
 struct rb_acc {
 	struct rb_fig *f;
 	uint64_t pos;		/* where the last access ended */
 	uint64_t fill;		/* bytes in the open SSD request */
+	uint64_t mpos, mfill;	/* the same for the metadata walk */
+	struct drive d, md;
 };
 
 void rb_acc_init(struct rb_acc *a, struct rb_fig *f);
-/* One read of len bytes at byte offset off of the device. */
+/* The heads put at off, as if an access had just ended there. */
+void rb_acc_start(struct rb_acc *a, uint64_t off);
+/* One read of len bytes at byte offset off of the device: file data. */
 void rb_acc_read(struct rb_acc *a, uint64_t off, uint64_t len);
+/* The same for an inode cluster or a directory block: both walks. */
+void rb_acc_read_meta(struct rb_acc *a, uint64_t off, uint64_t len);
 
 /*
  * Where an inode's data fork is when not where the model saw it (a

@@ -258,7 +258,7 @@ static int own_cost(struct tree *t, const struct kids *k, uint32_t d,
 	memset(&f, 0, sizeof(f));
 	rb_acc_init(&acc, &f);
 	off = cluster_of(m, mi->ino, &len);
-	acc.pos = off;		/* the head starts at the directory */
+	rb_acc_start(&acc, off);	/* the head starts at the directory */
 	seen_add(s, off);
 	rb_acc_read(&acc, off, len);
 	read_data(&acc, m, ag, mi);

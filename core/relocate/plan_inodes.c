@@ -2,21 +2,16 @@
 /*
  * Inode renumbering, the choice: which inodes move, to which
  * AG, and into which slot of which new chunk; which chunks the run
- * frees.  Where the new chunks go is the stream's business (they are
- * placed right before the data of their first member, plan_stream.c).
+ * frees.  Where the new chunks go is the stream's business (together at
+ * the front of each AG's stream, plan_stream.c).
  *
  * Each directory reached by the walk gets its children (those that
- * move, per AG) into new chunks, in walk order.  The reader needs a
- * child's inode cluster right before the child's data; a chunk placed
- * before its first member's data is read forward only if every member
- * is in the cluster read first.  So while the AG has room, a chunk takes
- * one cluster's worth of members (a following directory whose children
- * all fit the rest of that cluster shares it: the cluster is in the
- * cache by then) and the rest of the chunk stays free inodes, which the
- * kernel fills with new files of those directories later.  An AG that
- * has no room for that (its room after the inodes and data it ends up
- * with, plan_inoag.c) fills its chunks whole instead (a jump back per
- * cluster, not per file).
+ * move, per AG) into new chunks, in walk order, 64 to a chunk: every
+ * walk that visits the inodes (du, ls -lR, bulkstat, a whole-tree read)
+ * then reads each cluster once and all of them in one zone, which the
+ * drive's read-ahead and cache serve; chunks one cluster full, each
+ * before its data, made every cluster a seek and bulkstat read twice
+ * the chunks.
  *
  * Fixed: the inodes the superblock names (root, realtime bitmap and
  * summary, quota inodes, the metadata directory) and so their chunks;
@@ -241,8 +236,9 @@ static void take_slot(struct planner *pl, const struct member *mb, size_t at,
 }
 
 /*
- * Slots for the members, group by group in walk order, cap members to a
- * chunk (one cluster's worth, or 64 in a tight AG).
+ * Slots for the members, group by group in walk order, cap[ag] members to
+ * a chunk (below 64, a directory shares the open chunk only if all of it
+ * fits).
  */
 static int assign(struct planner *pl, struct member *mb, size_t n,
 		  const uint32_t *cap, bool inode32)
@@ -359,11 +355,11 @@ int plan_ino_choose(struct planner *pl, enum plan_renumber mode,
 	const struct od_sb *sb = &m->fs->sb;
 	struct inoplan *ip;
 	struct member *mb = NULL;
-	uint32_t *par = NULL, *cap = NULL, *fin = NULL, a, cl;
+	uint32_t *par = NULL, *cap = NULL, *fin = NULL, a;
 	int64_t *room = NULL, per64;
 	uint8_t *agok = NULL, **cok = NULL, *member = NULL;
 	size_t n = 0, k;
-	int ret = -ENOMEM, pass;
+	int ret = -ENOMEM;
 
 	ip = calloc(1, sizeof(*ip));
 	if (!ip)
@@ -420,12 +416,10 @@ int plan_ino_choose(struct planner *pl, enum plan_renumber mode,
 	member = calloc(pl->nref ? pl->nref : 1, 1);
 	if (!fin || !room || !member)
 		goto out;
-	cl = g->inodes_per_cluster;
-	if (cl < 1 || cl > OD_INODES_PER_CHUNK)
-		cl = OD_INODES_PER_CHUNK;
-	/* in 64ths of a block: an inode's share of a one-cluster chunk and
-	 * of its alignment gap (half the alignment on average) */
-	per64 = (int64_t)(g->ialloc_blks + ip->align / 2) * 64 / cl;
+	/* in 64ths of a block: an inode's share of a full chunk and of its
+	 * alignment gap (half the alignment on average) */
+	per64 = (int64_t)(g->ialloc_blks + ip->align / 2) * 64 /
+		OD_INODES_PER_CHUNK;
 	/* the inodes that move (each to some AG); a shrink's first */
 	for (k = 0; k < pl->walk.n; k++) {
 		uint32_t d = pl->walk.seq[k], own;
@@ -477,28 +471,15 @@ int plan_ino_choose(struct planner *pl, enum plan_renumber mode,
 		n++;
 	}
 	sort_any(mb, n, sizeof(*mb), cmp_member);
+	/* full chunks, filled in walk order: a metadata walk reads every
+	 * cluster once, all of them in one zone (plan_stream.c) */
 	for (a = 0; a < m->agcount; a++)
-		cap[a] = cl;
-	/* pass 1 by clusters; an AG that cannot spare the room, whole chunks */
-	for (pass = 0; pass < 2; pass++) {
-		bool again = false;
-
-		ret = assign(pl, mb, n, cap, inode32);
-		if (ret)
-			goto out;
-		memset(ip->blocks, 0, m->agcount * sizeof(*ip->blocks));
-		for (k = 0; k < ip->nch; k++)
-			ip->blocks[ip->ch[k].agno] += g->ialloc_blks + ip->align - 1;
-		for (a = 0; a < m->agcount && pass == 0; a++) {
-			/* the room counted one-cluster chunks already */
-			if (cap[a] < OD_INODES_PER_CHUNK && room[a] < 0) {
-				cap[a] = OD_INODES_PER_CHUNK;
-				again = true;
-			}
-		}
-		if (!again)
-			break;
-	}
+		cap[a] = OD_INODES_PER_CHUNK;
+	ret = assign(pl, mb, n, cap, inode32);
+	if (ret)
+		goto out;
+	for (k = 0; k < ip->nch; k++)
+		ip->blocks[ip->ch[k].agno] += g->ialloc_blks + ip->align - 1;
 	/* the chunks every in-use inode of which moves out */
 	for (a = 0; a < m->agcount; a++) {
 		const struct m_ag *ag = &m->ag[a];

@@ -252,7 +252,7 @@ int plan_build_segments(struct agplan *ap);
 /* Choose every unit's AG and place it (pieces). */
 int plan_place_all(struct planner *pl, struct agplan *aps);
 /* Place units in order in the windows (plan_stream.c): stream mode;
- * new inode chunks go into the stream right before their members. */
+ * new inode chunks go first, together at the front of the stream. */
 int plan_place_stream(struct planner *pl, struct agplan *aps,
 		      const struct unit_ref *all, size_t n);
 /* Place near the data read before (plan_near.c): a few chosen files. */

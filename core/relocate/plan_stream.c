@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Placement for the walk orders: in each AG the units go one after
- * another in walk order through the AG's windows in block order, so a
- * reader walking the tree reads every AG front to back.
+ * Placement for the walk orders: in each AG the new inode chunks first,
+ * then the units one after another (the directories' in walk order,
+ * then the files') through the AG's windows in block order, so a reader
+ * walking the tree reads every AG front to back and a metadata walk one
+ * zone at its front.
  *
  * - A fork whose blocks already sit where the stream reaches them stays:
  *   nothing to copy (so a second run moves nothing); so does one that
@@ -44,6 +46,9 @@ struct strm {
 	uint64_t big_limit;	/* and may fill it up to this block */
 	uint32_t waste_min;	/* blocks a fork may always skip */
 	uint32_t slack;		/* blocks a fork may lie past the cursor */
+	/* the room a stay's gap may cost: the windows' free blocks and rem
+	 * when the stream began, and the gaps stays have left since */
+	uint64_t free0, rem0, gaps;
 };
 
 static bool is_big(const struct agplan *ap, size_t si)
@@ -125,6 +130,22 @@ static int put(struct agplan *aps, const struct unit_ref *u, size_t nu,
 }
 
 /*
+ * May a stay leave gap blocks behind the cursor?  Only while what the AG
+ * has free, less the gap, still holds everything the stream has to bring
+ * here: in a tight AG a checkerboard of files that all stay would leave
+ * every other block a hole and the last forks no room (rem counts each
+ * new chunk's worst alignment, so the sum errs on the safe side).
+ */
+static bool gap_affordable(const struct strm *st, uint64_t gap)
+{
+	uint64_t used = st->rem0 > st->rem ? st->rem0 - st->rem : 0;
+	uint64_t left = st->free0 > used + st->gaps ?
+			st->free0 - used - st->gaps : 0;
+
+	return left >= st->rem + gap;
+}
+
+/*
  * Does the fork already lie, in file order and unbroken, at the cursor of
  * the window the stream is in, or at most st->slack blocks past it (and
  * within what the stream may fill there)?  Then it stays.
@@ -151,7 +172,8 @@ static bool stays(const struct agplan *aps, const struct unit_ref *u, size_t nu,
 	if (u0->start < sg->cur || end > sg->end)
 		return false;
 	if (u0->start > sg->cur && (u0->start - sg->cur > st->slack ||
-				    end - sg->cur > room_at(dst, st, st->at)))
+				    end - sg->cur > room_at(dst, st, st->at) ||
+				    !gap_affordable(st, u0->start - sg->cur)))
 		return false;
 	*at = u0->start;
 	return true;
@@ -211,6 +233,8 @@ static int place_fork(struct agplan *aps, const struct unit_ref *u, size_t nu,
 		size_t si = st->ord[st->at];
 		int ret = add_hole(dst, dst->seg[si].cur,
 				   at - dst->seg[si].cur);
+
+		st->gaps += at - dst->seg[si].cur;
 
 		took(dst, st, si, at, total);
 		return ret ? ret : put(aps, u, nu, at);
@@ -291,10 +315,10 @@ static int chunk_take(struct planner *pl, struct agplan *dst, size_t si,
 }
 
 /*
- * A new inode chunk, where the stream is (right before its first
- * member's data), else in the first window further on, else anywhere
- * it fits below its limit; left unplaced (the planner tries again
- * without its members) when nothing holds it.
+ * A new inode chunk, where the stream is (all of them before any data:
+ * plan_place_stream), else in the first window further on, else
+ * anywhere it fits below its limit; left unplaced (the planner tries
+ * again without its members) when nothing holds it.
  */
 static int place_chunk(struct planner *pl, struct agplan *dst,
 		       struct strm *st, struct nchunk *c)
@@ -569,6 +593,11 @@ int plan_place_stream(struct planner *pl, struct agplan *aps,
 	}
 	for (a = 0; a < g->agcount && pl->ip; a++)
 		st[a].rem += pl->ip->blocks[a];
+	for (a = 0; a < g->agcount; a++) {
+		st[a].rem0 = st[a].rem;
+		for (i = 0; i < aps[a].nseg; i++)
+			st[a].free0 += aps[a].seg[i].end - aps[a].seg[i].cur;
+	}
 	if (pl->ip) {
 		/* a second pass places every chunk afresh */
 		pl->ip->next = 0;
@@ -576,6 +605,10 @@ int plan_place_stream(struct planner *pl, struct agplan *aps,
 			pl->ip->ch[i].agbno = NOAGBNO;
 	}
 	ret = tails_of_pinned(aps, g->agcount, &tl, st);
+	/* the new inode chunks first, together at the front of each AG's
+	 * stream in walk order: a metadata walk reads them in one sweep */
+	if (!ret)
+		ret = chunks_before(pl, aps, st, UINT64_MAX);
 	for (i = 0; i < n && !ret;) {
 		const struct unit *un = &aps[all[i].agno].unit[all[i].idx];
 		uint64_t total;

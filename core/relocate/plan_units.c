@@ -82,15 +82,19 @@ static int cmp_pmap_start(const void *a, const void *b)
 }
 
 /*
- * The order a mapping asks to be placed in.  Walk orders: the inode's
- * place in the walk, data fork first, by file offset.  Inode order: by
- * the inode's chunk first (inodes do not move, so data follows its
- * inode's neighbourhood), then the same.
+ * The order a mapping asks to be placed in.  Walk orders: directories
+ * before files, then the inode's place in the walk, data fork first, by
+ * file offset.  Inode order: by the inode's chunk first (inodes do not
+ * move, so data follows its inode's neighbourhood), then the same.
  */
 static void map_key(const struct planner *pl, const struct pmap *pm,
 		    uint64_t k[3])
 {
-	k[0] = pl->stream ? 0 : pl->ref[pm->ino_idx].mi->ino >> 6;
+	const struct m_ino *mi = pl->ref[pm->ino_idx].mi;
+
+	/* a stream: the directories first (after the inode chunks), in walk
+	 * order, then the files' data: a metadata walk reads one zone */
+	k[0] = pl->stream ? !od_mode_isdir(mi->mode) : mi->ino >> 6;
 	k[1] = pl->ref[pm->ino_idx].order << 1 | pm->fork;
 	k[2] = pm->startoff;
 }

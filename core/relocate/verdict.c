@@ -21,10 +21,12 @@ void verdict_judge(const struct plan *p, double probe_rate, double max_rate,
 		   struct verdict *v)
 {
 	unsigned bl = p->m->fs->geo.blocklog;
-	double hdd, ssd, join, mib;
+	double hdd, ssd, join, meta, mib;
 
 	v->hdd_now = p->rb_now.hdd_seconds;
 	v->hdd_after = p->rb_after.hdd_seconds;
+	v->meta_now = p->rb_now.meta.hdd_seconds;
+	v->meta_after = p->rb_after.meta.hdd_seconds;
 	v->ssd_now = p->rb_now.requests;
 	v->ssd_after = p->rb_after.requests;
 	v->extents_now = p->extents_before;
@@ -36,6 +38,7 @@ void verdict_judge(const struct plan *p, double probe_rate, double max_rate,
 	v->rate_from = NULL;
 	hdd = pct_cut(v->hdd_now, v->hdd_after);
 	ssd = pct_cut((double)v->ssd_now, (double)v->ssd_after);
+	meta = pct_cut(v->meta_now, v->meta_after);
 	join = pct_cut((double)v->extents_now, (double)v->extents_after);
 	if (p->shrink.dblocks) {
 		/* a shrink is worth its figures whatever they gain */
@@ -48,6 +51,7 @@ void verdict_judge(const struct plan *p, double probe_rate, double max_rate,
 	} else {
 		v->worth_running = hdd >= VERDICT_GAIN_PCT ||
 				   ssd >= VERDICT_GAIN_PCT ||
+				   meta >= VERDICT_GAIN_PCT ||
 				   join >= VERDICT_JOIN_PCT;
 		v->why = v->worth_running ? "the plan cuts the read-back or "
 			 "joins extents enough" : "what the plan gains is small";

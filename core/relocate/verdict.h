@@ -38,6 +38,7 @@ struct verdict {
 	bool worth_running;
 	const char *why;		/* the reason, a phrase */
 	double hdd_now, hdd_after;	/* modelled read-back, seconds */
+	double meta_now, meta_after;	/* its metadata walk, seconds */
 	uint64_t ssd_now, ssd_after;	/* SSD requests */
 	uint64_t extents_now, extents_after;
 	uint64_t write_bytes;		/* the data the run copies */

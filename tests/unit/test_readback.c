@@ -32,29 +32,49 @@ static bool near(double a, double b)
 
 static void test_acc(struct t_state *ts)
 {
+	const uint64_t e4 = 3 * MiB + MiB / 2 + 7 * MiB / 10;	/* 4.2 MiB */
 	struct rb_fig f;
 	struct rb_acc a;
 
 	rb_acc_init(&a, &f);
-	rb_acc_read(&a, 0, 3 * MiB);		/* from the head's place: no jump */
-	T_CHECK(ts, f.jumps == 0 && f.requests == 3);
+	/* a cold drive: the first read positions the head, even at 0; the
+	 * drive then reads on 1 MiB into a segment: [0, 4 MiB) */
+	rb_acc_read(&a, 0, 3 * MiB);
+	T_CHECK(ts, f.jumps == 0 && f.requests == 3 && f.hdd_seeks == 1);
 	rb_acc_read(&a, 3 * MiB, MiB / 2);	/* the third request was full */
 	T_CHECK(ts, f.jumps == 0 && f.requests == 4);
 	rb_acc_read(&a, 3 * MiB + MiB / 2, 7 * MiB / 10);	/* fills, spills */
 	T_CHECK(ts, f.requests == 5);
-	rb_acc_read(&a, 5 * MiB, 4096);		/* forward, 0.8 MiB: read through */
+	/* the segment grew with the stream and keeps its last 4 MiB:
+	 * [1.2, 5.2 MiB); forward 0.8 MiB is in it, the head stays */
+	rb_acc_read(&a, 5 * MiB, 4096);
 	T_CHECK(ts, f.jumps == 1 && f.far_jumps == 0 && f.requests == 6);
+	T_CHECK(ts, f.hdd_hits == 1 && f.hdd_seeks == 1);
 	rb_acc_read(&a, 7 * MiB, 4096);		/* forward, > 1 MiB: far */
 	T_CHECK(ts, f.jumps == 2 && f.far_jumps == 1 && f.requests == 7);
 	rb_acc_read(&a, 6 * MiB, 4096);		/* back 1 MiB + 4 KiB: far */
 	T_CHECK(ts, f.jumps == 3 && f.far_jumps == 2);
-	rb_acc_read(&a, 6 * MiB - 8192, 4096);	/* back 12 KiB: near, but a seek */
+	/* back 12 KiB: near, but before every segment: a seek */
+	rb_acc_read(&a, 6 * MiB - 8192, 4096);
 	T_CHECK(ts, f.jumps == 4 && f.far_jumps == 2 && f.accesses == 7);
+	T_CHECK(ts, f.hdd_seeks == 4 && f.hdd_hits == 1);
 	T_CHECK(ts, near(f.hdd_seconds,
-			 (double)(3 * MiB + MiB / 2 + 7 * MiB / 10 + 4 * 4096) / 150e6 +
-			 (double)(5 * MiB - (3 * MiB + MiB / 2 + 7 * MiB / 10)) / 150e6 +
-			 seek_s(7 * MiB - (5 * MiB + 4096)) +
-			 seek_s(MiB + 4096) + seek_s(12 * KiB)));
+			 seek_s(0) + (double)e4 / 150e6 + 4096 / 600e6 +
+			 seek_s(7 * MiB - e4) + 4096 / 150e6 +
+			 seek_s(MiB + 4096) + 4096 / 150e6 +
+			 seek_s(12 * KiB) + 4096 / 150e6));
+	/* file data only: the metadata walk read nothing */
+	T_CHECK(ts, f.meta.accesses == 0 && f.meta.hdd_seconds == 0);
+
+	/* a metadata read counts in both walks, each with a drive of its own */
+	rb_acc_init(&a, &f);
+	rb_acc_read(&a, 0, MiB);
+	rb_acc_read_meta(&a, 8 * MiB, 16 * KiB);
+	T_CHECK(ts, f.accesses == 2 && f.meta.accesses == 1);
+	T_CHECK(ts, f.meta.bytes == 16 * KiB && f.meta.requests == 1);
+	T_CHECK(ts, near(f.meta.hdd_seconds, seek_s(8 * MiB) + 16 * KiB / 150e6));
+	T_CHECK(ts, near(f.hdd_seconds, seek_s(0) + (double)MiB / 150e6 +
+			 seek_s(7 * MiB) + 16 * KiB / 150e6));
 }
 
 /* ---- a hand-built model ---- */
@@ -261,13 +281,15 @@ static void test_model(struct t_state *ts, struct hm *h)
 	T_CHECK(ts, walk_build(&h->m, WALK_READDIR, &w, &e) == 0);
 	T_CHECK(ts, readback_model(&w, NULL, NULL, &f, &e) == 0);
 	/*
-	 * 1 /        cluster 0, blocks 16-19: from byte 0, 64 KiB ahead: read through
-	 * 2 /b       block 200 (2): 180 blocks past the cluster: read through
-	 * 3 /a       block 100: 102 blocks back: a seek
-	 * 4 /a/x     cluster 1, blocks 20-23: 81 blocks back: a seek
-	 * 5          block 101: 77 blocks ahead: read through
-	 * 6 /a/y     blocks 102-104: where x ended, no jump, the same request
-	 * 7 /c       AG 1 block 0 (linear 2048): 1943 blocks ahead: far, a seek;
+	 * The drive reads on 1 MiB after each platter read (drive.h):
+	 * 1 /        cluster 0, blocks 16-19: a cold drive, a seek from 0;
+	 *            the drive holds blocks 16-275 after it
+	 * 2 /b       block 200 (2): in the drive's cache
+	 * 3 /a       block 100: in the cache (102 blocks back: a jump)
+	 * 4 /a/x     cluster 1, blocks 20-23: where the head is, no seek
+	 * 5          block 101: in the cache
+	 * 6 /a/y     blocks 102-104: in the cache, the same SSD request
+	 * 7 /c       AG 1 block 0 (linear 2048): far, a seek from block 24;
 	 *            its unwritten block is not read
 	 */
 	T_CHECK(ts, f.dirs == 2 && f.files == 4 && f.clusters == 2);
@@ -275,17 +297,28 @@ static void test_model(struct t_state *ts, struct hm *h)
 	T_CHECK(ts, f.requests == 6);
 	T_CHECK(ts, f.bytes == 16 * B && f.data_bytes == 8 * B);
 	T_CHECK(ts, f.out_of_order == 1);	/* /a after /b */
-	t = (double)(16 * B) / 150e6 +
-	    (double)(16 * B + 180 * B + 77 * B) / 150e6 +
-	    seek_s(102 * B) + seek_s(81 * B) + seek_s(1943 * B);
+	T_CHECK(ts, f.hdd_seeks == 2 && f.hdd_hits == 4);
+	t = seek_s(16 * B) + (double)(4 * B) / 150e6 +
+	    (double)(2 * B + B) / 600e6 + (double)(4 * B) / 150e6 +
+	    (double)(B + 3 * B) / 600e6 +
+	    seek_s(2048 * B - 24 * B) + (double)B / 150e6;
 	T_CHECK(ts, near(f.hdd_seconds, t));
+	/* the metadata walk: cluster 0, /a's block (cached), cluster 1 */
+	T_CHECK(ts, f.meta.accesses == 3 && f.meta.bytes == 9 * B);
+	T_CHECK(ts, f.meta.requests == 3 && f.meta.seeks == 1 &&
+		    f.meta.hits == 1);
+	t = seek_s(16 * B) + (double)(4 * B) / 150e6 + (double)B / 600e6 +
+	    (double)(4 * B) / 150e6;
+	T_CHECK(ts, near(f.meta.hdd_seconds, t));
 
-	/* a predicted layout: /b before /a's block, read through to it */
+	/* a predicted layout: /b at block 96, also in the cache */
 	T_CHECK(ts, readback_model(&w, moved_b, (void *)h->mf.g, &f, &e) == 0);
 	T_CHECK(ts, f.jumps == 6 && f.far_jumps == 1 && f.out_of_order == 0);
-	t = (double)(16 * B) / 150e6 +
-	    (double)(16 * B + 76 * B + 2 * B + 77 * B) / 150e6 +
-	    seek_s(81 * B) + seek_s(1943 * B);
+	T_CHECK(ts, f.hdd_seeks == 2 && f.hdd_hits == 4);
+	t = seek_s(16 * B) + (double)(4 * B) / 150e6 +
+	    (double)(2 * B + B) / 600e6 + (double)(4 * B) / 150e6 +
+	    (double)(B + 3 * B) / 600e6 +
+	    seek_s(2048 * B - 24 * B) + (double)B / 150e6;
 	T_CHECK(ts, near(f.hdd_seconds, t));
 	walk_free(&w);
 }
