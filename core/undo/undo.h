@@ -79,6 +79,8 @@ int undo_begin_pass(struct fs *fs, const char *path,
  */
 int undo_mark_free(struct undo *u, uint64_t linblock, uint64_t len,
 		   struct err *e);
+/* Were blocks [linblock, linblock+n) all free when the run began? */
+bool undo_was_free(const struct undo *u, uint64_t linblock, uint64_t n);
 /*
  * Journal the originals of the live blocks touching [off, off+len) bytes
  * now (those not yet journaled), without writing the image; make a batch
@@ -95,7 +97,7 @@ int undo_error(const struct undo *u, struct err *e);
  */
 int undo_read_original(struct undo *u, uint64_t off, void *buf, size_t len,
 		       struct err *e);
-/* Bytes of original data journaled so far. */
+/* Bytes of the journal's data and reference records so far. */
 uint64_t undo_bytes(const struct undo *u);
 /*
  * Blocks [linblock, linblock+len) are free when the run ends (its new
@@ -171,6 +173,8 @@ struct undo_info {
 	uint32_t blocksize;
 	uint64_t records;	/* valid records */
 	uint64_t bytes;		/* original bytes they hold */
+	uint64_t ref_blocks;	/* v4: blocks whose originals are at copies */
+	uint64_t ref_bytes;	/* v4: bytes of the records saying so */
 	bool complete;		/* the run finished (UEND present) */
 	bool torn_tail;		/* torn final records, ignored */
 	char image[1024];	/* the image path recorded */

@@ -336,7 +336,8 @@ static void test_format(struct env *v)
 		    g.blocksize == 4096 && g.agcount == 4 &&
 		    g.image_size == h.image_size && g.ctime == h.ctime &&
 		    strcmp(g.path, "/dev/sdz9") == 0 &&
-		    memcmp(g.uuid, h.uuid, 16) == 0 && g.version == 3 &&
+		    memcmp(g.uuid, h.uuid, 16) == 0 &&
+		    g.version == OD_UNDO_VERSION &&
 		    g.log_off == h.log_off && g.log_len == h.log_len &&
 		    g.log_crc == h.log_crc && g.sb_crc == h.sb_crc &&
 		    g.pass == 1 && g.chain == h.nonce && !g.prev_nonce);
@@ -511,7 +512,8 @@ static void test_layer(struct env *v, char *journal, size_t jlen)
 
 	T_CHECK(ts, undo_check(journal, fs, &info, &e) == 0);
 	T_CHECK(ts, info.complete && !info.torn_tail);
-	T_CHECK(ts, info.state == UNDO_COMPLETE && info.version == 3);
+	T_CHECK(ts, info.state == UNDO_COMPLETE &&
+		    info.version == OD_UNDO_VERSION);
 	/* no free-at-end given: every written block is in the proof */
 	T_CHECK(ts, info.proof_blocks == 608 + 1 + 3);
 	T_CHECK(ts, info.bytes == 608 * BS + TAIL);
