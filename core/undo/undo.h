@@ -14,12 +14,16 @@
  * not journaled: after an undo they are free again, their bytes irrelevant.
  *
  * Granularity is the filesystem block: a write touching any byte of a
- * block journals the whole block, once.  Journaled and free-at-start
+ * block journals the whole block, once.  A block whose original the run
+ * already copied elsewhere (undo_note_move, that copy intact) is
+ * journaled as a reference to the copy instead (undo_ref.c).  Journaled and free-at-start
  * blocks are tracked in bitmaps over linear block numbers (byte offset /
  * blocksize, i.e. agno * agblocks + agbno), covering the whole image.
  *
  * Ordering rule: a write reaches the layer below only after the journal
- * records of every live block it touches are durable (fsync'd).  Any
+ * records of every live block it touches are durable (fsync'd), and the
+ * copies its references name too (the image flushed); a write to such a
+ * copy first turns the reference into a durable data record.  Any
  * failure to write or fsync the journal fails the image write and every
  * later journaling call (the error sticks: see undo_error); nothing is
  * ever written unjournaled.
