@@ -3,8 +3,9 @@
  * The copy phase: every move, in destination order, in batches whose
  * live destinations are journaled (one fsync) before any is written.
  * Moves into space free when the run began go first, a group of their
- * own: the blocks the others overwrite then mostly hold data already
- * copied there, which the journal names instead of holding (undo.h).
+ * own, before the inodes phase: the blocks that phase and the other
+ * moves overwrite then mostly hold data already copied there, which the
+ * journal names instead of holding (undo.h).
  * Sources overwritten earlier in the run are read back from the journal.
  *
  * Moves are mostly a few blocks (a small file each) with their sources
@@ -25,20 +26,12 @@
 #define BATCH_BYTES	(64ull << 20)	/* journaled with one sync */
 #define CBUF		(16u << 20)	/* copied at once */
 
-/* A move's group: 0 into space free at the start, copied first; 1. */
-struct ordkey {
-	const struct plan_move *mv;
-	const uint8_t *group;
-};
-
 static int cmp_dst(const void *a, const void *b, void *arg)
 {
-	const struct ordkey *k = arg;
-	size_t i = *(const size_t *)a, j = *(const size_t *)b;
-	const struct plan_move *x = &k->mv[i], *y = &k->mv[j];
+	const struct plan_move *mv = arg;
+	const struct plan_move *x = &mv[*(const size_t *)a];
+	const struct plan_move *y = &mv[*(const size_t *)b];
 
-	if (k->group[i] != k->group[j])
-		return k->group[i] < k->group[j] ? -1 : 1;
 	return x->dst < y->dst ? -1 : x->dst > y->dst;
 }
 
@@ -178,44 +171,39 @@ static int copy_batch(struct xctx *x, struct piece *pc, const size_t *order,
 	return ret;
 }
 
-int exec_copy(struct xctx *x)
+int exec_copy(struct xctx *x, bool first)
 {
 	const struct plan *p = x->p;
 	struct piece pc = { 0 };
 	uint64_t total = 0;
-	size_t *order, i, b0, nfirst = 0;
-	uint8_t *group;
+	size_t *order, i, b0, n = 0;
 	int ret = 0;
 
 	order = malloc((p->nmv ? p->nmv : 1) * sizeof(*order));
-	group = malloc(p->nmv ? p->nmv : 1);
 	pc.buf = malloc(CBUF);
 	/* a piece holds one move a block at most */
 	pc.rd = malloc((CBUF >> x->g->blocklog) * sizeof(*pc.rd));
-	if (!order || !group || !pc.buf || !pc.rd) {
+	if (!order || !pc.buf || !pc.rd) {
 		ret = err_set(x->e, -ENOMEM, "out of memory");
 		goto out;
 	}
 	for (i = 0; i < p->nmv; i++) {
 		const struct plan_move *m = &p->mv[i];
+		bool in_first = !(m->flags & PM_NOCOPY) &&
+				undo_was_free(x->u, m->dst, m->len);
 
-		order[i] = i;
-		group[i] = (m->flags & PM_NOCOPY) ||
-			   !undo_was_free(x->u, m->dst, m->len);
-		nfirst += !group[i];
 		if (!(m->flags & PM_NOCOPY))
 			total += (uint64_t)m->len << x->g->blocklog;
+		if (in_first == first)
+			order[n++] = i;
 	}
-	qsort_r(order, p->nmv, sizeof(*order), cmp_dst,
-		&(struct ordkey){ p->mv, group });
-	for (b0 = 0; b0 < p->nmv && !ret;) {
+	qsort_r(order, n, sizeof(*order), cmp_dst, p->mv);
+	for (b0 = 0; b0 < n && !ret;) {
 		uint64_t bytes = 0;
 		size_t b1;
 
-		/* journal the batch's live destinations, one sync (the
-		 * first group's batches end with it) */
-		for (b1 = b0; b1 < p->nmv && bytes < BATCH_BYTES &&
-		     (b0 >= nfirst || b1 < nfirst); b1++) {
+		/* journal the batch's live destinations, one sync */
+		for (b1 = b0; b1 < n && bytes < BATCH_BYTES; b1++) {
 			const struct plan_move *mv = &p->mv[order[b1]];
 
 			if (mv->flags & PM_NOCOPY)
@@ -238,7 +226,6 @@ int exec_copy(struct xctx *x)
 			"flushing the image after the copy failed") : 0;
 out:
 	free(order);
-	free(group);
 	free(pc.buf);
 	free(pc.rd);
 	return ret;
