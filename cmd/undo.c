@@ -41,10 +41,11 @@ static void fmt_uuid(const uint8_t *u, char *out)
 			       u[i]);
 }
 
+/* Blocks undo restores: its data records' and its references'. */
 static uint64_t blocks_of(const struct undo_info *in)
 {
-	return in->blocksize ? (in->bytes + in->blocksize - 1) /
-	       in->blocksize : 0;
+	return (in->blocksize ? (in->bytes + in->blocksize - 1) /
+		in->blocksize : 0) + in->ref_blocks;
 }
 
 static const char *state_of(const struct undo_info *in)
@@ -89,7 +90,11 @@ static void print_check(const char *file, const char *image,
 	printf(" (%" PRIu64 " bytes), %s\n", in->image_size, when);
 	printf("records:    %" PRIu64 ", %" PRIu64 " bytes of original data "
 	       "(%" PRIu64 " blocks)\n", in->records, in->bytes,
-	       blocks_of(in));
+	       blocks_of(in) - in->ref_blocks);
+	if (in->ref_blocks)
+		printf("references: %" PRIu64 " blocks whose originals are at "
+		       "copies the run made (%" PRIu64 " bytes of records)\n",
+		       in->ref_blocks, in->ref_bytes);
 	printf("version:    %" PRIu32 "\n", in->version);
 	printf("state:      %s\n", state_of(in));
 	if (in->state != UNDO_INTERRUPTED)

@@ -133,6 +133,7 @@ void od_undo_rec_encode(const struct od_undo_rec *r, uint64_t nonce,
 		[OD_UNDO_MOVES] = OD_UNDO_MOV_MAGIC,
 		[OD_UNDO_SEAL] = OD_UNDO_SEA_MAGIC,
 		[OD_UNDO_NEXT] = OD_UNDO_NXT_MAGIC,
+		[OD_UNDO_REFS] = OD_UNDO_REF_MAGIC,
 	};
 
 	od_put_be32(buf, r->end ? OD_UNDO_END_MAGIC : magic[r->kind]);
@@ -166,6 +167,7 @@ enum od_err od_undo_rec_decode(const uint8_t *buf, size_t len,
 	case OD_UNDO_MOV_MAGIC: r->kind = OD_UNDO_MOVES; break;
 	case OD_UNDO_SEA_MAGIC: r->kind = OD_UNDO_SEAL; break;
 	case OD_UNDO_NXT_MAGIC: r->kind = OD_UNDO_NEXT; break;
+	case OD_UNDO_REF_MAGIC: r->kind = OD_UNDO_REFS; break;
 	default: return OD_EMAGIC;
 	}
 	od_put_be64(n, nonce);
@@ -188,7 +190,10 @@ enum od_err od_undo_rec_decode(const uint8_t *buf, size_t len,
 	if ((r->kind == OD_UNDO_SEAL && r->len != OD_UNDO_SEAL_LEN) ||
 	    (r->kind == OD_UNDO_NEXT && r->len != OD_UNDO_NEXT_LEN))
 		return od_bad_field(field, "len");
+	if (r->kind == OD_UNDO_REFS && r->len % OD_UNDO_REF_ENT)
+		return od_bad_field(field, "len");
 	if ((r->kind == OD_UNDO_PROOF || r->kind == OD_UNDO_MOVES ||
+	     r->kind == OD_UNDO_REFS ||
 	     r->kind == OD_UNDO_SEAL || r->kind == OD_UNDO_NEXT) && r->off != 0)
 		return od_bad_field(field, "offset");
 	return OD_OK;
@@ -281,6 +286,22 @@ void od_undo_move_decode(const uint8_t *p, struct od_undo_move *m)
 	m->x = od_get_be64(p);
 	m->y = od_get_be64(p + 8);
 	m->n = od_get_be32(p + 16);
+}
+
+void od_undo_ref_encode(const struct od_undo_ref *r, uint8_t *p)
+{
+	od_put_be64(p, r->block);
+	od_put_be64(p + 8, r->copy);
+	od_put_be32(p + 16, r->n);
+	od_put_be32(p + 20, r->crc);
+}
+
+void od_undo_ref_decode(const uint8_t *p, struct od_undo_ref *r)
+{
+	r->block = od_get_be64(p);
+	r->copy = od_get_be64(p + 8);
+	r->n = od_get_be32(p + 16);
+	r->crc = od_get_be32(p + 20);
 }
 
 void od_undo_prf_run_encode(uint64_t block, uint32_t n, uint8_t *p)

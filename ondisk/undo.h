@@ -10,7 +10,7 @@
  *
  * Header (OD_UNDO_HDR_LEN bytes):
  *     0  magic "XFSDFUND"          8
- *     8  version (2; 1 is read)    4
+ *     8  version (4; 1-3 are read) 4
  *    12  header length (4096)      4
  *    16  nonce                     8   random; seeds every record's crc
  *    24  sb_uuid                  16
@@ -41,12 +41,12 @@
  *  4092  crc32c of bytes 0..4091   4
  *
  * Record header (OD_UNDO_REC_LEN bytes), followed by len data bytes:
- *     0  magic "UREC" data, "UPRF" proof, "UMOV" moves, "USEA" seal,
- *        "UEND" end, "UNXT" next   4
+ *     0  magic "UREC" data, "UREF" references, "UPRF" proof, "UMOV"
+ *        moves, "USEA" seal, "UEND" end, "UNXT" next   4
  *     4  len                       4   data bytes (UEND: 0)
  *     8  seq                       8   0, 1, 2, ... (UEND: record count)
- *    16  offset in the image       8   (UEND: total data bytes; UPRF,
- *                                      UMOV, USEA, UNXT: 0)
+ *    16  offset in the image       8   (UEND: total UREC data bytes;
+ *                                      UREF, UPRF, UMOV, USEA, UNXT: 0)
  *    24  batch                     8   seq of the first record appended
  *                                      since the journal was last fsync'd
  *                                      (UEND, UNXT: its own seq)
@@ -56,6 +56,15 @@
  * Version 3: record 0 is written with the header, in one write, and
  * synced before the run writes the image: the original of block 0
  * (UREC at offset 0).  A v3 file without it is cut short.
+ *
+ * UREF data (v4): entries of [block be64, copy be64, count be32, crc32c
+ * of the count original blocks be32] (OD_UNDO_REF_ENT bytes): the
+ * originals of blocks [block, block+count), which the run overwrote,
+ * are the bytes it had written at [copy, copy+count) and not written
+ * since.  A later UREC holding any of those blocks supersedes the entry
+ * (the run was about to write the copy): a block's latest record counts.
+ * Undo copies the live entries back, last first, after the UMOV copies
+ * and before any UREC's bytes.
  *
  * UPRF data: runs of [first linear block be64, count be32, zero be32,
  * count crc32c be32], the blocks as the run left them (block 0 with its
@@ -86,9 +95,10 @@
 #include "ondisk/err.h"
 
 #define OD_UNDO_MAGIC		"XFSDFUND"
-#define OD_UNDO_VERSION		3
+#define OD_UNDO_VERSION		4
 #define OD_UNDO_VERSION_MIN	1	/* read, then refused by undo */
 #define OD_UNDO_VERSION_CHAIN	3	/* first with the chain fields */
+#define OD_UNDO_VERSION_REF	4	/* first with reference records */
 #define OD_UNDO_HDR_LEN		4096
 #define OD_UNDO_PATH_OFF	128
 #define OD_UNDO_PATH_LEN	1024
@@ -101,9 +111,11 @@
 #define OD_UNDO_MOV_MAGIC	0x554d4f56u	/* "UMOV" */
 #define OD_UNDO_SEA_MAGIC	0x55534541u	/* "USEA" */
 #define OD_UNDO_NXT_MAGIC	0x554e5854u	/* "UNXT" */
+#define OD_UNDO_REF_MAGIC	0x55524546u	/* "UREF" */
 #define OD_UNDO_SEAL_LEN	64
 #define OD_UNDO_NEXT_LEN	16
 #define OD_UNDO_MOV_ENT		24
+#define OD_UNDO_REF_ENT		24
 #define OD_UNDO_PRF_RUNHDR	16
 #define OD_UNDO_MARK_OFF	480	/* in the superblock sector */
 #define OD_UNDO_MARK_LEN	16
@@ -139,7 +151,7 @@ struct od_undo_hdr {
 };
 
 enum od_undo_kind { OD_UNDO_DATA, OD_UNDO_END, OD_UNDO_PROOF, OD_UNDO_MOVES,
-		    OD_UNDO_SEAL, OD_UNDO_NEXT };
+		    OD_UNDO_SEAL, OD_UNDO_NEXT, OD_UNDO_REFS };
 
 struct od_undo_rec {
 	enum od_undo_kind kind;
@@ -215,6 +227,14 @@ struct od_undo_move {
 };
 void od_undo_move_encode(const struct od_undo_move *m, uint8_t *p);
 void od_undo_move_decode(const uint8_t *p, struct od_undo_move *m);
+/* A reference record's entry (OD_UNDO_REF_ENT bytes): the originals of
+ * blocks [block, block+n) are at [copy, copy+n); crc: of those n blocks. */
+struct od_undo_ref {
+	uint64_t block, copy;
+	uint32_t n, crc;
+};
+void od_undo_ref_encode(const struct od_undo_ref *r, uint8_t *p);
+void od_undo_ref_decode(const uint8_t *p, struct od_undo_ref *r);
 /*
  * A proof record is runs: a header (OD_UNDO_PRF_RUNHDR bytes: first block,
  * count) then count crc32c words, one per block.

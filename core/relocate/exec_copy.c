@@ -2,6 +2,10 @@
 /*
  * The copy phase: every move, in destination order, in batches whose
  * live destinations are journaled (one fsync) before any is written.
+ * Moves into space free when the run began go first, a group of their
+ * own, before the inodes phase: the blocks that phase and the other
+ * moves overwrite then mostly hold data already copied there, which the
+ * journal names instead of holding (undo.h).
  * Sources overwritten earlier in the run are read back from the journal.
  *
  * Moves are mostly a few blocks (a small file each) with their sources
@@ -167,12 +171,12 @@ static int copy_batch(struct xctx *x, struct piece *pc, const size_t *order,
 	return ret;
 }
 
-int exec_copy(struct xctx *x)
+int exec_copy(struct xctx *x, bool first)
 {
 	const struct plan *p = x->p;
 	struct piece pc = { 0 };
 	uint64_t total = 0;
-	size_t *order, i, b0;
+	size_t *order, i, b0, n = 0;
 	int ret = 0;
 
 	order = malloc((p->nmv ? p->nmv : 1) * sizeof(*order));
@@ -184,17 +188,22 @@ int exec_copy(struct xctx *x)
 		goto out;
 	}
 	for (i = 0; i < p->nmv; i++) {
-		order[i] = i;
-		if (!(p->mv[i].flags & PM_NOCOPY))
-			total += (uint64_t)p->mv[i].len << x->g->blocklog;
+		const struct plan_move *m = &p->mv[i];
+		bool in_first = !(m->flags & PM_NOCOPY) &&
+				undo_was_free(x->u, m->dst, m->len);
+
+		if (!(m->flags & PM_NOCOPY))
+			total += (uint64_t)m->len << x->g->blocklog;
+		if (in_first == first)
+			order[n++] = i;
 	}
-	qsort_r(order, p->nmv, sizeof(*order), cmp_dst, p->mv);
-	for (b0 = 0; b0 < p->nmv && !ret;) {
+	qsort_r(order, n, sizeof(*order), cmp_dst, p->mv);
+	for (b0 = 0; b0 < n && !ret;) {
 		uint64_t bytes = 0;
 		size_t b1;
 
 		/* journal the batch's live destinations, one sync */
-		for (b1 = b0; b1 < p->nmv && bytes < BATCH_BYTES; b1++) {
+		for (b1 = b0; b1 < n && bytes < BATCH_BYTES; b1++) {
 			const struct plan_move *mv = &p->mv[order[b1]];
 
 			if (mv->flags & PM_NOCOPY)

@@ -97,7 +97,8 @@ typedef int (*exec_queue_fn)(void *q, uint64_t lin, const uint8_t *buf);
 int exec_pptr_blocks(struct xctx *x, const struct extmap *em, uint64_t ino,
 		     uint64_t nino, exec_queue_fn queue, void *q);
 
-int exec_copy(struct xctx *x);
+/* The moves into space free at the start (first), or the others. */
+int exec_copy(struct xctx *x, bool first);
 int exec_headers(struct xctx *x);
 int exec_forks(struct xctx *x);
 int exec_ags(struct xctx *x);

@@ -101,9 +101,13 @@ static bool ichunk_added(const struct plan *p, uint64_t startino)
  * their inode (v5) of the inodes it renumbers, and every directory's:
  * in place (written), or after the copy (the copy changed: its source
  * journaled at the seal).  Each journaled run costs a record header per
- * MiB, each written block live at the end a crc in the proof.
+ * MiB, each written block live at the end a crc in the proof.  A block
+ * whose data moves into space free at the start is copied before
+ * anything overwrites it (exec_copy.c): the journal names the copy, a
+ * reference entry (and about a record header) a run of such blocks.
  */
-enum { UE_FREE0, UE_FREE1, UE_WRITE, UE_SRC, UE_CHANGED, UE_NKINDS };
+enum { UE_FREE0, UE_FREE1, UE_WRITE, UE_SRC, UE_CHANGED, UE_REFSRC,
+       UE_NKINDS };
 
 struct uevents {
 	uint64_t *v;
@@ -222,6 +226,23 @@ static int ue_owners(const struct planner *pl, uint32_t a, struct uevents *ev)
 	return ret;
 }
 
+/* Is [agbno, agbno+len) of ag free at the start (inside one extent)? */
+static bool free0(const struct m_ag *ag, uint64_t agbno, uint64_t len)
+{
+	size_t lo = 0, hi = ag->nfree;
+
+	while (lo < hi) {	/* the last extent starting at or before */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ag->freesp[mid].agbno <= agbno)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && agbno + len <= (uint64_t)ag->freesp[lo - 1].agbno +
+					ag->freesp[lo - 1].len;
+}
+
 static int ue_gather(const struct planner *pl, uint32_t a, struct uevents *ev)
 {
 	const struct od_geo *g = pl->g;
@@ -245,6 +266,14 @@ static int ue_gather(const struct planner *pl, uint32_t a, struct uevents *ev)
 		if (mv->src / g->agblocks == a)
 			ret = ue_add(ev, (uint32_t)(mv->src % g->agblocks),
 				     mv->src % g->agblocks + mv->len, UE_SRC);
+		if (!ret && mv->src / g->agblocks == a &&
+		    !(mv->flags & PM_NOCOPY) &&
+		    mv->dst / g->agblocks < pl->m->agcount &&
+		    free0(&pl->m->ag[mv->dst / g->agblocks],
+			  mv->dst % g->agblocks, mv->len))
+			ret = ue_add(ev, (uint32_t)(mv->src % g->agblocks),
+				     mv->src % g->agblocks + mv->len,
+				     UE_REFSRC);
 		if (!ret && mv->dst / g->agblocks == a &&
 		    !(mv->flags & PM_NOCOPY))
 			ret = ue_add(ev, (uint32_t)(mv->dst % g->agblocks),
@@ -272,10 +301,11 @@ static int ue_gather(const struct planner *pl, uint32_t a, struct uevents *ev)
 
 /* Journaled blocks and records, and proven blocks, of one AG's events. */
 static int ue_sweep(struct uevents *ev, uint64_t maxrun, uint64_t *data,
-		    uint64_t *recs, uint64_t *proof)
+		    uint64_t *recs, uint64_t *refs, uint64_t *proof)
 {
 	uint32_t cnt[UE_NKINDS] = { 0 };
 	uint64_t prev = 0, span = 0;
+	bool inref = false;
 	size_t i;
 
 	if (sort_u64(ev->v, ev->n))
@@ -284,9 +314,20 @@ static int ue_sweep(struct uevents *ev, uint64_t maxrun, uint64_t *data,
 		uint64_t at = ev->v[i] >> 4, len = at - prev;
 		unsigned k = ev->v[i] & 7;
 		bool live = !cnt[UE_FREE0], wr = cnt[UE_WRITE] > 0;
+		bool ref = live && wr && cnt[UE_REFSRC] && !cnt[UE_CHANGED];
 
-		if (len && ((live && wr) || (live && cnt[UE_FREE1] && !wr &&
-					      (!cnt[UE_SRC] || cnt[UE_CHANGED])))) {
+		/* a reference entry per run of such blocks, and per move */
+		if (len && ref && (!inref || ((ev->v[i - 1] & 8) &&
+					      (ev->v[i - 1] & 7) == UE_REFSRC)))
+			(*refs)++;
+		inref = len ? ref : inref;
+		if (len && ref) {
+			if (span)
+				*recs += (span + maxrun - 1) / maxrun;
+			span = 0;
+		} else if (len && ((live && wr) ||
+				   (live && cnt[UE_FREE1] && !wr &&
+				    (!cnt[UE_SRC] || cnt[UE_CHANGED])))) {
 			*data += len;
 			span += len;
 		} else if (len && span) {
@@ -309,7 +350,7 @@ static uint64_t undo_size(const struct planner *pl)
 {
 	const struct od_geo *g = pl->g;
 	struct uevents ev = { 0 };
-	uint64_t data = 0, recs = 0, proof = 0;
+	uint64_t data = 0, recs = 0, refs = 0, proof = 0;
 	uint64_t maxrun = UNDO_RECORD_DATA >> g->blocklog;
 	uint32_t a;
 
@@ -317,11 +358,12 @@ static uint64_t undo_size(const struct planner *pl)
 		return 0;
 	for (a = 0; a < pl->m->agcount; a++)
 		if (ue_gather(pl, a, &ev) ||
-		    ue_sweep(&ev, maxrun ? maxrun : 1, &data, &recs, &proof))
+		    ue_sweep(&ev, maxrun ? maxrun : 1, &data, &recs, &refs,
+			     &proof))
 			break;
 	bigmem_free(ev.v, ev.cap, sizeof(*ev.v));
 	return (data << g->blocklog) + recs * OD_UNDO_REC_LEN +
-	       proof * 4 + (proof + 1) / 64 * OD_UNDO_PRF_RUNHDR;
+	       refs * (OD_UNDO_REF_ENT + OD_UNDO_REC_LEN) + proof * 4 + (proof + 1) / 64 * OD_UNDO_PRF_RUNHDR;
 }
 
 /*

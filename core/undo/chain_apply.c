@@ -98,10 +98,13 @@ static int restore(struct uchain *c, unsigned k)
 
 	ret = undo_write_copies(&m->s, c->fs, &m->v, c->e);
 	if (ret == 0)
+		ret = undo_write_refs(&m->s, c->fs, c->e);
+	if (ret == 0)
 		ret = undo_write_records(&m->s, c->fs, true, c->e);
 	if (ret)
 		return ret;
-	m->blocks = (m->s.bytes + c->bs - 1) >> c->blocklog;
+	m->blocks = ((m->s.bytes + c->bs - 1) >> c->blocklog) +
+		    m->s.ref_blocks;
 	c->r->blocks += m->blocks;
 	c->r->bytes += m->s.bytes;
 	c->r->copies += m->v.copy_blocks;

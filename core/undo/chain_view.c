@@ -120,6 +120,64 @@ static int overlay(struct view_map *map, const struct view_map *top,
 	return 0;
 }
 
+/* Sort top and lay it over the map; top emptied. */
+static int lay(struct uchain *c, struct view_map *top)
+{
+	int ret;
+
+	if (top->n > 1)
+		sort_any(top->e, top->n, sizeof(*top->e), by_block);
+	ret = overlay(&c->map, top, c->bs);
+	top->n = 0;
+	return ret;
+}
+
+/*
+ * Pass k's references, last first: each block reads its copy as the
+ * map has it then.  References resolve together until one's copy is a
+ * block an earlier one of the group writes.
+ */
+static int add_refs(struct uchain *c, const struct scan *s)
+{
+	struct view_map top = { 0 };
+	struct bitmap pend;
+	bool dirty = false;
+	size_t k;
+	uint64_t i;
+	int ret = 0;
+
+	if (!s->nlv)
+		return 0;
+	if (bm_init(&pend, c->nblocks))
+		return -ENOMEM;
+	for (k = s->nrf; k-- > 0 && !ret;) {
+		const struct scan_ref *f = &s->rf[k];
+		bool hit = false;
+
+		if (!f->live)
+			continue;
+		for (i = 0; dirty && !hit && i < f->n; i++)
+			hit = bm_test(&pend, f->c + i);
+		if (hit) {
+			ret = lay(c, &top);
+			bm_free(&pend);
+			if (ret == 0 && bm_init(&pend, c->nblocks))
+				ret = -ENOMEM;
+			dirty = false;
+		}
+		if (ret == 0)
+			ret = resolve(&c->map, c->bs, f->d, f->c, f->n, &top);
+		if (ret == 0)
+			ret = bm_set(&pend, f->d, f->n);
+		dirty = true;
+	}
+	if (ret == 0 && top.n)
+		ret = lay(c, &top);
+	bm_free(&pend);
+	free(top.e);
+	return ret;
+}
+
 int chain_view_add(struct uchain *c, unsigned k)
 {
 	struct chain_member *m = &c->m[k];
@@ -127,9 +185,15 @@ int chain_view_add(struct uchain *c, unsigned k)
 	size_t i;
 	int ret = 0;
 
+	/* the vacated blocks' copies, then the references, then records */
 	for (i = 0; i < m->v.ncp && !ret; i++)
 		ret = resolve(&c->map, c->bs, m->v.cp[i].x, m->v.cp[i].y,
 			      m->v.cp[i].n, &top);
+	if (!ret && m->s.nlv) {
+		ret = lay(c, &top);
+		if (!ret)
+			ret = add_refs(c, &m->s);
+	}
 	for (i = 0; i < m->s.n && !ret; i++) {
 		const struct journal_rec *r = &m->s.v[i];
 
@@ -137,10 +201,8 @@ int chain_view_add(struct uchain *c, unsigned k)
 			   (r->len + c->bs - 1) >> c->blocklog, k,
 			   r->pos + OD_UNDO_REC_LEN });
 	}
-	if (!ret && top.n > 1)
-		sort_any(top.e, top.n, sizeof(*top.e), by_block);
 	if (!ret)
-		ret = overlay(&c->map, &top, c->bs);
+		ret = lay(c, &top);
 	free(top.e);
 	return ret ? err_set(&m->why, -ENOMEM, "out of memory") : 0;
 }

@@ -15,12 +15,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Where a record's blocks are in the journal (the tsearch index). */
-struct record_loc {
-	uint64_t b, n;		/* blocks [b, b+n) */
-	uint64_t pos;		/* record header's byte in the journal */
-};
-
 /* Ranges never overlap, so "overlaps" is "equal": lookups probe n = 1. */
 static int rix_cmp(const void *a, const void *b)
 {
@@ -31,18 +25,37 @@ static int rix_cmp(const void *a, const void *b)
 	return y->b + y->n <= x->b;
 }
 
-static int rix_add(struct undo *u, uint64_t b, uint64_t n, uint64_t pos)
+int undo_index_add(struct undo *u, uint64_t b, uint64_t n, uint64_t pos,
+		   size_t ref)
 {
 	struct record_loc *r = malloc(sizeof(*r));
 
 	if (!r)
 		return -ENOMEM;
-	*r = (struct record_loc){ b, n, pos };
+	*r = (struct record_loc){ b, n, pos, ref };
 	if (!tsearch(r, &u->index, rix_cmp)) {
 		free(r);
 		return -ENOMEM;
 	}
 	return 0;
+}
+
+struct record_loc *undo_index_find(struct undo *u, uint64_t b)
+{
+	struct record_loc probe = { b, 1, 0, 0 }, **hit;
+
+	hit = tfind(&probe, &u->index, rix_cmp);
+	return hit ? *hit : NULL;
+}
+
+void undo_index_del(struct undo *u, uint64_t b)
+{
+	struct record_loc *r = undo_index_find(u, b);
+
+	if (r) {
+		tdelete(r, &u->index, rix_cmp);
+		free(r);
+	}
 }
 
 static int write_all(int fd, const uint8_t *p, size_t len, uint64_t off)
@@ -94,23 +107,41 @@ int undo_read_original(struct undo *u, uint64_t off, void *buf, size_t len,
 			       (unsigned long long)off, len,
 			       (unsigned long long)u->size);
 	while (len && !ret) {
-		struct record_loc probe = { off >> u->blocklog, 1, 0 }, **hit;
+		struct record_loc *hit = undo_index_find(u, off >> u->blocklog);
 		uint64_t rec_off, n;
 		ssize_t got;
 
-		hit = tfind(&probe, &u->index, rix_cmp);
 		if (!hit) {
 			ret = err_set(e, -ENOENT, "undo: image byte %llu was "
 				      "never journaled; no original to read",
 				      (unsigned long long)off);
 			break;
 		}
-		rec_off = off - ((*hit)->b << u->blocklog);
-		n = ((*hit)->n << u->blocklog) - rec_off;
+		rec_off = off - (hit->b << u->blocklog);
+		n = (hit->n << u->blocklog) - rec_off;
 		if (n > len)
 			n = len;
+		if (hit->ref != SIZE_MAX) {
+			/* a live reference: the original is at its copy */
+			uint64_t at = (u->rf[hit->ref].e << u->blocklog) +
+				      rec_off;
+
+			ret = img_pread(u->layer->lower, p, (size_t)n, at);
+			if (ret) {
+				err_set(e, ret, "undo: reading the original of "
+					"image byte %llu at its copy (byte "
+					"%llu) failed: %s",
+					(unsigned long long)off,
+					(unsigned long long)at, strerror(-ret));
+				break;
+			}
+			p += n;
+			off += n;
+			len -= (size_t)n;
+			continue;
+		}
 		got = pread(u->fd, p, (size_t)n,
-			    (off_t)((*hit)->pos + OD_UNDO_REC_LEN + rec_off));
+			    (off_t)(hit->pos + OD_UNDO_REC_LEN + rec_off));
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got <= 0)
@@ -130,13 +161,23 @@ int undo_read_original(struct undo *u, uint64_t off, void *buf, size_t len,
 
 uint64_t undo_bytes(const struct undo *u)
 {
-	return u->bytes;
+	return u->bytes + u->refbytes;
 }
 
 int undo_journal_sync(struct undo *u)
 {
+	int ret;
+
 	if (u->err.code)
 		return u->err.code;
+	/* a reference's copy is durable before the block it saves */
+	if (u->need_flush) {
+		ret = img_flush(u->layer->lower);
+		if (ret)
+			return undo_fail(u, ret, "flushing the image");
+		u->gen++;
+		u->need_flush = false;
+	}
 	if (u->batch == u->seq)
 		return 0;
 	if (fdatasync(u->fd) < 0)
@@ -169,38 +210,58 @@ static int put_record(struct undo *u, struct od_undo_rec *r, uint32_t len,
 	return 0;
 }
 
-int undo_append_data(struct undo *u, uint64_t b, uint64_t n, struct err *e)
+int undo_put_data(struct undo *u, uint64_t b, uint64_t n, uint64_t len,
+		  struct err *e)
 {
 	struct od_undo_rec r = { 0 };
-	uint64_t off = b << u->blocklog;
-	uint64_t len = n << u->blocklog;
 	uint64_t pos = u->end;
 	int ret;
 
-	if (len > u->size - off)
-		len = u->size - off;	/* the image's partial last block */
-	ret = img_pread(u->layer->lower, u->buf + OD_UNDO_REC_LEN, (size_t)len,
-			off);
-	if (ret)
-		return err_set(e, ret, "undo: reading the original of image "
-			       "bytes %llu..%llu failed: %s",
-			       (unsigned long long)off,
-			       (unsigned long long)(off + len - 1),
-			       strerror(-ret));
 	r.kind = OD_UNDO_DATA;
-	r.off = off;
+	r.off = b << u->blocklog;
 	ret = put_record(u, &r, (uint32_t)len, e);
 	if (ret)
 		return ret;
 	ret = bm_set(&u->done, b, n);
 	if (ret == 0)
-		ret = rix_add(u, b, n, pos);
+		ret = undo_index_add(u, b, n, pos, SIZE_MAX);
 	if (ret) {
 		undo_fail(u, ret, "bookkeeping");
 		return undo_sticky(u, e);
 	}
 	u->bytes += len;
 	return 0;
+}
+
+/* Bytes of blocks [b, b+n) inside the image (its last may be partial). */
+static uint64_t run_bytes(const struct undo *u, uint64_t b, uint64_t n)
+{
+	uint64_t off = b << u->blocklog, len = n << u->blocklog;
+
+	return len > u->size - off ? u->size - off : len;
+}
+
+static int read_orig(struct undo *u, uint8_t *buf, uint64_t b, uint64_t len,
+		     struct err *e)
+{
+	uint64_t off = b << u->blocklog;
+	int ret = img_pread(u->layer->lower, buf, (size_t)len, off);
+
+	if (ret)
+		return err_set(e, ret, "undo: reading the original of image "
+			       "bytes %llu..%llu failed: %s",
+			       (unsigned long long)off,
+			       (unsigned long long)(off + len - 1),
+			       strerror(-ret));
+	return 0;
+}
+
+int undo_append_data(struct undo *u, uint64_t b, uint64_t n, struct err *e)
+{
+	uint64_t len = run_bytes(u, b, n);
+	int ret = read_orig(u, u->buf + OD_UNDO_REC_LEN, b, len, e);
+
+	return ret ? ret : undo_put_data(u, b, n, len, e);
 }
 
 int undo_append_meta(struct undo *u, enum od_undo_kind kind,
@@ -226,20 +287,80 @@ static bool block_needs_record(const struct undo *u, uint64_t b)
 }
 
 /*
+ * Journal the n blocks from b (live, not journaled; inside the write of
+ * blocks [wfirst, wlast]): read their originals, and where the run's
+ * intact copy holds one, a reference; else data records.
+ */
+static int journal_run(struct undo *u, uint64_t b, uint64_t n,
+		       uint64_t wfirst, uint64_t wlast, struct err *e)
+{
+	uint64_t len = run_bytes(u, b, n), i = 0, j, c;
+	uint32_t bs = u->bs;
+	int ret = read_orig(u, u->rbuf, b, len, e);
+
+	while (i < n && !ret) {
+		const uint8_t *p = u->rbuf + (i << u->blocklog);
+		bool whole = ((i + 1) << u->blocklog) <= len;
+		uint32_t crc = whole ? od_undo_crc(p, bs) : 0;
+
+		c = whole ? uref_copy_of(u, b + i, crc, wfirst, wlast) :
+		    UINT64_MAX;
+		if (c != UINT64_MAX) {
+			/* the run of blocks whose copies follow on */
+			for (j = i + 1; j < n && ((j + 1) << u->blocklog) <= len;
+			     j++) {
+				const uint8_t *q = u->rbuf + (j << u->blocklog);
+
+				if (uref_copy_of(u, b + j, od_undo_crc(q, bs),
+						 wfirst, wlast) != c + (j - i))
+					break;
+			}
+			ret = uref_add(u, b + i, c, (uint32_t)(j - i),
+				       od_undo_crc(p, (size_t)((j - i) <<
+							       u->blocklog)),
+				       e);
+			i = j;
+			continue;
+		}
+		/* a data record up to the next block a copy holds */
+		for (j = i + 1; j < n; j++) {
+			const uint8_t *q = u->rbuf + (j << u->blocklog);
+
+			if (((j + 1) << u->blocklog) <= len &&
+			    uref_copy_of(u, b + j, od_undo_crc(q, bs), wfirst,
+					 wlast) != UINT64_MAX)
+				break;
+		}
+		memcpy(u->buf + OD_UNDO_REC_LEN, p,
+		       (size_t)(run_bytes(u, b + i, j - i)));
+		ret = undo_put_data(u, b + i, j - i, run_bytes(u, b + i, j - i),
+				    e);
+		i = j;
+	}
+	return ret;
+}
+
+/*
  * Journal every live, not yet journaled block touching [off, off+len), in
- * runs of contiguous blocks.  *live: does the range touch a live block?
+ * runs of contiguous blocks, after turning the references whose copies
+ * the range overwrites into data records.  *live: does the range touch
+ * a live block (or did a reference give way: either needs a sync)?
  */
 static int journal_range(struct undo *u, uint64_t off, uint64_t len,
 			 bool *live, struct err *e)
 {
-	uint64_t b, last, run, maxrun = UNDO_REC_DATA >> u->blocklog;
+	uint64_t b, first, last, run, maxrun = UNDO_REC_DATA >> u->blocklog;
+	bool any = false;
 	int ret = undo_sticky(u, e);
 
 	*live = false;
 	if (ret || len == 0)
 		return ret;
+	first = off >> u->blocklog;
 	last = (off + len - 1) >> u->blocklog;
-	for (b = off >> u->blocklog; b <= last && !ret; b += run) {
+	ret = uref_supersede_range(u, first, last, &any, e);
+	*live = any;
+	for (b = first; b <= last && !ret; b += run) {
 		run = 1;
 		if (block_live(u, b))
 			*live = true;
@@ -254,8 +375,10 @@ static int journal_range(struct undo *u, uint64_t off, uint64_t len,
 		while (b + run <= last && run < maxrun &&
 		       block_needs_record(u, b + run))
 			run++;
-		ret = undo_append_data(u, b, run, e);
+		ret = journal_run(u, b, run, first, last, e);
 	}
+	if (!ret)
+		ret = uref_flush(u, e);
 	return ret;
 }
 
@@ -290,7 +413,14 @@ static int undo_layer_pwrite(struct img *im, const void *buf, size_t len,
 
 static int undo_layer_flush(struct img *im)
 {
-	return img_flush(im->lower);
+	struct undo *u = im->priv;
+	int ret = img_flush(im->lower);
+
+	if (ret == 0) {		/* every copy written so far is durable */
+		u->gen++;
+		u->need_flush = false;
+	}
+	return ret;
 }
 
 /* img_close of the whole stack (fs_close before undo_end): let go. */
@@ -325,6 +455,18 @@ int undo_mark_free(struct undo *u, uint64_t linblock, uint64_t len,
 	if (ret)
 		return err_set(e, ret, "out of memory");
 	return 0;
+}
+
+bool undo_was_free(const struct undo *u, uint64_t linblock, uint64_t n)
+{
+	uint64_t i;
+
+	if (linblock > u->nblocks || n > u->nblocks - linblock)
+		return false;
+	for (i = 0; i < n; i++)
+		if (!bm_test(&u->free, linblock + i))
+			return false;
+	return true;
 }
 
 int undo_prepare(struct undo *u, uint64_t off, uint64_t len, struct err *e)
@@ -495,7 +637,7 @@ static int write_header(struct undo *u, const struct hchain *hc,
 	 * no record of its own */
 	ret = bm_set(&u->done, 0, 1);
 	if (ret == 0)
-		ret = rix_add(u, 0, 1, OD_UNDO_HDR_LEN);
+		ret = undo_index_add(u, 0, 1, OD_UNDO_HDR_LEN, SIZE_MAX);
 	if (ret) {
 		err_set(e, ret, "out of memory");
 		goto out;
@@ -553,6 +695,7 @@ static void undo_free(struct undo *u)
 	if (u->fd >= 0)
 		close(u->fd);
 	tdestroy(u->index, free);
+	uref_free(u);
 	bm_free(&u->done);
 	bm_free(&u->free);
 	bm_free(&u->wrote);
@@ -562,6 +705,7 @@ static void undo_free(struct undo *u)
 	free(u->mv);
 	free(u->mvcrc);
 	free(u->buf);
+	free(u->rbuf);
 	free(u->path);
 	free(u);
 }
@@ -607,8 +751,14 @@ int undo_begin_pass(struct fs *fs, const char *path,
 	u->end = OD_UNDO_HDR_LEN;
 	u->path = strdup(path);
 	u->buf = malloc(OD_UNDO_REC_LEN + UNDO_REC_DATA);
+	u->rbuf = malloc(UNDO_REC_DATA);
+	u->refbuf = malloc(UNDO_REC_DATA);
+	u->gen = 1;
 	layer = calloc(1, sizeof(*layer));
-	if (!u->path || !u->buf || !layer || bm_init(&u->done, u->nblocks) ||
+	if (!u->path || !u->buf || !u->rbuf || !u->refbuf || !layer ||
+	    bm_init(&u->done, u->nblocks) || bm_init(&u->refcopy, u->nblocks) ||
+	    cm_init(&u->srcmv, u->nblocks) || cm_init(&u->cpmv, u->nblocks) ||
+	    cm_init(&u->wgen, u->nblocks) ||
 	    bm_init(&u->free, u->nblocks) || bm_init(&u->wrote, u->nblocks) ||
 	    bm_init(&u->partial, u->nblocks) ||
 	    bm_init(&u->free_end, u->nblocks) || cm_init(&u->crc, u->nblocks)) {

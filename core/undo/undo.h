@@ -14,12 +14,16 @@
  * not journaled: after an undo they are free again, their bytes irrelevant.
  *
  * Granularity is the filesystem block: a write touching any byte of a
- * block journals the whole block, once.  Journaled and free-at-start
+ * block journals the whole block, once.  A block whose original the run
+ * already copied elsewhere (undo_note_move, that copy intact) is
+ * journaled as a reference to the copy instead (undo_ref.c).  Journaled and free-at-start
  * blocks are tracked in bitmaps over linear block numbers (byte offset /
  * blocksize, i.e. agno * agblocks + agbno), covering the whole image.
  *
  * Ordering rule: a write reaches the layer below only after the journal
- * records of every live block it touches are durable (fsync'd).  Any
+ * records of every live block it touches are durable (fsync'd), and the
+ * copies its references name too (the image flushed); a write to such a
+ * copy first turns the reference into a durable data record.  Any
  * failure to write or fsync the journal fails the image write and every
  * later journaling call (the error sticks: see undo_error); nothing is
  * ever written unjournaled.
@@ -79,6 +83,8 @@ int undo_begin_pass(struct fs *fs, const char *path,
  */
 int undo_mark_free(struct undo *u, uint64_t linblock, uint64_t len,
 		   struct err *e);
+/* Were blocks [linblock, linblock+n) all free when the run began? */
+bool undo_was_free(const struct undo *u, uint64_t linblock, uint64_t n);
 /*
  * Journal the originals of the live blocks touching [off, off+len) bytes
  * now (those not yet journaled), without writing the image; make a batch
@@ -95,7 +101,7 @@ int undo_error(const struct undo *u, struct err *e);
  */
 int undo_read_original(struct undo *u, uint64_t off, void *buf, size_t len,
 		       struct err *e);
-/* Bytes of original data journaled so far. */
+/* Bytes of the journal's data and reference records so far. */
 uint64_t undo_bytes(const struct undo *u);
 /*
  * Blocks [linblock, linblock+len) are free when the run ends (its new
@@ -171,6 +177,8 @@ struct undo_info {
 	uint32_t blocksize;
 	uint64_t records;	/* valid records */
 	uint64_t bytes;		/* original bytes they hold */
+	uint64_t ref_blocks;	/* v4: blocks whose originals are at copies */
+	uint64_t ref_bytes;	/* v4: bytes of the records saying so */
 	bool complete;		/* the run finished (UEND present) */
 	bool torn_tail;		/* torn final records, ignored */
 	char image[1024];	/* the image path recorded */

@@ -171,6 +171,57 @@ int undo_write_copies(struct scan *s, struct fs *fs, const struct uverify *v,
 	return ret ? ret : flush(fs, e);
 }
 
+/*
+ * The references, last first: each block gets its copy back (a later
+ * reference's copy may be an earlier one's block, restored after it).
+ * One already holding its original is done (an interrupted undo); the
+ * copy is checked before it is written.
+ */
+int undo_write_refs(struct scan *s, struct fs *fs, struct err *e)
+{
+	unsigned bl = fs->geo.blocklog;
+	size_t k;
+	int ret = 0;
+
+	if (!s->nlv)
+		return 0;
+	for (k = s->nrf; k-- > 0 && !ret;) {
+		const struct scan_ref *f = &s->rf[k];
+		size_t len = (size_t)f->n << bl;
+
+		if (!f->live)
+			continue;
+		ret = scan_data_buf(s, len, e);
+		if (ret == 0)
+			ret = img_pread(fs->img, s->buf, len, f->d << bl);
+		if (ret == 0 && od_undo_crc(s->buf, len) == f->crc)
+			continue;	/* restored already */
+		if (ret == 0)
+			ret = img_pread(fs->img, s->buf, len, f->c << bl);
+		if (ret) {
+			err_set(e, ret, "%s: reading image blocks %llu+%u "
+				"failed: %s; run undo again", fs->path,
+				(unsigned long long)f->d, f->n, strerror(-ret));
+			break;
+		}
+		if (od_undo_crc(s->buf, len) != f->crc) {
+			ret = err_set(e, -ESTALE, "%s: neither image blocks "
+				      "%llu..%llu nor their copy at blocks "
+				      "%llu..%llu hold the original that undo "
+				      "file %s names (record %llu); run undo "
+				      "again", fs->path,
+				      (unsigned long long)f->d,
+				      (unsigned long long)(f->d + f->n - 1),
+				      (unsigned long long)f->c,
+				      (unsigned long long)(f->c + f->n - 1),
+				      s->path, (unsigned long long)f->seq);
+			break;
+		}
+		ret = put(fs, s->buf, len, f->d << bl, e);
+	}
+	return ret ? ret : flush(fs, e);
+}
+
 /* Every record's originals, the superblock sector left for last. */
 int undo_write_records(struct scan *s, struct fs *fs, bool skip_sb,
 		       struct err *e)

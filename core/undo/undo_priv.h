@@ -99,7 +99,68 @@ struct undo {
 	uint64_t image_writes;	/* writes that reached the layer below */
 	uint64_t log_off, log_len;
 	uint32_t log_crc;
+	/* references (undo_ref.c): originals found at the run's copies */
+	struct crcmap srcmv;	/* per block: 1 + the last move from it */
+	struct crcmap cpmv;	/* per block: 1 + the last move to it */
+	struct crcmap wgen;	/* per block: flush generation of its write */
+	uint32_t gen;		/* image flushes so far, plus one */
+	bool need_flush;	/* a reference's copy is not yet flushed */
+	struct bitmap refcopy;	/* blocks holding a live reference's copy */
+	void *copies;		/* tsearch tree of copy_loc, by copy block */
+	struct uref *rf;	/* every reference made, in journal order */
+	size_t nrf, caprf;
+	uint8_t *refbuf;	/* entries not yet appended */
+	uint32_t reflen;
+	uint64_t refbytes;	/* data bytes of the reference records */
+	uint8_t *rbuf;		/* originals read ahead of their records */
 };
+
+/* A reference the writer made: the originals of [d, d+n) are at e. */
+struct uref {
+	uint64_t d, e;
+	uint32_t n, crc;
+	bool live;		/* not superseded by a data record */
+};
+
+/* Where a block's original is (the tsearch index over blocks). */
+struct record_loc {
+	uint64_t b, n;		/* blocks [b, b+n) */
+	uint64_t pos;		/* data record's header in the journal */
+	size_t ref;		/* or a reference (u->rf index), SIZE_MAX */
+};
+
+int undo_index_add(struct undo *u, uint64_t b, uint64_t n, uint64_t pos,
+		   size_t ref);
+/* The index entry holding block b, or NULL. */
+struct record_loc *undo_index_find(struct undo *u, uint64_t b);
+void undo_index_del(struct undo *u, uint64_t b);
+/*
+ * Append a data record of blocks [b, b+n) whose bytes (len of them: the
+ * image's last block may be partial) are in u->buf after the record
+ * header; mark them journaled and index them.
+ */
+int undo_put_data(struct undo *u, uint64_t b, uint64_t n, uint64_t len,
+		  struct err *e);
+
+/* undo_ref.c */
+/* The block holding d's original as the run copied it, if that copy is
+ * intact and outside blocks [wfirst, wlast] (about to be written), and
+ * d's original has crc; else UINT64_MAX. */
+uint64_t uref_copy_of(struct undo *u, uint64_t d, uint32_t crc,
+		      uint64_t wfirst, uint64_t wlast);
+/* Reference [d, d+n) -> [c, c+n) (crc: of the n blocks), appended with
+ * the next uref_flush. */
+int uref_add(struct undo *u, uint64_t d, uint64_t c, uint32_t n,
+	     uint32_t crc, struct err *e);
+int uref_flush(struct undo *u, struct err *e);
+/* Before blocks [first, last] are written: every live reference whose
+ * copy they touch becomes a data record (*any: one did). */
+int uref_supersede_range(struct undo *u, uint64_t first, uint64_t last,
+			 bool *any, struct err *e);
+/* At the seal: references whose copy is not in the proof become data
+ * records (a later writer may reuse the copy). */
+int uref_seal(struct undo *u, struct err *e);
+void uref_free(struct undo *u);
 
 /* Largest record the writer appends: one read, one pwrite. */
 #define UNDO_REC_DATA	(1u << 20)

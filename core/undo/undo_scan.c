@@ -16,6 +16,8 @@
  * batch are still applied (writing an original over itself is harmless).
  * A failing record followed by a later batch was fsync'd once: damage.
  *
+ * Version 4: reference records among the data records (a later data
+ * record of the same blocks supersedes a reference).
  * Order: data records, then (version 2) the run's proof and move records
  * and one seal, then the end record.  A seal whose own batch lost a proof
  * record is no seal (undo_verify counts them): the run's last writes
@@ -204,6 +206,36 @@ static int push_to(struct journal_rec **v, size_t *n, size_t *cap,
 	return 0;
 }
 
+/* A reference record's entries (its data in s->buf). */
+static int keep_refs(struct scan *s, const struct od_undo_rec *r, uint64_t pos,
+		     struct err *e)
+{
+	uint64_t nblocks = s->h.image_size / s->h.blocksize;
+	uint32_t at;
+
+	if (s->h.version < OD_UNDO_VERSION_REF)
+		return scan_damaged(s, e, pos, "a file older than version 4 "
+				    "holds a reference record");
+	for (at = 0; at + OD_UNDO_REF_ENT <= r->len; at += OD_UNDO_REF_ENT) {
+		struct od_undo_ref f;
+
+		od_undo_ref_decode(s->buf + at, &f);
+		if (f.n == 0 || f.block == 0 || f.block > nblocks ||
+		    f.n > nblocks - f.block || f.copy > nblocks ||
+		    f.n > nblocks - f.copy ||
+		    (f.block < f.copy + f.n && f.copy < f.block + f.n))
+			return scan_damaged(s, e, pos, "a reference record "
+					    "names blocks outside the image");
+		if (array_grow((void **)&s->rf, &s->caprf, s->nrf,
+			       sizeof(*s->rf), 256))
+			return err_set(e, -ENOMEM, "out of memory");
+		s->rf[s->nrf++] = (struct scan_ref){ f.block, f.copy, f.n,
+						     f.crc, r->seq, pos, true };
+	}
+	s->ref_bytes += r->len;
+	return 0;
+}
+
 /* A valid record other than the end record (its data in s->buf). */
 static int keep(struct scan *s, const struct od_undo_rec *r, uint64_t pos,
 		struct err *e)
@@ -226,6 +258,8 @@ static int keep(struct scan *s, const struct od_undo_rec *r, uint64_t pos,
 		return scan_damaged(s, e, pos, "its first record is not the "
 				    "original of block 0");
 	switch (r->kind) {
+	case OD_UNDO_REFS:
+		return keep_refs(s, r, pos, e);
 	case OD_UNDO_DATA:
 		ret = push_to(&s->v, &s->n, &s->cap, &u, e);
 		if (ret)
@@ -457,6 +491,109 @@ static int check_overlap(struct scan *s, struct err *e)
 	return 0;
 }
 
+const struct journal_rec *scan_record_of(const struct scan *s, uint64_t b)
+{
+	uint64_t off = b * s->h.blocksize;
+	size_t lo = 0, hi = s->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct journal_rec *r = &s->v[mid];
+
+		if (off < r->off)
+			hi = mid;
+		else if (off >= r->off + r->len)
+			lo = mid + 1;
+		else
+			return r;
+	}
+	return NULL;
+}
+
+static int ref_cmp(const void *a, const void *b)
+{
+	const struct scan_ref *x = *(const struct scan_ref *const *)a;
+	const struct scan_ref *y = *(const struct scan_ref *const *)b;
+
+	return x->d < y->d ? -1 : x->d > y->d;
+}
+
+/*
+ * Which references count: a data record after one, holding its blocks,
+ * supersedes it (all of them, or the file is damaged); one before it
+ * means a block was journaled twice.  Live references never overlap.
+ */
+static int check_refs(struct scan *s, struct err *e)
+{
+	const struct scan_ref **live;
+	size_t k, nlive = 0;
+	char what[160];
+	int ret = 0;
+
+	for (k = 0; k < s->nrf && !ret; k++) {
+		struct scan_ref *f = &s->rf[k];
+		uint32_t i, later = 0;
+
+		for (i = 0; i < f->n; i++) {
+			const struct journal_rec *r = scan_record_of(s, f->d + i);
+
+			if (!r)
+				continue;
+			if (r->seq < f->seq) {
+				snprintf(what, sizeof(what), "image block %llu "
+					 "is both journaled (record %llu) and "
+					 "referenced after it",
+					 (unsigned long long)(f->d + i),
+					 (unsigned long long)r->seq);
+				return scan_damaged(s, e, f->pos, what);
+			}
+			later++;
+		}
+		if (later && later != f->n)
+			return scan_damaged(s, e, f->pos, "a data record "
+					    "supersedes part of a reference");
+		f->live = later == 0;
+		if (f->live)
+			s->ref_blocks += f->n;
+	}
+	live = malloc((s->nrf ? s->nrf : 1) * sizeof(*live));
+	if (!live)
+		return err_set(e, -ENOMEM, "out of memory");
+	for (k = 0; k < s->nrf; k++)
+		if (s->rf[k].live)
+			live[nlive++] = &s->rf[k];
+	if (nlive > 1)
+		qsort(live, nlive, sizeof(*live), ref_cmp);
+	for (k = 1; k < nlive && !ret; k++)
+		if (live[k - 1]->d + live[k - 1]->n > live[k]->d) {
+			snprintf(what, sizeof(what), "two references hold "
+				 "image block %llu",
+				 (unsigned long long)live[k]->d);
+			ret = scan_damaged(s, e, live[k]->pos, what);
+		}
+	s->lv = live;
+	s->nlv = nlive;
+	return ret;
+}
+
+const struct scan_ref *scan_ref_of(const struct scan *s, uint64_t b)
+{
+	size_t lo = 0, hi = s->nlv;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct scan_ref *f = s->lv[mid];
+
+		if (b < f->d)
+			hi = mid;
+		else if (b >= f->d + f->n)
+			lo = mid + 1;
+		else
+			return f;
+	}
+	return NULL;
+}
+
 void undo_fmt_uuid(const uint8_t *u, char *out)
 {
 	static const int dash[16] = { [4] = 1, [6] = 1, [8] = 1, [10] = 1 };
@@ -546,6 +683,8 @@ void scan_free(struct scan *s)
 		close(s->fd);
 	free(s->v);
 	free(s->m);
+	free(s->rf);
+	free(s->lv);
 	free(s->buf);
 }
 
@@ -565,6 +704,8 @@ int scan_all(struct scan *s, const char *path, struct fs *fs,
 		ret = scan_records(s, e);
 	if (ret == 0)
 		ret = check_overlap(s, e);
+	if (ret == 0)
+		ret = check_refs(s, e);
 	if (ret == 0 && fs)
 		ret = check_fits(s, fs, e);
 	return ret;
@@ -578,6 +719,8 @@ void scan_fill_info(const struct scan *s, struct undo_info *info)
 	info->blocksize = s->h.blocksize;
 	info->records = s->n;
 	info->bytes = s->bytes;
+	info->ref_blocks = s->ref_blocks;
+	info->ref_bytes = s->ref_bytes;
 	info->complete = s->complete;
 	info->torn_tail = s->torn > 0;
 	info->torn = s->torn;

@@ -19,6 +19,14 @@ struct journal_rec {
 	enum od_undo_kind kind;
 };
 
+/* A reference entry (v4): the originals of [d, d+n) are at [c, c+n). */
+struct scan_ref {
+	uint64_t d, c;
+	uint32_t n, crc;
+	uint64_t seq, pos;	/* its record */
+	bool live;		/* no later data record supersedes it */
+};
+
 struct scan {
 	const char *path;
 	int fd;
@@ -28,6 +36,12 @@ struct scan {
 	size_t n, cap;
 	struct journal_rec *m;	/* proof and move records, in journal order */
 	size_t nm, capm;
+	struct scan_ref *rf;	/* reference entries, in journal order */
+	size_t nrf, caprf;
+	const struct scan_ref **lv;	/* the live ones, by block */
+	size_t nlv;
+	uint64_t ref_blocks;	/* blocks of the live ones */
+	uint64_t ref_bytes;	/* data bytes of the reference records */
 	uint64_t bytes;
 	uint64_t torn;
 	bool complete;		/* an end record */
@@ -141,6 +155,21 @@ int undo_cmp_records(struct scan *s, const struct uproof *p, struct fs *fs,
 		     struct img *im, struct bitmap *covered, bool skip_sb,
 		     uint64_t *differ, uint64_t *first, int *nfirst,
 		     struct err *e);
+/* The live reference holding image block b, or NULL. */
+const struct scan_ref *scan_ref_of(const struct scan *s, uint64_t b);
+/* The data record holding image block b, or NULL (s->v sorted). */
+const struct journal_rec *scan_record_of(const struct scan *s, uint64_t b);
+
+/*
+ * The references (undo_verify.c): every live one restorable in view im
+ * (its blocks hold the original, or its copy does); sealed (p): its copy
+ * in the proof.  0, or the refusal in e.
+ */
+int undo_check_refs(struct scan *s, const struct uproof *p, struct fs *fs,
+		    struct img *im, struct err *e);
+/* Copy the live references back, last first (undo_apply.c); fsync. */
+int undo_write_refs(struct scan *s, struct fs *fs, struct err *e);
+
 /* "ag A block B (the agf), ..." for the first n of first[]. */
 void undo_name_blocks(const struct fs *fs, const uint64_t *first, int n,
 		      char *out, size_t len);

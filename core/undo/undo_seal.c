@@ -111,6 +111,8 @@ int undo_note_written(struct undo *u, const uint8_t *buf, uint64_t off,
 		uint64_t bo = b << u->blocklog;
 
 		ret = bm_set(&u->wrote, b, 1);
+		if (ret == 0)
+			ret = cm_set(&u->wgen, b, u->gen);
 		if (ret)
 			return ret;
 		if (bo >= off && bo + bs <= off + len && bo + bs <= u->size) {
@@ -147,6 +149,11 @@ int undo_note_move(struct undo *u, uint64_t src, uint64_t dst, uint64_t n,
 		return err_set(e, -ENOMEM, "out of memory");
 	m = &u->mv[u->nmv++];
 	*m = (struct umove){ src, dst, n, nocopy, !nocopy, u->nmvcrc };
+	/* where each source's bytes went (references, undo_ref.c) */
+	for (i = 0; u->nmv < UINT32_MAX && i < n; i++)
+		if (cm_set(&u->srcmv, src + i, (uint32_t)u->nmv) ||
+		    (!nocopy && cm_set(&u->cpmv, dst + i, (uint32_t)u->nmv)))
+			return err_set(e, -ENOMEM, "out of memory");
 	/* the copy's bytes now: if still so at the seal, they are the original */
 	for (i = 0; !nocopy && i < n; i++) {
 		if (bm_test(&u->partial, dst + i) ||
@@ -420,6 +427,10 @@ int undo_seal(struct undo *u, const uint8_t *sb_final, struct err *e)
 	int ret = undo_sticky(u, e);
 
 	if (ret || u->sealed)
+		return ret;
+	/* references whose copy a later writer may reuse: data records */
+	ret = uref_seal(u, e);
+	if (ret)
 		return ret;
 	ret = undo_journal_sync(u);
 	if (ret)

@@ -196,27 +196,6 @@ size_t undo_proof_at(const struct uproof *p, uint64_t b)
 	return SIZE_MAX;
 }
 
-/* The data record holding image block b, or NULL. */
-static const struct journal_rec *record_of(const struct scan *s,
-					   unsigned blocklog, uint64_t b)
-{
-	uint64_t off = b << blocklog;
-	size_t lo = 0, hi = s->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct journal_rec *r = &s->v[mid];
-
-		if (off < r->off)
-			hi = mid;
-		else if (off >= r->off + r->len)
-			lo = mid + 1;
-		else
-			return r;
-	}
-	return NULL;
-}
-
 /* crc of one block's bytes (len of them; block 0 without sector 0). */
 static uint32_t blk_crc(uint32_t bs, uint32_t ss, uint64_t b, uint8_t *p,
 			size_t len)
@@ -240,15 +219,25 @@ static size_t blk_len(uint64_t size, uint32_t bs, unsigned blocklog,
 /* crc of the original of block b from its record (journaled: true). */
 static int orig_crc(struct vctx *c, uint64_t b, uint32_t *crc, bool *have)
 {
-	const struct journal_rec *r = record_of(c->s, c->blocklog, b);
+	const struct journal_rec *r = scan_record_of(c->s, b);
 	uint64_t at = b << c->blocklog;
 	size_t len;
 	uint8_t *p = c->buf + CHUNK;	/* the spare block after the chunk */
 	int ret;
 
 	*have = r != NULL;
-	if (!r)
+	if (!r) {
+		/* a reference's: the original is what the run left at the
+		 * copy, whose crc the proof holds */
+		const struct scan_ref *f = scan_ref_of(c->s, b);
+		size_t pa = f ? undo_proof_at(c->p, f->c + (b - f->d)) :
+				SIZE_MAX;
+
+		*have = pa != SIZE_MAX;
+		if (*have)
+			*crc = c->p->crc[pa];
 		return 0;
+	}
 	len = r->off + r->len - at < c->bs ? (size_t)(r->off + r->len - at) :
 	      c->bs;
 	ret = scan_read_at(c->s, p, len, r->pos + OD_UNDO_REC_LEN +
@@ -388,6 +377,122 @@ static int check_moves(struct vctx *c)
 	return ret;
 }
 
+/* crc of n blocks of im from block b (in buf, CHUNK bytes at least;
+ * whole blocks: references never hold the image's partial last one). */
+static int run_crc(struct img *im, struct fs *fs, uint8_t *buf, uint64_t b,
+		   uint64_t n, uint32_t *crc, struct err *e)
+{
+	uint64_t per = CHUNK >> fs->geo.blocklog, i, k;
+	uint32_t c = 0xffffffffu;
+	int ret = 0;
+
+	for (i = 0; i < n && !ret; i += k) {
+		k = n - i < per ? n - i : per;
+		ret = read_blocks(im, fs, buf, b + i, k, e);
+		if (ret == 0)
+			c = od_crc32c(c, buf, (size_t)(k << fs->geo.blocklog));
+	}
+	*crc = ~c;
+	return ret;
+}
+
+/*
+ * A live reference in the comparison: its blocks must hold the
+ * original.  Block by block where the proof holds the copy's crcs (a
+ * block an earlier pass decides is skipped), else the whole run at once
+ * (skipped if an earlier pass decides any of it).
+ */
+static int cmp_ref(const struct uproof *p, struct fs *fs,
+		   struct img *im, struct bitmap *covered,
+		   const struct scan_ref *f, uint8_t *buf, uint64_t *differ,
+		   uint64_t *first, int *nfirst, struct err *e)
+{
+	uint32_t bs = fs->geo.blocksize, ss = fs->geo.sectsize, crc;
+	bool per_block = p != NULL, any = false;
+	uint64_t i;
+	int ret = 0;
+
+	for (i = 0; per_block && i < f->n; i++)
+		per_block = undo_proof_at(p, f->c + i) != SIZE_MAX;
+	for (i = 0; covered && i < f->n; i++)
+		any = any || bm_test(covered, f->d + i);
+	if (!per_block) {
+		if (any)
+			return 0;
+		ret = covered ? bm_set(covered, f->d, f->n) : 0;
+		if (ret)
+			return nomem(e);
+		ret = run_crc(im, fs, buf, f->d, f->n, &crc, e);
+		if (ret == 0 && crc != f->crc) {
+			if (*nfirst < NFIRST)
+				first[(*nfirst)++] = f->d;
+			(*differ) += f->n;
+		}
+		return ret;
+	}
+	for (i = 0; i < f->n && !ret; i++) {
+		uint64_t x = f->d + i;
+
+		if (covered && bm_test(covered, x))
+			continue;
+		if (covered && bm_set(covered, x, 1))
+			return nomem(e);
+		ret = read_blocks(im, fs, buf, x, 1, e);
+		if (ret == 0 && blk_crc(bs, ss, x, buf, bs) !=
+		    p->crc[undo_proof_at(p, f->c + i)]) {
+			if (*nfirst < NFIRST)
+				first[(*nfirst)++] = x;
+			(*differ)++;
+		}
+	}
+	return ret;
+}
+
+int undo_check_refs(struct scan *s, const struct uproof *p, struct fs *fs,
+		    struct img *im, struct err *e)
+{
+	uint8_t *buf = malloc(CHUNK);
+	size_t k;
+	uint64_t i;
+	int ret = 0;
+
+	if (!buf)
+		return nomem(e);
+	for (k = 0; k < s->nrf && !ret; k++) {
+		const struct scan_ref *f = &s->rf[k];
+		uint32_t crc;
+
+		if (!f->live)
+			continue;
+		for (i = 0; p && i < f->n; i++)
+			if (undo_proof_at(p, f->c + i) == SIZE_MAX) {
+				ret = scan_damaged(s, e, f->pos, "a reference "
+						   "names a copy outside the "
+						   "proof");
+				break;
+			}
+		if (ret == 0)
+			ret = run_crc(im, fs, buf, f->d, f->n, &crc, e);
+		if (ret || crc == f->crc)
+			continue;	/* never overwritten, or restored */
+		ret = run_crc(im, fs, buf, f->c, f->n, &crc, e);
+		if (ret == 0 && crc != f->crc)
+			ret = err_set(e, -ESTALE, "%s: neither image blocks "
+				      "%llu..%llu nor their copy at blocks "
+				      "%llu..%llu hold the original that undo "
+				      "file %s names (record %llu): the "
+				      "filesystem changed since the run; "
+				      "nothing was written", fs->path,
+				      (unsigned long long)f->d,
+				      (unsigned long long)(f->d + f->n - 1),
+				      (unsigned long long)f->c,
+				      (unsigned long long)(f->c + f->n - 1),
+				      s->path, (unsigned long long)f->seq);
+	}
+	free(buf);
+	return ret;
+}
+
 /*
  * Compare the image (im) with what undoing s would leave there: every
  * block of s's records (their original bytes) and every vacated block of
@@ -405,6 +510,7 @@ int undo_cmp_records(struct scan *s, const struct uproof *p, struct fs *fs,
 	uint32_t bs = fs->geo.blocksize, ss = fs->geo.sectsize;
 	unsigned bl = fs->geo.blocklog;
 	uint8_t *a = malloc(CHUNK), *b = malloc(CHUNK + bs);
+	/* (b also serves the references: whole blocks) */
 	size_t i, k;
 	int ret = 0;
 
@@ -454,6 +560,9 @@ int undo_cmp_records(struct scan *s, const struct uproof *p, struct fs *fs,
 			}
 		}
 	}
+	for (k = 0; k < s->nlv && !ret; k++)
+		ret = cmp_ref(p, fs, im, covered, s->lv[k], b, differ,
+			      first, nfirst, e);
 	for (k = 0; p && k < p->nmv && !ret; k++) {
 		const struct ucopy *m = &p->mv[k];
 		uint64_t j;
@@ -917,6 +1026,11 @@ int undo_verify(struct scan *s, struct fs *fs, struct img *view,
 		    "mount, or xfs_repair)");
 	st = classify(&c, cur, v->orig_sb, &nonce, &kind);
 	ret = place(&c, st, kind, nonce, mode, why, sizeof(why), &code);
+	/* what the references restore is still at hand */
+	if (ret == 0 && !why[0] && log_same && v->where != UV_AT_START &&
+	    v->where != UV_NONE)
+		ret = undo_check_refs(s, s->sealed ? &v->p : NULL, fs, c.im,
+				      e);
 	if (ret == 0 && why[0]) {
 		if (!log_same)
 			code = -ESTALE;

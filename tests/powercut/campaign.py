@@ -8,6 +8,10 @@ in random order, of the writes after it), recover each and check it.
 
 Scenarios, per fixture (from the original image F0):
   run         xfsdefrag run
+  copy        xfsdefrag run, cut only among its image writes of more than
+              a few blocks (the copy phase's: a block overwritten there
+              mostly has its original at a copy the run made before,
+              which must be durable first)
   rollback    xfsdefrag run with a write error halfway (it rolls itself
               back from its undo file)
   undo        xfsdefrag undo of a finished run
@@ -149,6 +153,16 @@ class Campaign:
                 return [(int(lo), int(hi))]
         return []
 
+    def copy_cuts(self, events, n):
+        """n cut points among the large image writes (the copies): half
+        just after one of them, half anywhere in their span."""
+        idx = [i + 1 for i, e in enumerate(events)
+               if e.kind == "W" and e.fid == 0 and e.length >= 16384]
+        if not idx:
+            return []
+        return [self.rng.choice(idx) if i % 2 == 0 else
+                self.rng.randint(idx[0], idx[-1]) for i in range(n)]
+
     def renum_cuts(self, events, ranges, n):
         """n cut points among the renumbering writes: half just after
         one of them, half just after a barrier inside their span."""
@@ -225,7 +239,7 @@ class Campaign:
         return ks
 
     def scenario(self, fx, name, pre_img, pre_j, args, f0, ref,
-                 renum=False, geometry=False):
+                 renum=False, geometry=False, copy=False):
         img, j = self.path("img"), self.path("j.undo")
         log = self.path("trace")
         cp(pre_img, img)
@@ -255,6 +269,13 @@ class Campaign:
                 self.failed += 1
                 return
             self.shrink_images += len(ks)
+        elif copy:
+            ks = self.copy_cuts(events, self.a.per)
+            if not ks:
+                print("FAIL %s %s: no copy writes (exit %d: %s)" %
+                      (fx, name, r.returncode, (r.stderr or r.stdout)[-300:]))
+                self.failed += 1
+                return
         else:
             ks = self.cuts(events, self.a.per)
         for n, k in enumerate(ks):
@@ -304,6 +325,10 @@ class Campaign:
         if "run" in want:
             self.scenario(fx, "run", f0, None,
                           ["run", "--undo", "@J", "@IMG"], f0, ref)
+        if "copy" in want:
+            self.scenario(fx, "copy", f0, None,
+                          ["run", "--undo", "@J", "@IMG"], f0, ref,
+                          copy=True)
         if "rollback" in want:
             self.scenario(fx, "rollback", f0, None,
                           ["@TEST", "--fault-error", str(writes // 2),
@@ -378,7 +403,7 @@ def main():
     ap.add_argument("--tmp", required=True)
     ap.add_argument("--fixtures", default="aged,bs1k")
     ap.add_argument("--scenarios",
-                    default="run,rollback,undo,undo-reuse,undo-int")
+                    default="run,copy,rollback,undo,undo-reuse,undo-int")
     ap.add_argument("--per", type=int, default=8)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--manifest-every", type=int, default=0)

@@ -358,6 +358,51 @@ static void test_undo_entries(struct t_state *ts)
 	T_CHECK(ts, od_undo_prf_crc_get(c) == 0xdeadbeef);
 }
 
+/* A reference record's entry: known bytes, a round trip, and record
+ * headers of its kind (its length a whole number of entries). */
+static void test_undo_ref(struct t_state *ts)
+{
+	static const uint8_t want[OD_UNDO_REF_ENT] = {
+		0, 0, 0, 0x12, 0x34, 0x56, 0x78, 0x9a,	/* block */
+		0, 0, 0, 0, 0, 0, 0x01, 0x02,		/* copy */
+		0, 1, 0, 0,				/* count */
+		0xca, 0xfe, 0xba, 0xbe,			/* crc */
+	};
+	struct od_undo_ref r = { 0x123456789aull, 0x102, 0x10000,
+				 0xcafebabeu }, d;
+	struct od_undo_rec h = { 0 }, g;
+	uint8_t b[OD_UNDO_REF_ENT], hb[OD_UNDO_REC_LEN];
+	const char *field;
+
+	memset(b, 0xff, sizeof(b));
+	od_undo_ref_encode(&r, b);
+	T_CHECK(ts, memcmp(b, want, sizeof(want)) == 0);
+	memset(&d, 0, sizeof(d));
+	od_undo_ref_decode(b, &d);
+	T_CHECK(ts, d.block == r.block && d.copy == r.copy && d.n == r.n &&
+		    d.crc == r.crc);
+	h.kind = OD_UNDO_REFS;
+	h.len = 2 * OD_UNDO_REF_ENT;
+	h.seq = 9;
+	h.batch = 7;
+	od_undo_rec_encode(&h, 42, hb);
+	T_CHECK(ts, memcmp(hb, "UREF", 4) == 0);
+	T_CHECK(ts, od_undo_rec_decode(hb, sizeof(hb), 42, &g, &field) ==
+		    OD_OK && g.kind == OD_UNDO_REFS && g.len == h.len &&
+		    g.seq == 9 && g.batch == 7 && !g.end);
+	T_CHECK(ts, od_undo_rec_decode(hb, sizeof(hb), 43, &g, &field) ==
+		    OD_ECRC);
+	h.len = OD_UNDO_REF_ENT + 1;	/* not whole entries */
+	od_undo_rec_encode(&h, 42, hb);
+	T_CHECK(ts, od_undo_rec_decode(hb, sizeof(hb), 42, &g, &field) ==
+		    OD_EFIELD);
+	h.len = OD_UNDO_REF_ENT;
+	h.off = 4096;			/* references name no offset */
+	od_undo_rec_encode(&h, 42, hb);
+	T_CHECK(ts, od_undo_rec_decode(hb, sizeof(hb), 42, &g, &field) ==
+		    OD_EFIELD);
+}
+
 /* A clean log record as mkfs and xfs_repair write it, read back. */
 static void test_logrec_clear(struct t_state *ts)
 {
@@ -446,5 +491,6 @@ int main(void)
 	test_logrec_clear(&ts);
 	test_agfl_slots(&ts);
 	test_undo_entries(&ts);
+	test_undo_ref(&ts);
 	return t_done(&ts, "test_records");
 }

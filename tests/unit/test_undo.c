@@ -11,7 +11,8 @@
  * in passes (undo_begin_pass): each names the one before, which names it
  * back, a pass begun on a filesystem the pass before did not leave is
  * refused, undo_discard takes a pass's file and its link away, and the
- * chain is undone whole.
+ * chain is undone whole; references (a block the run had copied named
+ * at its copy), superseded, sealed, damaged and restored.
  */
 #include "t.h"
 #include "core/undo/chain.h"
@@ -336,7 +337,8 @@ static void test_format(struct env *v)
 		    g.blocksize == 4096 && g.agcount == 4 &&
 		    g.image_size == h.image_size && g.ctime == h.ctime &&
 		    strcmp(g.path, "/dev/sdz9") == 0 &&
-		    memcmp(g.uuid, h.uuid, 16) == 0 && g.version == 3 &&
+		    memcmp(g.uuid, h.uuid, 16) == 0 &&
+		    g.version == OD_UNDO_VERSION &&
 		    g.log_off == h.log_off && g.log_len == h.log_len &&
 		    g.log_crc == h.log_crc && g.sb_crc == h.sb_crc &&
 		    g.pass == 1 && g.chain == h.nonce && !g.prev_nonce);
@@ -511,7 +513,8 @@ static void test_layer(struct env *v, char *journal, size_t jlen)
 
 	T_CHECK(ts, undo_check(journal, fs, &info, &e) == 0);
 	T_CHECK(ts, info.complete && !info.torn_tail);
-	T_CHECK(ts, info.state == UNDO_COMPLETE && info.version == 3);
+	T_CHECK(ts, info.state == UNDO_COMPLETE &&
+		    info.version == OD_UNDO_VERSION);
 	/* no free-at-end given: every written block is in the proof */
 	T_CHECK(ts, info.proof_blocks == 608 + 1 + 3);
 	T_CHECK(ts, info.bytes == 608 * BS + TAIL);
@@ -937,6 +940,129 @@ static void test_journal_full(struct env *v, char *journal, size_t jlen)
 }
 
 /* The header of journal j (zeroed if it does not decode). */
+/* Byte offset of the first record with magic m in journal j, or 0. */
+static uint64_t find_magic(const char *j, const char *m)
+{
+	uint64_t size = file_size(j), pos, found = 0;
+	uint8_t *buf = malloc(size ? size : 1);
+	int fd = open(j, O_RDONLY);
+
+	if (buf && fd >= 0 && pread(fd, buf, size, 0) == (ssize_t)size)
+		for (pos = OD_UNDO_HDR_LEN; !found && pos + 4 <= size; pos++)
+			if (memcmp(buf + pos, m, 4) == 0)
+				found = pos;
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return found;
+}
+
+/* The run's copy of blocks [src, src+n) to dst, through the layer. */
+static int copy_blocks(struct fs *fs, struct undo *u, uint64_t src,
+		       uint64_t dst, uint64_t n, struct err *e)
+{
+	uint8_t *p = malloc(n * BS);
+	int ret = img_pread(fs->img, p, n * BS, src * BS);
+
+	if (ret == 0)
+		ret = img_pwrite(fs->img, p, n * BS, dst * BS);
+	if (ret == 0)
+		ret = undo_note_move(u, src, dst, n, false, e);
+	free(p);
+	return ret;
+}
+
+/*
+ * References: blocks overwritten after the run copied them are named at
+ * their copies, read back through them, and copied back by undo; a copy
+ * written again gives way to a data record first (superseded), and so
+ * does one free at the end (at the seal).  Undo restores every block.
+ * A flipped byte in a reference record is damage, a copy changed after
+ * the run a changed filesystem: both refused with nothing written.
+ */
+static void test_refs(struct env *v, char *journal, size_t jlen)
+{
+	struct t_state *ts = v->ts;
+	struct undo_info info = { 0 };
+	struct err e = { 0 };
+	struct undo *u = NULL;
+	uint8_t *before = malloc(IMGSIZE), buf[4 * BS];
+	uint64_t pos, bytes0;
+	struct fs *fs;
+
+	reset(v);
+	fs = open_fs(v, v->img);
+	jpath(v, journal, jlen);
+	T_CHECK(ts, undo_begin(fs, journal, &u, &e) == 0);
+	T_CHECK(ts, mark_sb(fs, u) == 0);
+	/* 20..23 -> 40..43 (live: journaled when copied to), then 20..23
+	 * overwritten: one reference */
+	T_CHECK(ts, copy_blocks(fs, u, 20, 40, 4, &e) == 0);
+	bytes0 = undo_bytes(u);
+	T_CHECK(ts, undo_prepare(u, 20 * BS, 4 * BS, &e) == 0 &&
+		    undo_sync(u, &e) == 0);
+	T_CHECK(ts, undo_bytes(u) == bytes0 + OD_UNDO_REF_ENT);
+	T_CHECK(ts, wr(fs, 20 * BS, 4 * BS) == 0);
+	T_CHECK(ts, undo_read_original(u, 21 * BS + 7, buf, 2 * BS, &e) == 0 &&
+		    memcmp(buf, v->orig + 21 * BS + 7, 2 * BS) == 0);
+	/* 30 -> 50, 30 overwritten (a reference), then 50 written again:
+	 * the reference gives way to a record of 30's bytes read at 50 */
+	T_CHECK(ts, copy_blocks(fs, u, 30, 50, 1, &e) == 0);
+	T_CHECK(ts, wr(fs, 30 * BS, BS) == 0);
+	bytes0 = undo_bytes(u);
+	T_CHECK(ts, wr(fs, 50 * BS, 100) == 0);
+	T_CHECK(ts, undo_bytes(u) == bytes0 + BS);
+	T_CHECK(ts, undo_read_original(u, 30 * BS, buf, BS, &e) == 0 &&
+		    memcmp(buf, v->orig + 30 * BS, BS) == 0);
+	/* 60 -> 70, 60 overwritten, 70 free at the end: a record at the
+	 * seal; 80 -> 81 and 82 -> 80 (a reference whose copy is another
+	 * reference's block: 80 restored after 82) */
+	T_CHECK(ts, copy_blocks(fs, u, 60, 70, 1, &e) == 0);
+	T_CHECK(ts, wr(fs, 60 * BS, BS) == 0);
+	T_CHECK(ts, copy_blocks(fs, u, 80, 81, 1, &e) == 0);
+	T_CHECK(ts, copy_blocks(fs, u, 82, 80, 1, &e) == 0);
+	T_CHECK(ts, wr(fs, 82 * BS, BS) == 0);
+	T_CHECK(ts, undo_mark_free_end(u, 70, 1, &e) == 0);
+	T_CHECK(ts, undo_finish(u, &e) == 0);
+	undo_end(fs, u);
+	T_CHECK(ts, undo_check(journal, fs, &info, &e) == 0 &&
+		    info.complete && info.ref_blocks == 4 + 1 + 1 &&
+		    info.version == OD_UNDO_VERSION);
+	memcpy(before, v->img, IMGSIZE);
+
+	/* damage: a flipped byte of a reference entry, or of its header */
+	pos = find_magic(journal, "UREF");
+	T_CHECK(ts, pos > 0);
+	flip(journal, pos + OD_UNDO_REC_LEN + 5);
+	err_clear(&e);
+	T_CHECK(ts, undo_apply(journal, fs, &info, &e) == -EFSCORRUPTED);
+	flip(journal, pos + OD_UNDO_REC_LEN + 5);
+	flip(journal, pos + 2);
+	err_clear(&e);
+	T_CHECK(ts, undo_apply(journal, fs, &info, &e) == -EFSCORRUPTED);
+	flip(journal, pos + 2);
+	T_CHECK(ts, memcmp(before, v->img, IMGSIZE) == 0);
+	/* a copy changed since the run */
+	v->img[41 * BS + 9] ^= 1;
+	err_clear(&e);
+	T_CHECK(ts, undo_apply(journal, fs, &info, &e) == -ESTALE &&
+		    strstr(e.msg, "ag 0 block 41"));
+	v->img[41 * BS + 9] ^= 1;
+	T_CHECK(ts, memcmp(before, v->img, IMGSIZE) == 0);
+
+	/* undo: every block as before (all were live) */
+	err_clear(&e);
+	T_CHECK(ts, undo_apply(journal, fs, &info, &e) == 0);
+	if (e.code)
+		fprintf(stderr, "undo: %s\n", e.msg);
+	T_CHECK(ts, same_but(v, NULL, 0));
+	/* again: nothing to do */
+	T_CHECK(ts, undo_apply(journal, fs, &info, &e) == 0 &&
+		    same_but(v, NULL, 0));
+	fs_close(fs);
+	free(before);
+}
+
 static struct od_undo_hdr header_of(const char *j)
 {
 	struct od_undo_hdr h = { 0 };
@@ -1094,6 +1220,7 @@ int main(void)
 	test_layer(&v, journal, sizeof(journal));
 	test_identity(&v, journal);
 	test_damage(&v, journal, sizeof(journal));
+	test_refs(&v, journal, sizeof(journal));
 	test_torn_batch(&v, journal, sizeof(journal));
 	test_fault(&v, journal, sizeof(journal));
 	test_journal_full(&v, journal, sizeof(journal));
