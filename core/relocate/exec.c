@@ -71,6 +71,13 @@ static int finish(struct xctx *x)
 	return ret;
 }
 
+/*
+ * What the journal need not keep: free space, and the blocks of the
+ * unwritten extents the run remaps without copying.  Those read as zeros
+ * through the mapping undo restores whatever they hold (an unwritten
+ * extent is never shared with a written one: a write to a shared extent
+ * copies it first), so their bytes are nobody's.
+ */
 static int mark_free(struct xctx *x)
 {
 	uint32_t a;
@@ -85,6 +92,10 @@ static int mark_free(struct xctx *x)
 							      ag->freesp[i].agbno),
 					     ag->freesp[i].len, x->e);
 	}
+	for (i = 0; i < x->p->nmv && !ret; i++)
+		if (x->p->mv[i].flags & PM_NOCOPY)
+			ret = undo_mark_free(x->u, x->p->mv[i].src,
+					     x->p->mv[i].len, x->e);
 	return ret;
 }
 
