@@ -48,6 +48,26 @@ static int mark_sb(struct xctx *x)
 }
 
 /*
+ * The blocks the remapped unwritten extents land on hold nobody's bytes
+ * when the run ends, as free space does: a later run (or its undo) may
+ * leave anything there.  So the seal treats those that held data at the
+ * start as vacated: their originals are journaled, or found at the copy
+ * this run made, and undo copies them back (mark_unwritten's rule, seen
+ * from the run after this one).
+ */
+static int mark_unwritten_end(struct xctx *x)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < x->p->nmv && !ret; i++)
+		if (x->p->mv[i].flags & PM_NOCOPY)
+			ret = undo_mark_free_end(x->u, x->p->mv[i].dst,
+						 x->p->mv[i].len, x->e);
+	return ret;
+}
+
+/*
  * The end: seal the undo file with the crc of the superblock as it will
  * be (NEEDSREPAIR and the mark cleared), make that durable, then write
  * it, then the end record.  A filesystem a kernel can mount always has a
@@ -186,6 +206,8 @@ int exec_run(struct fs *fs, const struct model *m, const struct plan *p,
 	st->w_geometry[1] = st->writes;
 	if (!p->shrink.dblocks)
 		st->w_geometry[0] = st->w_geometry[1] = 0;
+	if (!ret)
+		ret = mark_unwritten_end(&x);
 	if (!ret)
 		ret = finish(&x);
 	st->journal_bytes = undo_bytes(x.u);
