@@ -48,6 +48,26 @@ static int mark_sb(struct xctx *x)
 }
 
 /*
+ * The blocks the remapped unwritten extents land on hold nobody's bytes
+ * when the run ends, as free space does: a later run (or its undo) may
+ * leave anything there.  So the seal treats those that held data at the
+ * start as vacated: their originals are journaled, or found at the copy
+ * this run made, and undo copies them back (mark_unwritten's rule, seen
+ * from the run after this one).
+ */
+static int mark_unwritten_end(struct xctx *x)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < x->p->nmv && !ret; i++)
+		if (x->p->mv[i].flags & PM_NOCOPY)
+			ret = undo_mark_free_end(x->u, x->p->mv[i].dst,
+						 x->p->mv[i].len, x->e);
+	return ret;
+}
+
+/*
  * The end: seal the undo file with the crc of the superblock as it will
  * be (NEEDSREPAIR and the mark cleared), make that durable, then write
  * it, then the end record.  A filesystem a kernel can mount always has a
@@ -71,6 +91,13 @@ static int finish(struct xctx *x)
 	return ret;
 }
 
+/*
+ * What the journal need not keep: free space, and the blocks of the
+ * unwritten extents the run remaps without copying.  Those read as zeros
+ * through the mapping undo restores whatever they hold (an unwritten
+ * extent is never shared with a written one: a write to a shared extent
+ * copies it first), so their bytes are nobody's.
+ */
 static int mark_free(struct xctx *x)
 {
 	uint32_t a;
@@ -85,6 +112,10 @@ static int mark_free(struct xctx *x)
 							      ag->freesp[i].agbno),
 					     ag->freesp[i].len, x->e);
 	}
+	for (i = 0; i < x->p->nmv && !ret; i++)
+		if (x->p->mv[i].flags & PM_NOCOPY)
+			ret = undo_mark_free(x->u, x->p->mv[i].src,
+					     x->p->mv[i].len, x->e);
 	return ret;
 }
 
@@ -175,6 +206,8 @@ int exec_run(struct fs *fs, const struct model *m, const struct plan *p,
 	st->w_geometry[1] = st->writes;
 	if (!p->shrink.dblocks)
 		st->w_geometry[0] = st->w_geometry[1] = 0;
+	if (!ret)
+		ret = mark_unwritten_end(&x);
 	if (!ret)
 		ret = finish(&x);
 	st->journal_bytes = undo_bytes(x.u);

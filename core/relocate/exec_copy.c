@@ -132,6 +132,35 @@ static int copy_piece(struct xctx *x, struct piece *pc, const size_t *order,
 	return ret;
 }
 
+/*
+ * Are blocks [lin, lin+n) free space at the start (the model's)?  Both
+ * calls of exec_copy must split the moves the same way, whatever the
+ * journal has been told since (exec.c marks more blocks as needing no
+ * record), and the same way as plan's undo estimate does.
+ */
+static bool free_at_start(const struct xctx *x, uint64_t lin, uint32_t n)
+{
+	uint32_t a = (uint32_t)(lin / x->g->agblocks);
+	uint32_t b = (uint32_t)(lin % x->g->agblocks);
+	const struct m_ag *ag;
+	size_t lo = 0, hi;
+
+	if (a >= x->m->agcount)
+		return false;
+	ag = &x->m->ag[a];
+	hi = ag->nfree;
+	while (lo < hi) {	/* the last extent starting at or before b */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ag->freesp[mid].agbno <= b)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && (uint64_t)b + n <= (uint64_t)ag->freesp[lo - 1].agbno +
+					 ag->freesp[lo - 1].len;
+}
+
 /* Copy the batch order[b0, b1), whose destinations are journaled. */
 static int copy_batch(struct xctx *x, struct piece *pc, const size_t *order,
 		      size_t b0, size_t b1, uint64_t total)
@@ -190,7 +219,7 @@ int exec_copy(struct xctx *x, bool first)
 	for (i = 0; i < p->nmv; i++) {
 		const struct plan_move *m = &p->mv[i];
 		bool in_first = !(m->flags & PM_NOCOPY) &&
-				undo_was_free(x->u, m->dst, m->len);
+				free_at_start(x, m->dst, m->len);
 
 		if (!(m->flags & PM_NOCOPY))
 			total += (uint64_t)m->len << x->g->blocklog;

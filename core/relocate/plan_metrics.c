@@ -266,6 +266,11 @@ static int ue_gather(const struct planner *pl, uint32_t a, struct uevents *ev)
 		if (mv->src / g->agblocks == a)
 			ret = ue_add(ev, (uint32_t)(mv->src % g->agblocks),
 				     mv->src % g->agblocks + mv->len, UE_SRC);
+		/* an unwritten extent's old blocks: nobody's bytes (exec.c) */
+		if (!ret && mv->src / g->agblocks == a &&
+		    (mv->flags & PM_NOCOPY))
+			ret = ue_add(ev, (uint32_t)(mv->src % g->agblocks),
+				     mv->src % g->agblocks + mv->len, UE_FREE0);
 		if (!ret && mv->src / g->agblocks == a &&
 		    !(mv->flags & PM_NOCOPY) &&
 		    mv->dst / g->agblocks < pl->m->agcount &&
