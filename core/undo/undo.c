@@ -107,25 +107,21 @@ int undo_read_original(struct undo *u, uint64_t off, void *buf, size_t len,
 			       (unsigned long long)off, len,
 			       (unsigned long long)u->size);
 	while (len && !ret) {
-		struct record_loc *hit = undo_index_find(u, off >> u->blocklog);
+		uint32_t k = cm_get(&u->refof, off >> u->blocklog);
+		struct record_loc *hit;
 		uint64_t rec_off, n;
 		ssize_t got;
 
-		if (!hit) {
-			ret = err_set(e, -ENOENT, "undo: image byte %llu was "
-				      "never journaled; no original to read",
-				      (unsigned long long)off);
-			break;
-		}
-		rec_off = off - (hit->b << u->blocklog);
-		n = (hit->n << u->blocklog) - rec_off;
-		if (n > len)
-			n = len;
-		if (hit->ref != SIZE_MAX) {
+		if (k && k <= u->nrf && u->rf[k - 1].live) {
 			/* a live reference: the original is at its copy */
-			uint64_t at = (u->rf[hit->ref].e << u->blocklog) +
-				      rec_off;
+			const struct uref *r = &u->rf[k - 1];
+			uint64_t at;
 
+			rec_off = off - (r->d << u->blocklog);
+			n = ((uint64_t)r->n << u->blocklog) - rec_off;
+			if (n > len)
+				n = len;
+			at = (r->e << u->blocklog) + rec_off;
 			ret = img_pread(u->layer->lower, p, (size_t)n, at);
 			if (ret) {
 				err_set(e, ret, "undo: reading the original of "
@@ -140,6 +136,17 @@ int undo_read_original(struct undo *u, uint64_t off, void *buf, size_t len,
 			len -= (size_t)n;
 			continue;
 		}
+		hit = undo_index_find(u, off >> u->blocklog);
+		if (!hit) {
+			ret = err_set(e, -ENOENT, "undo: image byte %llu was "
+				      "never journaled; no original to read",
+				      (unsigned long long)off);
+			break;
+		}
+		rec_off = off - (hit->b << u->blocklog);
+		n = (hit->n << u->blocklog) - rec_off;
+		if (n > len)
+			n = len;
 		got = pread(u->fd, p, (size_t)n,
 			    (off_t)(hit->pos + OD_UNDO_REC_LEN + rec_off));
 		if (got < 0 && errno == EINTR)
@@ -758,7 +765,8 @@ int undo_begin_pass(struct fs *fs, const char *path,
 	if (!u->path || !u->buf || !u->rbuf || !u->refbuf || !layer ||
 	    bm_init(&u->done, u->nblocks) || bm_init(&u->refcopy, u->nblocks) ||
 	    cm_init(&u->srcmv, u->nblocks) || cm_init(&u->cpmv, u->nblocks) ||
-	    cm_init(&u->wgen, u->nblocks) ||
+	    cm_init(&u->wgen, u->nblocks) || cm_init(&u->refat, u->nblocks) ||
+	    cm_init(&u->refof, u->nblocks) ||
 	    bm_init(&u->free, u->nblocks) || bm_init(&u->wrote, u->nblocks) ||
 	    bm_init(&u->partial, u->nblocks) ||
 	    bm_init(&u->free_end, u->nblocks) || cm_init(&u->crc, u->nblocks)) {

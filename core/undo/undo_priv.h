@@ -106,7 +106,10 @@ struct undo {
 	uint32_t gen;		/* image flushes so far, plus one */
 	bool need_flush;	/* a reference's copy is not yet flushed */
 	struct bitmap refcopy;	/* blocks holding a live reference's copy */
-	void *copies;		/* tsearch tree of copy_loc, by copy block */
+	struct crcmap refat;	/* per copy block: 1 + the live reference
+				 * naming it (0: none) */
+	struct crcmap refof;	/* per block journaled by reference: 1 +
+				 * its live reference (0: none) */
 	struct uref *rf;	/* every reference made, in journal order */
 	size_t nrf, caprf;
 	uint8_t *refbuf;	/* entries not yet appended */

@@ -15,25 +15,9 @@
 #include "core/undo/undo_priv.h"
 #include "core/base/array.h"
 
-#include <search.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* A live reference's copy blocks (the tree over copies; disjoint). */
-struct copy_loc {
-	uint64_t c, n;
-	size_t ref;
-};
-
-static int cix_cmp(const void *a, const void *b)
-{
-	const struct copy_loc *x = a, *y = b;
-
-	if (x->c + x->n <= y->c)
-		return -1;
-	return y->c + y->n <= x->c;
-}
 
 static bool in_log(const struct undo *u, uint64_t b)
 {
@@ -84,7 +68,6 @@ int uref_flush(struct undo *u, struct err *e)
 int uref_add(struct undo *u, uint64_t d, uint64_t c, uint32_t n,
 	     uint32_t crc, struct err *e)
 {
-	struct copy_loc *cl;
 	uint64_t i;
 	int ret = 0;
 
@@ -95,18 +78,17 @@ int uref_add(struct undo *u, uint64_t d, uint64_t c, uint32_t n,
 	if (array_grow((void **)&u->rf, &u->caprf, u->nrf, sizeof(*u->rf),
 		       256))
 		goto nomem;
-	cl = malloc(sizeof(*cl));
-	if (!cl)
+	if (u->nrf >= UINT32_MAX - 1)
 		goto nomem;
-	*cl = (struct copy_loc){ c, n, u->nrf };
-	if (!tsearch(cl, &u->copies, cix_cmp)) {
-		free(cl);
-		goto nomem;
-	}
+	for (i = 0; i < n; i++)
+		if (cm_set(&u->refat, c + i, (uint32_t)u->nrf + 1))
+			goto nomem;
 	u->rf[u->nrf] = (struct uref){ d, c, n, crc, true };
-	if (bm_set(&u->done, d, n) || bm_set(&u->refcopy, c, n) ||
-	    undo_index_add(u, d, n, 0, u->nrf))
+	if (bm_set(&u->done, d, n) || bm_set(&u->refcopy, c, n))
 		goto nomem;
+	for (i = 0; i < n; i++)
+		if (cm_set(&u->refof, d + i, (uint32_t)u->nrf + 1))
+			goto nomem;
 	u->nrf++;
 	od_undo_ref_encode(&(struct od_undo_ref){ d, c, n, crc },
 			   u->refbuf + u->reflen);
@@ -125,7 +107,6 @@ nomem:
 static int supersede(struct undo *u, size_t k, struct err *e)
 {
 	struct uref *r = &u->rf[k];
-	struct copy_loc probe = { r->e, 1, 0 }, **hit;
 	uint64_t len = (uint64_t)r->n << u->blocklog, off = r->e << u->blocklog;
 	uint8_t *data = u->buf + OD_UNDO_REC_LEN;
 	uint64_t i;
@@ -147,19 +128,17 @@ static int supersede(struct undo *u, size_t k, struct err *e)
 			  "keeping the original");
 		return undo_sticky(u, e);
 	}
-	hit = tfind(&probe, &u->copies, cix_cmp);
-	if (hit) {
-		struct copy_loc *cl = *hit;
-
-		tdelete(cl, &u->copies, cix_cmp);
-		free(cl);
-	}
 	for (i = 0; i < r->n; i++)
-		if (bm_clear(&u->refcopy, r->e + i)) {
+		if (bm_clear(&u->refcopy, r->e + i) ||
+		    cm_set(&u->refat, r->e + i, 0)) {
 			undo_fail(u, -ENOMEM, "bookkeeping");
 			return undo_sticky(u, e);
 		}
-	undo_index_del(u, r->d);
+	for (i = 0; i < r->n; i++)
+		if (cm_set(&u->refof, r->d + i, 0)) {
+			undo_fail(u, -ENOMEM, "bookkeeping");
+			return undo_sticky(u, e);
+		}
 	r->live = false;
 	return undo_put_data(u, r->d, r->n, len, e);
 }
@@ -172,10 +151,9 @@ int uref_supersede_range(struct undo *u, uint64_t first, uint64_t last,
 
 	for (b = bm_next(&u->refcopy, first); b <= last && b < u->nblocks &&
 	     !ret; b = bm_next(&u->refcopy, b + 1)) {
-		struct copy_loc probe = { b, 1, 0 }, **hit;
+		uint32_t k = cm_get(&u->refat, b);
 
-		hit = tfind(&probe, &u->copies, cix_cmp);
-		if (!hit) {
+		if (!k || k > u->nrf || !u->rf[k - 1].live) {
 			undo_fail(u, -EINVAL, "reference bookkeeping");
 			return undo_sticky(u, e);
 		}
@@ -183,7 +161,7 @@ int uref_supersede_range(struct undo *u, uint64_t first, uint64_t last,
 			return err_set(e, -EINVAL, "undo file %s is sealed: "
 				       "image block %llu holds a reference's "
 				       "copy", u->path, (unsigned long long)b);
-		ret = supersede(u, (*hit)->ref, e);
+		ret = supersede(u, k - 1, e);
 		*any = true;
 	}
 	return ret;
@@ -210,7 +188,8 @@ int uref_seal(struct undo *u, struct err *e)
 
 void uref_free(struct undo *u)
 {
-	tdestroy(u->copies, free);
+	cm_free(&u->refat);
+	cm_free(&u->refof);
 	bm_free(&u->refcopy);
 	cm_free(&u->srcmv);
 	cm_free(&u->cpmv);
