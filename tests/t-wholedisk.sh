@@ -254,6 +254,9 @@ rc=$?
 # do not count
 holder=
 hold() {	# DEV: a process holding DEV open for writing
+	# (the last holder's "ok" must not answer for this one: the
+	# background job truncates the file only when it starts)
+	rm -f "$T_TMP/hold"
 	python3 -c 'import os, sys, time
 fd = os.open(sys.argv[1], os.O_RDWR); print("ok", flush=True); time.sleep(60)' "$1" > "$T_TMP/hold" &
 	holder=$!
@@ -261,6 +264,7 @@ fd = os.open(sys.argv[1], os.O_RDWR); print("ok", flush=True); time.sleep(60)' "
 }
 unhold() { [ -n "$holder" ] && kill "$holder" 2> /dev/null; wait "$holder" 2> /dev/null; holder=; }
 lockrange() {	# LOCKFILE OFF LEN: a process holding the writer's lock of those bytes
+	rm -f "$T_TMP/hold"
 	python3 -c 'import fcntl, os, struct, sys, time
 fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o600)
 F_OFD_SETLK = 37

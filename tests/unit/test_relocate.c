@@ -319,20 +319,63 @@ static bool was_free(const struct model *m, const struct od_geo *g,
 	return lo < ag->nfree && ag->freesp[lo].agbno <= b;
 }
 
-/* Every block live before the run holds its original bytes again. */
+/*
+ * The blocks only unwritten extents map in m: they read as zeros whatever
+ * they hold, and the run does not keep their bytes (one byte a block).
+ */
+static uint8_t *unwritten_map(const struct model *m, const struct od_geo *g)
+{
+	uint8_t *u = calloc(g->dblocks ? g->dblocks : 1, 1);
+	uint32_t a, k;
+	size_t i;
+
+	for (a = 0; u && a < m->agcount; a++) {
+		const struct m_ag *ag = &m->ag[a];
+
+		for (i = 0; i < ag->nino; i++) {
+			const struct m_ino *mi = &ag->ino[i];
+
+			for (k = 0; k < mi->nde + mi->nae; k++) {
+				struct od_irec r;
+				uint64_t lin, b;
+
+				if (k < mi->nde && (mi->flags & MI_REALTIME))
+					continue;
+				m_ext_get(&ag->ext[mi->ext + k], &r);
+				if (!r.unwritten)
+					continue;
+				lin = (uint64_t)od_fsb_agno(g, r.startblock) *
+				      g->agblocks + od_fsb_agbno(g, r.startblock);
+				for (b = lin; b < lin + r.blockcount &&
+				     b < g->dblocks; b++)
+					u[b] = 1;
+			}
+		}
+	}
+	return u;
+}
+
+/*
+ * Every block live before the run holds its original bytes again (but
+ * those only unwritten extents map).
+ */
 static uint64_t live_diff(const struct image *im, const struct model *m0,
 			  const struct od_geo *g)
 {
+	uint8_t *unw = unwritten_map(m0, g);
 	uint64_t lin, n = 0;
 
+	if (!unw)
+		return UINT64_MAX;
 	for (lin = 0; lin < g->dblocks; lin++) {
 		size_t off = (size_t)(lin * g->blocksize);
 
-		if (was_free(m0, g, lin))
+		if (was_free(m0, g, lin) || unw[lin])
 			continue;
 		if (memcmp(im->orig + off, im->work + off, g->blocksize) != 0)
 			n++;
 	}
+	free(unw);
 	return n;
 }
 
