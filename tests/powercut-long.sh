@@ -33,7 +33,7 @@ python3 "$here/powercut/campaign.py" --bin "$bin" --test-bin "$tbin" --shim "$sh
 	--fixtures aged,bs1k,rmap-nrext64,sect4k-noreflink,isize1k-dir8k \
 	--scenarios renum,renum-undo --per "$per" --seed "${POWERCUT_SEED:-12}" \
 	--manifest-every 10 --keep "$keep" || rc=1
-python3 "$here/powercut/campaign.py" --bin "$bin" --shim "$shim" --tmp "$tmp" \
+python3 "$here/powercut/campaign.py" --bin "$bin" --test-bin "$tbin" --shim "$shim" --tmp "$tmp" \
 	--fixtures aged,bs1k,rmap-nrext64,sect4k-noreflink,isize1k-dir8k \
 	--scenarios shrink,shrink-undo --per "$per" --seed "${POWERCUT_SEED:-12}" \
 	--manifest-every 10 --keep "$keep" || rc=1

@@ -14,6 +14,7 @@
  * each step.
  */
 #include "core/undo/chain_priv.h"
+#include "core/base/array.h"
 #include "core/base/probe.h"
 #include "core/fs/wholedisk.h"
 #include "ondisk/be.h"
@@ -172,19 +173,79 @@ int undo_write_copies(struct scan *s, struct fs *fs, const struct uverify *v,
 }
 
 /*
+ * Copies read since the last flush (refs_read): a reference's blocks may
+ * be written only once the references that read them as their copy are
+ * durable, or a power cut could keep this write and lose those (then
+ * neither the blocks nor the copy hold the original).
+ */
+struct refs_read {
+	struct bitmap bm;
+	uint64_t *v;		/* the blocks set, to clear them at a flush */
+	size_t n, cap;
+};
+
+static bool refs_read_hit(const struct refs_read *r, uint64_t b, uint64_t n)
+{
+	uint64_t i;
+
+	for (i = 0; i < n; i++)
+		if (bm_test(&r->bm, b + i))
+			return true;
+	return false;
+}
+
+static int refs_read_add(struct refs_read *r, uint64_t b, uint64_t n)
+{
+	uint64_t i;
+
+	for (i = 0; i < n; i++) {
+		if (bm_test(&r->bm, b + i))
+			continue;
+		if (array_grow((void **)&r->v, &r->cap, r->n, sizeof(*r->v),
+			       256) || bm_set(&r->bm, b + i, 1))
+			return -ENOMEM;
+		r->v[r->n++] = b + i;
+	}
+	return 0;
+}
+
+static int refs_read_clear(struct refs_read *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++)
+		if (bm_clear(&r->bm, r->v[i]))
+			return -ENOMEM;
+	r->n = 0;
+	return 0;
+}
+
+/*
  * The references, last first: each block gets its copy back (a later
- * reference's copy may be an earlier one's block, restored after it).
- * One already holding its original is done (an interrupted undo); the
- * copy is checked before it is written.
+ * reference's copy may be an earlier one's block, restored after it,
+ * with a flush between the two).  One already holding its original is
+ * done (an interrupted undo); the copy is checked before it is written.
  */
 int undo_write_refs(struct scan *s, struct fs *fs, struct err *e)
 {
 	unsigned bl = fs->geo.blocklog;
+	struct refs_read rd = { 0 };
+	uint64_t nb = 0;
 	size_t k;
 	int ret = 0;
 
 	if (!s->nlv)
 		return 0;
+	for (k = 0; k < s->nrf; k++) {
+		const struct scan_ref *f = &s->rf[k];
+
+		if (f->d + f->n > nb)
+			nb = f->d + f->n;
+		if (f->c + f->n > nb)
+			nb = f->c + f->n;
+	}
+	if (bm_init(&rd.bm, nb))
+		return err_set(e, -ENOMEM, "out of memory");
 	for (k = s->nrf; k-- > 0 && !ret;) {
 		const struct scan_ref *f = &s->rf[k];
 		size_t len = (size_t)f->n << bl;
@@ -217,8 +278,18 @@ int undo_write_refs(struct scan *s, struct fs *fs, struct err *e)
 				      s->path, (unsigned long long)f->seq);
 			break;
 		}
-		ret = put(fs, s->buf, len, f->d << bl, e);
+		if (refs_read_hit(&rd, f->d, f->n)) {
+			ret = flush(fs, e);
+			if (!ret && refs_read_clear(&rd))
+				ret = err_set(e, -ENOMEM, "out of memory");
+		}
+		if (!ret && refs_read_add(&rd, f->c, f->n))
+			ret = err_set(e, -ENOMEM, "out of memory");
+		if (!ret)
+			ret = put(fs, s->buf, len, f->d << bl, e);
 	}
+	bm_free(&rd.bm);
+	free(rd.v);
 	return ret ? ret : flush(fs, e);
 }
 
