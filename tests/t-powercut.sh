@@ -19,43 +19,13 @@ bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 tbin=$(t_testbin "$bin")	# the test aids (tests/aids)
 t_tmpdir
 
-command -v xfs_repair >/dev/null 2>&1 || { t_skip "xfs_repair not installed"; # undo restoring chains of references (a block's original at a copy
-# that was itself a block the run overwrote, whose own original is at a
-# third): the first write must be durable before the second.  This
-# fixture and seed cut between the two 2 times in 60 without the flush
-# (the sanitizer build: the same paths, fewer images).
-chain_per=60
-[ -n "${XFSDEFRAG_ASAN:-}" ] && chain_per=8
-if python3 "$here/powercut/campaign.py" --bin "$bin" --test-bin "$tbin" --shim "$shim" \
-	--tmp "$T_TMP/pc" --fixtures isize1k-dir8k --scenarios undo-reuse \
-	--per $chain_per --seed 12 --manifest-every 0 > "$T_TMP/out" 2>&1; then
-	t_ok "$(tail -n 1 "$T_TMP/out") (chains of references)"
-else
-	t_fail "power-cut sample, chains of references: $(grep -c '^FAIL' "$T_TMP/out") failures"
-	grep -v '^ ' "$T_TMP/out" | sed 's/^/    /'
-fi
-t_summary t-powercut; exit; }
+command -v xfs_repair >/dev/null 2>&1 || { t_skip "xfs_repair not installed"; t_summary t-powercut; exit; }
 shim=$(t_built powercut/pctrace.so)
 if [ ! -f "$shim" ]; then
 	shim=$T_TMP/pctrace.so
 	cc -std=c11 -Wall -Wextra -Werror -fPIC -shared -o "$shim" \
 		"$here/powercut/pctrace.c" -ldl -lpthread ||
-		{ t_fail "cannot build the pctrace layer"; # undo restoring chains of references (a block's original at a copy
-# that was itself a block the run overwrote, whose own original is at a
-# third): the first write must be durable before the second.  This
-# fixture and seed cut between the two 2 times in 60 without the flush
-# (the sanitizer build: the same paths, fewer images).
-chain_per=60
-[ -n "${XFSDEFRAG_ASAN:-}" ] && chain_per=8
-if python3 "$here/powercut/campaign.py" --bin "$bin" --test-bin "$tbin" --shim "$shim" \
-	--tmp "$T_TMP/pc" --fixtures isize1k-dir8k --scenarios undo-reuse \
-	--per $chain_per --seed 12 --manifest-every 0 > "$T_TMP/out" 2>&1; then
-	t_ok "$(tail -n 1 "$T_TMP/out") (chains of references)"
-else
-	t_fail "power-cut sample, chains of references: $(grep -c '^FAIL' "$T_TMP/out") failures"
-	grep -v '^ ' "$T_TMP/out" | sed 's/^/    /'
-fi
-t_summary t-powercut; exit; }
+		{ t_fail "cannot build the pctrace layer"; t_summary t-powercut; exit; }
 fi
 # the sanitizer build is slower: fewer images, same code paths
 per=3 fixtures=bs1k,sect4k-noreflink
@@ -66,35 +36,28 @@ fi
 mkdir -p "$T_TMP/pc"
 every=5 every_renum=1
 t_need_mount "power cuts: content manifests" || every=0 every_renum=0
-if python3 "$here/powercut/campaign.py" --bin "$bin" --test-bin "$tbin" --shim "$shim" \
-	--tmp "$T_TMP/pc" --fixtures "$fixtures" --per "$per" \
-	--seed "${POWERCUT_SEED:-$$}" --manifest-every $every > "$T_TMP/out" 2>&1; then
-	t_ok "$(tail -n 1 "$T_TMP/out")"
-else
-	t_fail "power-cut sample: $(grep -c '^FAIL' "$T_TMP/out") failures"
-	grep -v '^ ' "$T_TMP/out" | sed 's/^/    /'
-fi
-tail -n 1 "$T_TMP/out"
+# campaign WHAT ARGS...: one sample of tests/powercut/campaign.py
+campaign() {
+	local what=$1
+	shift
+	if python3 "$here/powercut/campaign.py" --bin "$bin" --test-bin "$tbin" \
+		--shim "$shim" --tmp "$T_TMP/pc" "$@" > "$T_TMP/out" 2>&1; then
+		t_ok "$(tail -n 1 "$T_TMP/out")${what:+ ($what)}"
+	else
+		t_fail "power-cut sample${what:+, $what}: $(grep -c '^FAIL' "$T_TMP/out") failures"
+		grep -v '^ ' "$T_TMP/out" | sed 's/^/    /'
+	fi
+}
+campaign "" --fixtures "$fixtures" --per "$per" \
+	--seed "${POWERCUT_SEED:-$$}" --manifest-every $every
 # renumbering: cuts only inside the writes that renumber inodes, each
 # crash image also compared by manifest (when root)
-if python3 "$here/powercut/campaign.py" --bin "$bin" --test-bin "$tbin" --shim "$shim" \
-	--tmp "$T_TMP/pc" --fixtures bs1k --scenarios renum --per "$per" \
-	--seed "${POWERCUT_SEED:-$$}" --manifest-every $every_renum > "$T_TMP/out" 2>&1; then
-	t_ok "$(tail -n 1 "$T_TMP/out")"
-else
-	t_fail "power-cut sample, renumbering: $(grep -c '^FAIL' "$T_TMP/out") failures"
-	grep -v '^ ' "$T_TMP/out" | sed 's/^/    /'
-fi
+campaign renumbering --fixtures bs1k --scenarios renum --per "$per" \
+	--seed "${POWERCUT_SEED:-$$}" --manifest-every $every_renum
 # shrinking: half the cuts inside the writes that rewrite the geometry,
 # the file's size checked after recovery; and undo of a finished shrink
-if python3 "$here/powercut/campaign.py" --bin "$bin" --test-bin "$tbin" --shim "$shim" \
-	--tmp "$T_TMP/pc" --fixtures aged --scenarios shrink,shrink-undo \
-	--per "$per" --seed "${POWERCUT_SEED:-$$}" --manifest-every $every > "$T_TMP/out" 2>&1; then
-	t_ok "$(tail -n 1 "$T_TMP/out")"
-else
-	t_fail "power-cut sample, shrinking: $(grep -c '^FAIL' "$T_TMP/out") failures"
-	grep -v '^ ' "$T_TMP/out" | sed 's/^/    /'
-fi
+campaign shrinking --fixtures aged --scenarios shrink,shrink-undo \
+	--per "$per" --seed "${POWERCUT_SEED:-$$}" --manifest-every $every
 # undo restoring chains of references (a block's original at a copy
 # that was itself a block the run overwrote, whose own original is at a
 # third): the first write must be durable before the second.  This
@@ -102,12 +65,6 @@ fi
 # (the sanitizer build: the same paths, fewer images).
 chain_per=60
 [ -n "${XFSDEFRAG_ASAN:-}" ] && chain_per=8
-if python3 "$here/powercut/campaign.py" --bin "$bin" --test-bin "$tbin" --shim "$shim" \
-	--tmp "$T_TMP/pc" --fixtures isize1k-dir8k --scenarios undo-reuse \
-	--per $chain_per --seed 12 --manifest-every 0 > "$T_TMP/out" 2>&1; then
-	t_ok "$(tail -n 1 "$T_TMP/out") (chains of references)"
-else
-	t_fail "power-cut sample, chains of references: $(grep -c '^FAIL' "$T_TMP/out") failures"
-	grep -v '^ ' "$T_TMP/out" | sed 's/^/    /'
-fi
+campaign "chains of references" --fixtures isize1k-dir8k \
+	--scenarios undo-reuse --per $chain_per --seed 12 --manifest-every 0
 t_summary t-powercut
