@@ -266,16 +266,8 @@ int undo_write_refs(struct scan *s, struct fs *fs, struct err *e)
 			break;
 		}
 		if (od_undo_crc(s->buf, len) != f->crc) {
-			ret = err_set(e, -ESTALE, "%s: neither image blocks "
-				      "%llu..%llu nor their copy at blocks "
-				      "%llu..%llu hold the original that undo "
-				      "file %s names (record %llu); run undo "
-				      "again", fs->path,
-				      (unsigned long long)f->d,
-				      (unsigned long long)(f->d + f->n - 1),
-				      (unsigned long long)f->c,
-				      (unsigned long long)(f->c + f->n - 1),
-				      s->path, (unsigned long long)f->seq);
+			ret = undo_ref_lost(e, fs->path, s->path, f,
+					    "; run undo again");
 			break;
 		}
 		if (refs_read_hit(&rd, f->d, f->n)) {

@@ -167,6 +167,12 @@ const struct journal_rec *scan_record_of(const struct scan *s, uint64_t b);
  */
 int undo_check_refs(struct scan *s, const struct uproof *p, struct fs *fs,
 		    struct img *im, struct err *e);
+/*
+ * -ESTALE: neither reference f's blocks nor its copy hold the original
+ * (image img, undo file undo); what then ends the message (undo_verify.c).
+ */
+int undo_ref_lost(struct err *e, const char *img, const char *undo,
+		  const struct scan_ref *f, const char *then);
 /* Copy the live references back, last first (undo_apply.c); fsync. */
 int undo_write_refs(struct scan *s, struct fs *fs, struct err *e);
 

@@ -396,6 +396,19 @@ static int run_crc(struct img *im, struct fs *fs, uint8_t *buf, uint64_t b,
 	return ret;
 }
 
+int undo_ref_lost(struct err *e, const char *img, const char *undo,
+		  const struct scan_ref *f, const char *then)
+{
+	return err_set(e, -ESTALE, "%s: neither image blocks %llu..%llu nor "
+		       "their copy at blocks %llu..%llu hold the original "
+		       "that undo file %s names (record %llu)%s", img,
+		       (unsigned long long)f->d,
+		       (unsigned long long)(f->d + f->n - 1),
+		       (unsigned long long)f->c,
+		       (unsigned long long)(f->c + f->n - 1), undo,
+		       (unsigned long long)f->seq, then);
+}
+
 /*
  * A live reference in the comparison: its blocks must hold the
  * original.  Block by block where the proof holds the copy's crcs (a
@@ -477,17 +490,9 @@ int undo_check_refs(struct scan *s, const struct uproof *p, struct fs *fs,
 			continue;	/* never overwritten, or restored */
 		ret = run_crc(im, fs, buf, f->c, f->n, &crc, e);
 		if (ret == 0 && crc != f->crc)
-			ret = err_set(e, -ESTALE, "%s: neither image blocks "
-				      "%llu..%llu nor their copy at blocks "
-				      "%llu..%llu hold the original that undo "
-				      "file %s names (record %llu): the "
-				      "filesystem changed since the run; "
-				      "nothing was written", fs->path,
-				      (unsigned long long)f->d,
-				      (unsigned long long)(f->d + f->n - 1),
-				      (unsigned long long)f->c,
-				      (unsigned long long)(f->c + f->n - 1),
-				      s->path, (unsigned long long)f->seq);
+			ret = undo_ref_lost(e, fs->path, s->path, f,
+					    ": the filesystem changed since "
+					    "the run; nothing was written");
 	}
 	free(buf);
 	return ret;
