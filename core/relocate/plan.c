@@ -117,16 +117,27 @@ static int remap(struct agplan *ap, struct nrecs *nr)
 	return 0;
 }
 
-static int cmp_nrec(const void *a, const void *b)
+/* The new records by inode, fork, then file offset (two radix sorts). */
+static int sort_nrecs(struct nrecs *nr)
 {
-	const struct nrec *x = a, *y = b;
+	uint64_t *key;
+	size_t i;
+	int ret;
 
-	if (x->ino_idx != y->ino_idx)
-		return x->ino_idx < y->ino_idx ? -1 : 1;
-	if (x->fork != y->fork)
-		return x->fork < y->fork ? -1 : 1;
-	return x->r.startoff < y->r.startoff ? -1 :
-	       x->r.startoff > y->r.startoff;
+	if (nr->n < 2)
+		return 0;
+	key = malloc(nr->n * sizeof(*key));
+	if (!key)
+		return -ENOMEM;
+	for (i = 0; i < nr->n; i++)
+		key[i] = nr->v[i].r.startoff;
+	ret = sort_by_key(nr->v, nr->n, sizeof(*nr->v), key);
+	for (i = 0; !ret && i < nr->n; i++)
+		key[i] = (uint64_t)nr->v[i].ino_idx << 8 | nr->v[i].fork;
+	if (!ret)
+		ret = sort_by_key(nr->v, nr->n, sizeof(*nr->v), key);
+	free(key);
+	return ret;
 }
 
 /* Can b follow a in one record?  (Symlink headers sit at record starts.) */
@@ -231,7 +242,8 @@ static int collect_forks(struct planner *pl, struct nrecs *nr)
 
 	_Static_assert(sizeof(struct od_irec) <= sizeof(struct nrec),
 		       "records merged in place");
-	sort_any(nr->v, nr->n, sizeof(*nr->v), cmp_nrec);
+	if (sort_nrecs(nr))
+		return -ENOMEM;
 	while (i < nr->n) {
 		uint32_t idx = nr->v[i].ino_idx;
 		uint8_t fork = nr->v[i].fork, why = 0;

@@ -29,11 +29,20 @@ int plan_ino_pad(struct planner *pl, uint32_t agno, uint32_t start,
 	return 0;
 }
 
-static int cmp_pino(const void *a, const void *b)
+/* The inode map by old number. */
+static int sort_pino(struct plan *p)
 {
-	const struct plan_ino *x = a, *y = b;
+	uint64_t *key = malloc((p->nino ? p->nino : 1) * sizeof(*key));
+	size_t i;
+	int ret;
 
-	return x->old < y->old ? -1 : x->old > y->old;
+	if (!key)
+		return -ENOMEM;
+	for (i = 0; i < p->nino; i++)
+		key[i] = p->ino[i].old;
+	ret = sort_by_key(p->ino, p->nino, sizeof(*p->ino), key);
+	free(key);
+	return ret;
 }
 
 static int cmp_ich(const void *a, const void *b)
@@ -181,7 +190,8 @@ int plan_ino_finish(struct planner *pl, uint8_t *nomove)
 			p->nino++;
 		}
 	}
-	sort_any(p->ino, p->nino, sizeof(*p->ino), cmp_pino);
+	if (sort_pino(p))
+		return -ENOMEM;
 	for (a = 0; a < pl->m->agcount; a++)
 		for (k = 0; k < pl->m->ag[a].nchunk; k++)
 			p->nich += ip->vacated[a][k];

@@ -160,15 +160,23 @@ struct member {
 	uint64_t ord;		/* its own */
 };
 
-static int cmp_member(const void *a, const void *b)
+/* mb[0..n) by target AG, parent's walk order, then its own. */
+static int sort_members(struct member *mb, size_t n)
 {
-	const struct member *x = a, *y = b;
+	uint64_t *key = malloc((n ? n : 1) * sizeof(*key));
+	size_t i;
+	int f, ret = 0;
 
-	if (x->ag != y->ag)
-		return x->ag < y->ag ? -1 : 1;
-	if (x->pord != y->pord)
-		return x->pord < y->pord ? -1 : 1;
-	return x->ord < y->ord ? -1 : x->ord > y->ord;
+	if (!key)
+		return -ENOMEM;
+	for (f = 2; f >= 0 && !ret; f--) {
+		for (i = 0; i < n; i++)
+			key[i] = f == 2 ? mb[i].ord : f == 1 ? mb[i].pord :
+				 mb[i].ag;
+		ret = sort_by_key(mb, n, sizeof(*mb), key);
+	}
+	free(key);
+	return ret;
 }
 
 /* A directory's moving children in one AG: mem[start, start+n). */
@@ -470,7 +478,9 @@ int plan_ino_choose(struct planner *pl, enum plan_renumber mode,
 		mb[n].ord = pl->ref[d].order;
 		n++;
 	}
-	sort_any(mb, n, sizeof(*mb), cmp_member);
+	ret = sort_members(mb, n);
+	if (ret)
+		goto out;
 	/* full chunks, filled in walk order: a metadata walk reads every
 	 * cluster once, all of them in one zone (plan_stream.c) */
 	for (a = 0; a < m->agcount; a++)
@@ -504,8 +514,10 @@ int plan_ino_choose(struct planner *pl, enum plan_renumber mode,
 		}
 	}
 	ip->order = malloc((ip->nch ? ip->nch : 1) * sizeof(*ip->order));
-	if (!ip->order)
+	if (!ip->order) {
+		ret = -ENOMEM;
 		goto out;
+	}
 	for (k = 0; k < ip->nch; k++)
 		ip->order[k] = k;
 	qsort_r(ip->order, ip->nch, sizeof(*ip->order), cmp_chunk_key, ip->ch);

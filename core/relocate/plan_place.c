@@ -88,7 +88,9 @@ int plan_place_all(struct planner *pl, struct agplan *aps)
 		if (!plan_lim_ag(pl, a))
 			room[a] = 0;	/* left alone: nothing moves in */
 	}
-	qsort_r(all, n, sizeof(*all), plan_unit_ref_cmp, aps);
+	ret = plan_sort_unit_refs(aps, all, n);
+	if (ret)
+		goto out;
 	/* pass 1: choose target AGs; a move frees room where it came from */
 	for (i = 0; i < n;) {
 		size_t j = i + 1;

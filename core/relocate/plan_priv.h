@@ -265,8 +265,12 @@ int plan_place_near(struct planner *pl, struct agplan *aps,
  */
 bool plan_seg_take_near(struct agplan *ap, uint32_t len, uint32_t hint,
 			uint32_t *at);
-/* Placement order of units (qsort_r over unit_ref, arg: aps). */
-int plan_unit_ref_cmp(const void *a, const void *b, void *arg);
+/*
+ * all[0..n) in placement order: by the units' key, key2, key3, then AG
+ * and start.  0 or -ENOMEM.
+ */
+int plan_sort_unit_refs(const struct agplan *aps, struct unit_ref *all,
+			size_t n);
 /*
  * Choose the AG of one fork's movable units u[0..nu) (plan_target.c):
  * room per AG is updated; have[] is zero on entry and on return; debt

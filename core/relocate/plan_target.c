@@ -5,26 +5,52 @@
  */
 #include "core/relocate/plan_priv.h"
 #include "core/relocate/plan_limits_priv.h"
+#include "core/base/sort.h"
 
-int plan_unit_ref_cmp(const void *a, const void *b, void *arg)
+#include <errno.h>
+#include <stdlib.h>
+
+/* The units' field f (0-2: key, key2, key3; 3: AG and start). */
+static uint64_t unit_field(const struct agplan *aps, const struct unit_ref *r,
+			   int f)
 {
-	const struct agplan *aps = arg;
-	const struct unit_ref *x = a, *y = b;
-	const struct unit *ux = &aps[x->agno].unit[x->idx];
-	const struct unit *uy = &aps[y->agno].unit[y->idx];
+	const struct unit *u = &aps[r->agno].unit[r->idx];
 
-	if (ux->key != uy->key)
-		return ux->key < uy->key ? -1 : 1;
-	if (ux->key2 != uy->key2)
-		return ux->key2 < uy->key2 ? -1 : 1;
-	if (ux->key3 != uy->key3)
-		return ux->key3 < uy->key3 ? -1 : 1;
-	if (x->agno != y->agno)
-		return x->agno < y->agno ? -1 : 1;
-	return ux->start < uy->start ? -1 : ux->start > uy->start;
+	switch (f) {
+	case 0:
+		return u->key;
+	case 1:
+		return u->key2;
+	case 2:
+		return u->key3;
+	default:
+		return (uint64_t)r->agno << 32 | u->start;
+	}
 }
 
-/* Do two units (sorted by plan_unit_ref_cmp) ask to be placed as one fork? */
+int plan_sort_unit_refs(const struct agplan *aps, struct unit_ref *all,
+			size_t n)
+{
+	uint64_t *key;
+	size_t i;
+	int f, ret = 0;
+
+	if (n < 2)
+		return 0;
+	key = malloc(n * sizeof(*key));
+	if (!key)
+		return -ENOMEM;
+	/* least significant field first: each sort keeps the order before */
+	for (f = 3; f >= 0 && !ret; f--) {
+		for (i = 0; i < n; i++)
+			key[i] = unit_field(aps, &all[i], f);
+		ret = sort_by_key(all, n, sizeof(*all), key);
+	}
+	free(key);
+	return ret;
+}
+
+/* Do two units (sorted by plan_sort_unit_refs) ask to be placed as one fork? */
 bool plan_same_fork(const struct agplan *aps, const struct unit_ref *x,
 		    const struct unit_ref *y)
 {

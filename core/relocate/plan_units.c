@@ -10,6 +10,9 @@
 #include "core/fs/fork.h"
 #include "ondisk/inode.h"
 
+#include <errno.h>
+#include <stdlib.h>
+
 /* Bytes of fork whichfork in the inode (its literal-area share). */
 uint32_t plan_fork_len(const struct od_geo *g, const struct m_ino *mi,
 			 int whichfork)
@@ -72,15 +75,6 @@ int plan_gather_maps(struct agplan *ap)
 	return 0;
 }
 
-static int cmp_pmap_start(const void *a, const void *b)
-{
-	const struct pmap *x = a, *y = b;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->len < y->len ? -1 : x->len > y->len;
-}
-
 /*
  * The order a mapping asks to be placed in.  Walk orders: directories
  * before files, then the inode's place in the walk, data fork first, by
@@ -113,8 +107,19 @@ int plan_build_units(struct agplan *ap)
 {
 	size_t i, u = 0;
 	uint32_t end = 0;
+	uint64_t *by;
+	int ret;
 
-	sort_any(ap->map, ap->nmap, sizeof(*ap->map), cmp_pmap_start);
+	/* by start, then length */
+	by = malloc((ap->nmap ? ap->nmap : 1) * sizeof(*by));
+	if (!by)
+		return -ENOMEM;
+	for (i = 0; i < ap->nmap; i++)
+		by[i] = (uint64_t)ap->map[i].start << 32 | ap->map[i].len;
+	ret = sort_by_key(ap->map, ap->nmap, sizeof(*ap->map), by);
+	free(by);
+	if (ret)
+		return ret;
 	ap->unit = bigmem_calloc(ap->nmap ? ap->nmap : 1, sizeof(*ap->unit));
 	if (!ap->unit)
 		return -ENOMEM;

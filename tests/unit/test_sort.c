@@ -4,12 +4,16 @@
  * size class (the small arrays' 8-bit digits, the large ones' 11-bit),
  * values that need few passes or all of them, digits all values share;
  * sort_u64_from keeping the order of values equal in the bits it sorts
- * by (a key in the high bits, the input position in the low ones).
+ * by (a key in the high bits, the input position in the low ones);
+ * sort_by_key moving records of an odd size, stably, by one key and by
+ * two in turn.
  */
 #include "t.h"
 #include "core/base/sort.h"
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
@@ -85,6 +89,69 @@ static void one_from(struct t_state *ts, size_t n, unsigned from,
 	free(b);
 }
 
+/* A record of an odd size: a key, a second key, where it started. */
+struct rec {
+	uint64_t k;
+	uint32_t k2;
+	uint32_t pos;
+	unsigned char pad[3];
+};
+
+/* by k2 then k then position (two sort_by_key calls: k, then k2) */
+static int cmp_rec2(const void *a, const void *b)
+{
+	const struct rec *x = a, *y = b;
+
+	if (x->k2 != y->k2)
+		return x->k2 < y->k2 ? -1 : 1;
+	if (x->k != y->k)
+		return x->k < y->k ? -1 : 1;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/* by k then position */
+static int cmp_rec(const void *a, const void *b)
+{
+	const struct rec *x = a, *y = b;
+
+	if (x->k != y->k)
+		return x->k < y->k ? -1 : 1;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+static void one_keyed(struct t_state *ts, size_t n, uint64_t mask, bool two)
+{
+	struct rec *a = calloc(n ? n : 1, sizeof(*a));
+	struct rec *b = calloc(n ? n : 1, sizeof(*b));
+	uint64_t *key = malloc((n ? n : 1) * sizeof(*key));
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		a[i].k = next() & mask;
+		a[i].k2 = (uint32_t)(next() & 0x3f);
+		a[i].pos = (uint32_t)i;
+		a[i].pad[0] = (unsigned char)i;
+	}
+	memcpy(b, a, n * sizeof(*a));
+	for (i = 0; i < n; i++)
+		key[i] = a[i].k;
+	T_CHECK(ts, sort_by_key(a, n, sizeof(*a), key) == 0);
+	for (i = 0; two && i < n; i++)
+		key[i] = a[i].k2;
+	if (two)
+		T_CHECK(ts, sort_by_key(a, n, sizeof(*a), key) == 0);
+	if (n)
+		qsort(b, n, sizeof(*b), two ? cmp_rec2 : cmp_rec);
+	T_CHECK(ts, memcmp(a, b, n * sizeof(*a)) == 0);
+	for (i = 1; i < n; i++)
+		if (key[i - 1] > key[i])
+			break;
+	T_CHECK(ts, n < 2 || i == n);	/* the keys come back sorted */
+	free(a);
+	free(b);
+	free(key);
+}
+
 int main(void)
 {
 	static const size_t sizes[] = { 0, 1, 2, 3, 17, 1000, 16383, 16384,
@@ -105,6 +172,10 @@ int main(void)
 		one_from(&ts, n, 32, 0x7);
 		one_from(&ts, n, 32, 0xffffffffull);
 		one_from(&ts, n, 40, 0xfff);
+		one_keyed(&ts, n, UINT64_MAX, false);
+		one_keyed(&ts, n, 0xff, false);		/* many ties */
+		one_keyed(&ts, n, 0, false);		/* all equal */
+		one_keyed(&ts, n, 0xfff000, true);
 	}
 	return t_done(&ts, "test_sort");
 }
