@@ -17,15 +17,19 @@ int sort_u64(uint64_t *v, size_t n);
  */
 int sort_u64_from(uint64_t *v, size_t n, unsigned from);
 
+/* Field f (0: the most significant) of an element, as a number. */
+typedef uint64_t (*sort_key_fn)(const void *elem, unsigned f,
+				 const void *arg);
 /*
- * Reorder n elements of size bytes at base stably by key[i], the key of
- * element i (key is scratch: it comes back sorted).  A sort by several
- * fields is one call per field, the least significant first.  Linear
- * (LSD radix on the keys, then the elements moved in place along the
- * permutation's cycles), where qsort's comparisons cost a call each.
- * n < 2^32.  0, or -ENOMEM or -E2BIG with base untouched.
+ * Reorder n elements of size bytes at base stably by fields 0 to
+ * nfields - 1 of key_of, the first deciding first.  Linear: LSD radix
+ * on the fields' values, carrying the elements' indexes, then the
+ * elements moved once (where qsort pays a comparison call per step);
+ * scratch: n * (size + 24) bytes.  n < 2^32.  0, or -ENOMEM or -E2BIG
+ * with base untouched.
  */
-int sort_by_key(void *base, size_t n, size_t size, uint64_t *key);
+int sort_by_fields(void *base, size_t n, size_t size, unsigned nfields,
+		   sort_key_fn key_of, const void *arg);
 /* qsort, but an empty array may be NULL (C leaves qsort(NULL, 0) undefined). */
 static inline void sort_any(void *base, size_t n, size_t size,
 			    int (*cmp)(const void *, const void *))

@@ -117,27 +117,13 @@ static int remap(struct agplan *ap, struct nrecs *nr)
 	return 0;
 }
 
-/* The new records by inode, fork, then file offset (two radix sorts). */
-static int sort_nrecs(struct nrecs *nr)
+/* The new records by inode, fork, then file offset. */
+static uint64_t nrec_field(const void *e, unsigned f, const void *arg)
 {
-	uint64_t *key;
-	size_t i;
-	int ret;
+	const struct nrec *r = e;
 
-	if (nr->n < 2)
-		return 0;
-	key = malloc(nr->n * sizeof(*key));
-	if (!key)
-		return -ENOMEM;
-	for (i = 0; i < nr->n; i++)
-		key[i] = nr->v[i].r.startoff;
-	ret = sort_by_key(nr->v, nr->n, sizeof(*nr->v), key);
-	for (i = 0; !ret && i < nr->n; i++)
-		key[i] = (uint64_t)nr->v[i].ino_idx << 8 | nr->v[i].fork;
-	if (!ret)
-		ret = sort_by_key(nr->v, nr->n, sizeof(*nr->v), key);
-	free(key);
-	return ret;
+	(void)arg;
+	return f == 0 ? (uint64_t)r->ino_idx << 8 | r->fork : r->r.startoff;
 }
 
 /* Can b follow a in one record?  (Symlink headers sit at record starts.) */
@@ -242,7 +228,7 @@ static int collect_forks(struct planner *pl, struct nrecs *nr)
 
 	_Static_assert(sizeof(struct od_irec) <= sizeof(struct nrec),
 		       "records merged in place");
-	if (sort_nrecs(nr))
+	if (sort_by_fields(nr->v, nr->n, sizeof(*nr->v), 2, nrec_field, NULL))
 		return -ENOMEM;
 	while (i < nr->n) {
 		uint32_t idx = nr->v[i].ino_idx;

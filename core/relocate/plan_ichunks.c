@@ -30,19 +30,11 @@ int plan_ino_pad(struct planner *pl, uint32_t agno, uint32_t start,
 }
 
 /* The inode map by old number. */
-static int sort_pino(struct plan *p)
+static uint64_t pino_old(const void *e, unsigned f, const void *arg)
 {
-	uint64_t *key = malloc((p->nino ? p->nino : 1) * sizeof(*key));
-	size_t i;
-	int ret;
-
-	if (!key)
-		return -ENOMEM;
-	for (i = 0; i < p->nino; i++)
-		key[i] = p->ino[i].old;
-	ret = sort_by_key(p->ino, p->nino, sizeof(*p->ino), key);
-	free(key);
-	return ret;
+	(void)f;
+	(void)arg;
+	return ((const struct plan_ino *)e)->old;
 }
 
 static int cmp_ich(const void *a, const void *b)
@@ -190,7 +182,7 @@ int plan_ino_finish(struct planner *pl, uint8_t *nomove)
 			p->nino++;
 		}
 	}
-	if (sort_pino(p))
+	if (sort_by_fields(p->ino, p->nino, sizeof(*p->ino), 1, pino_old, NULL))
 		return -ENOMEM;
 	for (a = 0; a < pl->m->agcount; a++)
 		for (k = 0; k < pl->m->ag[a].nchunk; k++)

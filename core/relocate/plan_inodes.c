@@ -31,6 +31,7 @@
 #include "core/relocate/plan_priv.h"
 #include "core/base/bigmem.h"
 #include "core/base/sort.h"
+#include "core/model/inoidx.h"
 #include "ondisk/inode.h"
 
 #include <stdlib.h>
@@ -75,12 +76,20 @@ static size_t chunk_of(const struct m_ag *ag, uint32_t agino)
 	return ag->nchunk;
 }
 
-static uint32_t dense_of(const struct planner *pl, uint64_t ino)
+/*
+ * The dense index of inode ino, or NOSLOT: through the direct index
+ * (inoidx.h), whatever order the look-ups come in; cur is the slot
+ * found last (a directory's entries often share one).
+ */
+static uint32_t dense_of(const struct planner *pl, const struct inoidx *x,
+			 struct inoidx_cur *cur, uint64_t ino)
 {
-	const struct m_ag *ag;
-	const struct m_ino *mi = model_find(pl->m, ino, &ag);
+	uint32_t agno, k;
+	bool dir;
 
-	return mi ? walk_dense(&pl->walk, ag, mi) : NOSLOT;
+	if (!inoidx_locate(x, cur, ino, &agno, &k, &dir))
+		return NOSLOT;
+	return (uint32_t)(pl->walk.base[agno] + k);
 }
 
 /*
@@ -92,11 +101,16 @@ static int parents(const struct planner *pl, uint32_t **out)
 {
 	const struct model *m = pl->m;
 	uint32_t *par = malloc((pl->nref ? pl->nref : 1) * sizeof(*par));
+	struct inoidx x = { 0 };
+	struct inoidx_cur pc = { 0 }, cc = { 0 };
+	struct err e = { 0 };
 	uint32_t a;
 	size_t k;
 
-	if (!par)
+	if (!par || inoidx_build(m, &x, &e)) {
+		free(par);
 		return -ENOMEM;
+	}
 	for (k = 0; k < pl->nref; k++)
 		par[k] = NOSLOT;
 	for (a = 0; a < m->agcount; a++) {
@@ -109,11 +123,11 @@ static int parents(const struct planner *pl, uint32_t **out)
 
 			if (k == 0 || ag->link[k].parent != last) {
 				last = ag->link[k].parent;
-				dp = dense_of(pl, last);
+				dp = dense_of(pl, &x, &pc, last);
 			}
 			if (dp == NOSLOT)
 				continue;
-			dc = dense_of(pl, ag->link[k].child);
+			dc = dense_of(pl, &x, &cc, ag->link[k].child);
 			if (dc == NOSLOT || dc == dp ||
 			    pl->ref[dp].order >= pl->ref[dc].order)
 				continue;
@@ -122,6 +136,7 @@ static int parents(const struct planner *pl, uint32_t **out)
 				par[dc] = dp;
 		}
 	}
+	inoidx_free(&x);
 	*out = par;
 	return 0;
 }
@@ -160,23 +175,13 @@ struct member {
 	uint64_t ord;		/* its own */
 };
 
-/* mb[0..n) by target AG, parent's walk order, then its own. */
-static int sort_members(struct member *mb, size_t n)
+/* Members by target AG, parent's walk order, then their own. */
+static uint64_t member_field(const void *e, unsigned f, const void *arg)
 {
-	uint64_t *key = malloc((n ? n : 1) * sizeof(*key));
-	size_t i;
-	int f, ret = 0;
+	const struct member *mb = e;
 
-	if (!key)
-		return -ENOMEM;
-	for (f = 2; f >= 0 && !ret; f--) {
-		for (i = 0; i < n; i++)
-			key[i] = f == 2 ? mb[i].ord : f == 1 ? mb[i].pord :
-				 mb[i].ag;
-		ret = sort_by_key(mb, n, sizeof(*mb), key);
-	}
-	free(key);
-	return ret;
+	(void)arg;
+	return f == 0 ? mb->ag : f == 1 ? mb->pord : mb->ord;
 }
 
 /* A directory's moving children in one AG: mem[start, start+n). */
@@ -347,6 +352,28 @@ static int stuck(const struct planner *pl, const struct m_ino *mi,
 		       (unsigned long long)mi->ino, why);
 }
 
+/*
+ * Why inode d, past a shrink's new end, cannot move, or NULL if it can
+ * (the walk reaches it, a directory names it, it is a plain inode in an
+ * AG read whole).
+ */
+static const char *cannot_move(const struct planner *pl, const struct od_sb *sb,
+			       const uint32_t *par, const uint8_t *agok,
+			       uint32_t d)
+{
+	const struct m_ino *mi = pl->ref[d].mi;
+
+	if (pl->ref[d].order - 1 >= pl->walk.nreached || par[d] == NOSLOT)
+		return "no directory entry the walk reaches names it";
+	if (named_by_sb(sb, mi->ino))
+		return "the superblock names it";
+	if (mi->flags & MI_METADATA)
+		return "it is a metadata file";
+	if ((mi->flags & MI_DAMAGED) || !agok[od_ino_agno(pl->g, mi->ino)])
+		return "it or its AG could not be read whole";
+	return NULL;
+}
+
 /* Which members a mode moves. */
 static bool wants_move(enum plan_renumber mode, bool inode32, uint64_t ino)
 {
@@ -363,10 +390,10 @@ int plan_ino_choose(struct planner *pl, enum plan_renumber mode,
 	const struct od_sb *sb = &m->fs->sb;
 	struct inoplan *ip;
 	struct member *mb = NULL;
-	uint32_t *par = NULL, *cap = NULL, *fin = NULL, a;
+	uint32_t *par = NULL, *cap = NULL, *fin = NULL, a, d, stuck_d = 0;
 	int64_t *room = NULL, per64;
 	uint8_t *agok = NULL, **cok = NULL, *member = NULL;
-	size_t n = 0, k;
+	size_t n = 0, k, stuck_k = SIZE_MAX;
 	int ret = -ENOMEM;
 
 	ip = calloc(1, sizeof(*ip));
@@ -428,26 +455,28 @@ int plan_ino_choose(struct planner *pl, enum plan_renumber mode,
 	 * alignment gap (half the alignment on average) */
 	per64 = (int64_t)(g->ialloc_blks + ip->align / 2) * 64 /
 		OD_INODES_PER_CHUNK;
-	/* the inodes that move (each to some AG); a shrink's first */
-	for (k = 0; k < pl->walk.n; k++) {
-		uint32_t d = pl->walk.seq[k], own;
+	/*
+	 * The inodes that move (each to some AG); a shrink's first.  In
+	 * the model's order, not the walk's: the model is read in order
+	 * (on a filesystem whose directories' files are spread, the walk's
+	 * order is a cache miss per inode); a shrink refuses on the inode
+	 * it cannot move that the walk reaches first.
+	 */
+	for (d = 0; d < pl->nref; d++) {
 		const struct m_ino *mi = pl->ref[d].mi;
-		bool forced = ino_forced(pl, mi->ino);
+		uint32_t own;
+		bool forced;
 
-		/* a shrink: an inode past the new end that cannot move */
-		if (forced && (k >= pl->walk.nreached || par[d] == NOSLOT ||
-			       named_by_sb(sb, mi->ino) ||
-			       (mi->flags & (MI_DAMAGED | MI_METADATA)) ||
-			       !agok[od_ino_agno(g, mi->ino)])) {
-			ret = stuck(pl, mi, k >= pl->walk.nreached ||
-				    par[d] == NOSLOT ? "no directory entry "
-				    "the walk reaches names it" :
-				    named_by_sb(sb, mi->ino) ?
-				    "the superblock names it" :
-				    (mi->flags & MI_METADATA) ?
-				    "it is a metadata file" :
-				    "it or its AG could not be read whole");
-			goto out;
+		if (!pl->ref[d].order)
+			continue;	/* not in the walk */
+		k = pl->ref[d].order - 1;
+		forced = ino_forced(pl, mi->ino);
+		if (forced && cannot_move(pl, sb, par, agok, d)) {
+			if (k < stuck_k) {
+				stuck_k = k;
+				stuck_d = d;
+			}
+			continue;
 		}
 		if (k >= pl->walk.nreached)
 			continue;
@@ -462,14 +491,18 @@ int plan_ino_choose(struct planner *pl, enum plan_renumber mode,
 			continue;
 		member[d] = 1;
 	}
+	if (stuck_k != SIZE_MAX) {
+		ret = stuck(pl, pl->ref[stuck_d].mi,
+			    cannot_move(pl, sb, par, agok, stuck_d));
+		goto out;
+	}
 	ret = plan_ino_ags(pl, par, member, nomove, cok, agok, inode32, per64,
 			   fin, room);
 	if (ret)
 		goto out;
 	ret = -ENOMEM;
 	for (k = 0; k < pl->walk.nreached; k++) {
-		uint32_t d = pl->walk.seq[k];
-
+		d = pl->walk.seq[k];
 		if (!member[d])
 			continue;
 		mb[n].d = d;
@@ -478,7 +511,7 @@ int plan_ino_choose(struct planner *pl, enum plan_renumber mode,
 		mb[n].ord = pl->ref[d].order;
 		n++;
 	}
-	ret = sort_members(mb, n);
+	ret = sort_by_fields(mb, n, sizeof(*mb), 3, member_field, NULL);
 	if (ret)
 		goto out;
 	/* full chunks, filled in walk order: a metadata walk reads every

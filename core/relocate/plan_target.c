@@ -10,10 +10,11 @@
 #include <errno.h>
 #include <stdlib.h>
 
-/* The units' field f (0-2: key, key2, key3; 3: AG and start). */
-static uint64_t unit_field(const struct agplan *aps, const struct unit_ref *r,
-			   int f)
+/* A unit's placement order: key, key2, key3, then AG and start. */
+static uint64_t unit_field(const void *e, unsigned f, const void *arg)
 {
+	const struct agplan *aps = arg;
+	const struct unit_ref *r = e;
 	const struct unit *u = &aps[r->agno].unit[r->idx];
 
 	switch (f) {
@@ -31,23 +32,7 @@ static uint64_t unit_field(const struct agplan *aps, const struct unit_ref *r,
 int plan_sort_unit_refs(const struct agplan *aps, struct unit_ref *all,
 			size_t n)
 {
-	uint64_t *key;
-	size_t i;
-	int f, ret = 0;
-
-	if (n < 2)
-		return 0;
-	key = malloc(n * sizeof(*key));
-	if (!key)
-		return -ENOMEM;
-	/* least significant field first: each sort keeps the order before */
-	for (f = 3; f >= 0 && !ret; f--) {
-		for (i = 0; i < n; i++)
-			key[i] = unit_field(aps, &all[i], f);
-		ret = sort_by_key(all, n, sizeof(*all), key);
-	}
-	free(key);
-	return ret;
+	return sort_by_fields(all, n, sizeof(*all), 4, unit_field, aps);
 }
 
 /* Do two units (sorted by plan_sort_unit_refs) ask to be placed as one fork? */

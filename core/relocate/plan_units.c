@@ -75,6 +75,16 @@ int plan_gather_maps(struct agplan *ap)
 	return 0;
 }
 
+/* Mappings by start, then length. */
+static uint64_t map_start(const void *e, unsigned f, const void *arg)
+{
+	const struct pmap *pm = e;
+
+	(void)f;
+	(void)arg;
+	return (uint64_t)pm->start << 32 | pm->len;
+}
+
 /*
  * The order a mapping asks to be placed in.  Walk orders: directories
  * before files, then the inode's place in the walk, data fork first, by
@@ -107,17 +117,10 @@ int plan_build_units(struct agplan *ap)
 {
 	size_t i, u = 0;
 	uint32_t end = 0;
-	uint64_t *by;
 	int ret;
 
-	/* by start, then length */
-	by = malloc((ap->nmap ? ap->nmap : 1) * sizeof(*by));
-	if (!by)
-		return -ENOMEM;
-	for (i = 0; i < ap->nmap; i++)
-		by[i] = (uint64_t)ap->map[i].start << 32 | ap->map[i].len;
-	ret = sort_by_key(ap->map, ap->nmap, sizeof(*ap->map), by);
-	free(by);
+	ret = sort_by_fields(ap->map, ap->nmap, sizeof(*ap->map), 1,
+			     map_start, NULL);
 	if (ret)
 		return ret;
 	ap->unit = bigmem_calloc(ap->nmap ? ap->nmap : 1, sizeof(*ap->unit));

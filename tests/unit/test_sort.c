@@ -5,8 +5,8 @@
  * values that need few passes or all of them, digits all values share;
  * sort_u64_from keeping the order of values equal in the bits it sorts
  * by (a key in the high bits, the input position in the low ones);
- * sort_by_key moving records of an odd size, stably, by one key and by
- * two in turn.
+ * sort_by_fields moving records of an odd size, stably, by one field and
+ * by two.
  */
 #include "t.h"
 #include "core/base/sort.h"
@@ -89,6 +89,28 @@ static void one_from(struct t_state *ts, size_t n, unsigned from,
 	free(b);
 }
 
+static size_t sized;
+
+static uint64_t first_u64(const void *e, unsigned f, const void *arg)
+{
+	uint64_t k;
+
+	(void)f;
+	(void)arg;
+	memcpy(&k, e, sizeof(k));
+	return k;
+}
+
+/* by the first 8 bytes, then by the rest (where it started, unique) */
+static int cmp_first(const void *a, const void *b)
+{
+	uint64_t x = first_u64(a, 0, NULL), y = first_u64(b, 0, NULL);
+
+	if (x != y)
+		return x < y ? -1 : 1;
+	return memcmp((const char *)a + 8, (const char *)b + 8, sized - 8);
+}
+
 /* A record of an odd size: a key, a second key, where it started. */
 struct rec {
 	uint64_t k;
@@ -97,7 +119,7 @@ struct rec {
 	unsigned char pad[3];
 };
 
-/* by k2 then k then position (two sort_by_key calls: k, then k2) */
+/* by k2 then k then position */
 static int cmp_rec2(const void *a, const void *b)
 {
 	const struct rec *x = a, *y = b;
@@ -119,11 +141,19 @@ static int cmp_rec(const void *a, const void *b)
 	return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
+/* field 0: k2 when sorting by two fields, else k; field 1: k */
+static uint64_t rec_field(const void *e, unsigned f, const void *arg)
+{
+	const struct rec *r = e;
+	bool two = *(const bool *)arg;
+
+	return two && f == 0 ? r->k2 : r->k;
+}
+
 static void one_keyed(struct t_state *ts, size_t n, uint64_t mask, bool two)
 {
 	struct rec *a = calloc(n ? n : 1, sizeof(*a));
 	struct rec *b = calloc(n ? n : 1, sizeof(*b));
-	uint64_t *key = malloc((n ? n : 1) * sizeof(*key));
 	size_t i;
 
 	for (i = 0; i < n; i++) {
@@ -133,23 +163,40 @@ static void one_keyed(struct t_state *ts, size_t n, uint64_t mask, bool two)
 		a[i].pad[0] = (unsigned char)i;
 	}
 	memcpy(b, a, n * sizeof(*a));
-	for (i = 0; i < n; i++)
-		key[i] = a[i].k;
-	T_CHECK(ts, sort_by_key(a, n, sizeof(*a), key) == 0);
-	for (i = 0; two && i < n; i++)
-		key[i] = a[i].k2;
-	if (two)
-		T_CHECK(ts, sort_by_key(a, n, sizeof(*a), key) == 0);
+	T_CHECK(ts, sort_by_fields(a, n, sizeof(*a), two ? 2 : 1, rec_field,
+				   &two) == 0);
 	if (n)
 		qsort(b, n, sizeof(*b), two ? cmp_rec2 : cmp_rec);
 	T_CHECK(ts, memcmp(a, b, n * sizeof(*a)) == 0);
-	for (i = 1; i < n; i++)
-		if (key[i - 1] > key[i])
-			break;
-	T_CHECK(ts, n < 2 || i == n);	/* the keys come back sorted */
 	free(a);
 	free(b);
-	free(key);
+}
+
+/* Records of each size the copy treats apart, by one 64-bit field. */
+static void one_sized(struct t_state *ts, size_t n, size_t size)
+{
+	unsigned char *a = malloc((n ? n : 1) * size);
+	unsigned char *b = malloc((n ? n : 1) * size);
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		uint64_t k = next() & 0xffff;
+
+		/* where it started, big-endian after the key: memcmp of
+		 * the rest orders ties by it */
+		for (j = 8; j < size; j++)
+			a[i * size + j] = j < 12 ?
+				(unsigned char)(i >> ((11 - j) * 8)) : 0x5a;
+		memcpy(a + i * size, &k, sizeof(k));
+	}
+	memcpy(b, a, n * size);
+	T_CHECK(ts, sort_by_fields(a, n, size, 1, first_u64, NULL) == 0);
+	sized = size;
+	if (n)
+		qsort(b, n, size, cmp_first);
+	T_CHECK(ts, memcmp(a, b, n * size) == 0);
+	free(a);
+	free(b);
 }
 
 int main(void)
@@ -176,6 +223,11 @@ int main(void)
 		one_keyed(&ts, n, 0xff, false);		/* many ties */
 		one_keyed(&ts, n, 0, false);		/* all equal */
 		one_keyed(&ts, n, 0xfff000, true);
+		one_sized(&ts, n, 8);
+		one_sized(&ts, n, 16);
+		one_sized(&ts, n, 24);
+		one_sized(&ts, n, 32);
+		one_sized(&ts, n, 40);
 	}
 	return t_done(&ts, "test_sort");
 }
