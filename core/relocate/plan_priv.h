@@ -265,6 +265,20 @@ int plan_place_near(struct planner *pl, struct agplan *aps,
  */
 bool plan_seg_take_near(struct agplan *ap, uint32_t len, uint32_t hint,
 			uint32_t *at);
+/* New mapping records of every fork, from all AGs (plan_forks.c). */
+struct nrec;
+struct nrecs {
+	struct nrec *v;
+	size_t n, cap;
+};
+/* Map each fork mapping of ap through its unit's pieces; record moves. */
+int plan_remap(struct agplan *ap, struct nrecs *nr);
+/*
+ * Sort and merge the records of each fork; the forks that change go
+ * into the plan, and nr's array becomes its record pool.
+ */
+int plan_collect_forks(struct planner *pl, struct nrecs *nr);
+void plan_nrecs_free(struct nrecs *nr);
 /*
  * all[0..n) in placement order: by the units' key, key2, key3, then AG
  * and start.  0 or -ENOMEM.
