@@ -99,6 +99,19 @@ repair_ok() {
 	xfs_repair -n "$1" > "$T_TMP/repair.out" 2>&1
 }
 
+# live_same ORIG OTHER: is every block in use in ORIG back in OTHER?
+# xfs_db's view (cmp_live.py) where the xfsprogs here reads the fixture;
+# else (a fixture of xfsprogs 6.15 where only 6.1 is installed: its
+# xfs_db cannot walk a metadata directory) our own reader's
+# (debug-compare), which leaves out the same free and unwritten blocks.
+live_same() {
+	if [ -n "$REPAIR" ]; then
+		python3 "$here/cmp_live.py" "$1" "$2"
+	else
+		"$tbin" debug-compare "$1" "$2"
+	fi
+}
+
 json_get() {	# FILE PYTHON-EXPRESSION-ON-d
 	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
 }
@@ -180,7 +193,7 @@ check_fixture() {
 	elif ! repair_ok "$w"; then
 		t_fail "$name: after undo of the finished run, xfs_repair -n complains"
 		t_show "$T_TMP/repair.out"
-	elif python3 "$here/cmp_live.py" "$orig" "$w" > "$T_TMP/cmp.out" 2>&1; then
+	elif live_same "$orig" "$w" > "$T_TMP/cmp.out" 2>&1; then
 		t_ok "$name: undo of the finished run restores every live block"
 	else
 		t_fail "$name: undo of the finished run: live blocks differ"
@@ -241,7 +254,7 @@ check_fixture() {
 			bad=1; continue
 		fi
 		if [ $((n % 10)) -eq 1 ] &&
-		   ! python3 "$here/cmp_live.py" "$orig" "$w" > "$T_TMP/cmp.out" 2>&1; then
+		   ! live_same "$orig" "$w" > "$T_TMP/cmp.out" 2>&1; then
 			t_fail "$name: after undo of write $k: live blocks differ"
 			t_show "$T_TMP/cmp.out"; bad=1
 		fi
