@@ -45,15 +45,20 @@ double drive_seek_cost(const struct drive_params *p, uint64_t distance)
 /* The segment holding all of [off, end), the most recently used; -1. */
 static int holding(const struct drive *d, uint64_t off, uint64_t end)
 {
+	uint64_t best_used = 0;
 	int best = -1;
 	unsigned i;
 
+	/* no branch on the segments' contents: an empty one (used 0) or
+	 * one that does not hold the range counts as used 0 */
 	for (i = 0; i < d->p.nseg; i++) {
-		const struct drive_seg *s = &d->seg[i];
+		uint64_t u = d->seg_start[i] <= off && end <= d->seg_end[i] ?
+			     d->seg_used[i] : 0;
 
-		if (s->used && s->start <= off && end <= s->end &&
-		    (best < 0 || s->used > d->seg[best].used))
+		if (u > best_used) {
+			best_used = u;
 			best = (int)i;
+		}
 	}
 	return best;
 }
@@ -65,9 +70,9 @@ static int victim(const struct drive *d)
 	unsigned i;
 
 	for (i = 0; i < d->p.nseg; i++) {
-		if (!d->seg[i].used)
+		if (!d->seg_used[i])
 			return (int)i;
-		if (d->seg[i].used < d->seg[v].used)
+		if (d->seg_used[i] < d->seg_used[v])
 			v = (int)i;
 	}
 	return v;
@@ -78,23 +83,22 @@ static int victim(const struct drive *d)
 static void read_on(struct drive *d, uint64_t off, uint64_t end, bool seek)
 {
 	uint64_t ra_end = end + d->p.ra_bytes;
-	struct drive_seg *s;
+	int s;
 
 	if (!d->p.nseg)
 		return;
 	if (!seek && d->stream >= 0) {
-		s = &d->seg[d->stream];
-		if (ra_end > s->end)
-			s->end = ra_end;
+		s = d->stream;
+		if (ra_end > d->seg_end[s])
+			d->seg_end[s] = ra_end;
 	} else {
-		d->stream = victim(d);
-		s = &d->seg[d->stream];
-		s->start = off;
-		s->end = ra_end;
+		s = d->stream = victim(d);
+		d->seg_start[s] = off;
+		d->seg_end[s] = ra_end;
 	}
-	if (d->p.seg_max && s->end - s->start > d->p.seg_max)
-		s->start = s->end - d->p.seg_max;
-	s->used = ++d->clock;
+	if (d->p.seg_max && d->seg_end[s] - d->seg_start[s] > d->p.seg_max)
+		d->seg_start[s] = d->seg_end[s] - d->p.seg_max;
+	d->seg_used[s] = ++d->clock;
 }
 
 double drive_read(struct drive *d, uint64_t off, uint64_t len,
@@ -108,7 +112,7 @@ double drive_read(struct drive *d, uint64_t off, uint64_t len,
 	int s;
 
 	if (!cont && (s = holding(d, off, end)) >= 0) {
-		d->seg[s].used = ++d->clock;
+		d->seg_used[s] = ++d->clock;
 		d->hits++;
 		if (kindp)
 			*kindp = DRIVE_HIT;

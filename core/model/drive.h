@@ -44,11 +44,6 @@ enum drive_kind {
 	DRIVE_HIT,		/* served from a cache segment */
 };
 
-struct drive_seg {
-	uint64_t start, end;	/* bytes [start, end) held */
-	uint64_t used;		/* LRU stamp; 0: empty */
-};
-
 struct drive {
 	struct drive_params p;
 	uint64_t head;		/* where the last platter access ended */
@@ -56,7 +51,11 @@ struct drive {
 	int stream;		/* the segment the stream reads into; -1 none */
 	uint64_t clock;
 	uint64_t seeks, hits;
-	struct drive_seg seg[DRIVE_MAX_SEGS];
+	/* the cache's segments, field by field: a look-up compares all of
+	 * them at once (each read of the read-back model asks) */
+	uint64_t seg_start[DRIVE_MAX_SEGS];	/* bytes [start, end) held */
+	uint64_t seg_end[DRIVE_MAX_SEGS];
+	uint64_t seg_used[DRIVE_MAX_SEGS];	/* LRU stamp; 0: empty */
 };
 
 /* 150 MB/s, 4.17 + 0.8 ms + 8 ms x sqrt(distance / 1 TiB), 1 MiB read
