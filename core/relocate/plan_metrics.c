@@ -104,10 +104,30 @@ static bool ichunk_added(const struct plan *p, uint64_t startino)
  * MiB, each written block live at the end a crc in the proof.  A block
  * whose data moves into space free at the start is copied before
  * anything overwrites it (exec_copy.c): the journal names the copy, a
- * reference entry (and about a record header) a run of such blocks.
+ * reference entry (and about a record header) a run of such blocks.  So
+ * does a block whose data was copied before its first overwrite: the
+ * inodes phase follows the copies into free space only; the other
+ * copies go in destination order, 64 MiB at a time, each batch's live
+ * destinations journaled before it is written (data moving to a lower
+ * address a batch or more away was copied first); the bmap and AG btree
+ * blocks and the renumbered directories are written after every copy.
  */
-enum { UE_FREE0, UE_FREE1, UE_WRITE, UE_SRC, UE_CHANGED, UE_REFSRC,
+enum { UE_FREE0, UE_FREE1,
+       UE_WRITE,	/* by the copies into live space */
+       UE_IWRITE,	/* by the inodes phase */
+       UE_LWRITE,	/* after the copies */
+       UE_SRC, UE_CHANGED,
+       UE_REFSRC,	/* its data copied into space free at the start */
+       UE_REFDOWN,	/* ... to a lower address, a batch or more away */
+       UE_REFANY,	/* ... copied somewhere */
        UE_NKINDS };
+
+/* Event: block << 5 | 16 (a start; an end sorts first) | kind. */
+#define UE_START	16u
+#define UE_KIND		15u
+#define UE_SHIFT	5
+/* the copy's batch (exec_copy.c), twice: a margin for sparse moves */
+#define UE_BATCH_BYTES	(128ull << 20)
 
 struct uevents {
 	uint64_t *v;
@@ -123,8 +143,8 @@ static int ue_add(struct uevents *ev, uint32_t b0, uint64_t b1, unsigned k)
 		b1 = UINT32_MAX;
 	if (bigmem_grow((void **)&ev->v, &ev->cap, ev->n + 1, sizeof(*ev->v)))
 		return -ENOMEM;
-	ev->v[ev->n++] = (uint64_t)b0 << 4 | 8 | k;
-	ev->v[ev->n++] = b1 << 4 | k;
+	ev->v[ev->n++] = (uint64_t)b0 << UE_SHIFT | UE_START | k;
+	ev->v[ev->n++] = b1 << UE_SHIFT | k;
 	return 0;
 }
 
@@ -147,7 +167,7 @@ static int ue_inodes(const struct planner *pl, uint32_t a, struct uevents *ev)
 		for (k = 0; k < g->ialloc_blks && !ret; k++)
 			if (od_inobt_block_present(g, &r, k))
 				ret = ue_add(ev, at + k, (uint64_t)at + k + 1,
-					     UE_WRITE);
+					     UE_IWRITE);
 	}
 	/* slots of chunks that stay: old ones vacated (p->ino is sorted
 	 * by old number: their blocks come in order), new ones filled */
@@ -160,7 +180,7 @@ static int ue_inodes(const struct planner *pl, uint32_t a, struct uevents *ev)
 			if (run1 && b >= run0 && b <= run1) {
 				run1 = b + 1 > run1 ? b + 1 : run1;
 			} else {
-				ret = ue_add(ev, run0, run1, UE_WRITE);
+				ret = ue_add(ev, run0, run1, UE_IWRITE);
 				run0 = b;
 				run1 = b + 1;
 			}
@@ -169,10 +189,10 @@ static int ue_inodes(const struct planner *pl, uint32_t a, struct uevents *ev)
 		    !ichunk_added(p, new & ~(uint64_t)63)) {
 			b = od_agino_agbno(g, od_ino_agino(g, new));
 			if (!ret)
-				ret = ue_add(ev, b, (uint64_t)b + 1, UE_WRITE);
+				ret = ue_add(ev, b, (uint64_t)b + 1, UE_IWRITE);
 		}
 	}
-	return ret ? ret : ue_add(ev, run0, run1, UE_WRITE);
+	return ret ? ret : ue_add(ev, run0, run1, UE_IWRITE);
 }
 
 /* The blocks of fork whichfork of mi that lie in AG a. */
@@ -220,7 +240,7 @@ static int ue_owners(const struct planner *pl, uint32_t a, struct uevents *ev)
 				continue;
 			ret = ue_fork(pl, ag, mi, f,
 				      plan_fork_find(pl->p, mi->ino, f) ?
-				      UE_CHANGED : UE_WRITE, ev);
+				      UE_CHANGED : UE_LWRITE, ev);
 		}
 	}
 	return ret;
@@ -249,6 +269,7 @@ static int ue_gather(const struct planner *pl, uint32_t a, struct uevents *ev)
 	const struct plan *p = pl->p;
 	const struct m_ag *ag = &pl->m->ag[a];
 	const struct plan_ag *pa = &p->ag[a];
+	uint64_t batch = UE_BATCH_BYTES >> g->blocklog;
 	size_t i;
 	uint32_t k;
 	int ret = 0;
@@ -272,13 +293,14 @@ static int ue_gather(const struct planner *pl, uint32_t a, struct uevents *ev)
 			ret = ue_add(ev, (uint32_t)(mv->src % g->agblocks),
 				     mv->src % g->agblocks + mv->len, UE_FREE0);
 		if (!ret && mv->src / g->agblocks == a &&
-		    !(mv->flags & PM_NOCOPY) &&
-		    mv->dst / g->agblocks < pl->m->agcount &&
-		    free0(&pl->m->ag[mv->dst / g->agblocks],
-			  mv->dst % g->agblocks, mv->len))
+		    !(mv->flags & PM_NOCOPY))
 			ret = ue_add(ev, (uint32_t)(mv->src % g->agblocks),
 				     mv->src % g->agblocks + mv->len,
-				     UE_REFSRC);
+				     mv->dst / g->agblocks < pl->m->agcount &&
+				     free0(&pl->m->ag[mv->dst / g->agblocks],
+					   mv->dst % g->agblocks, mv->len) ?
+				     UE_REFSRC : mv->dst + mv->len + batch <=
+				     mv->src ? UE_REFDOWN : UE_REFANY);
 		if (!ret && mv->dst / g->agblocks == a &&
 		    !(mv->flags & PM_NOCOPY))
 			ret = ue_add(ev, (uint32_t)(mv->dst % g->agblocks),
@@ -289,13 +311,13 @@ static int ue_gather(const struct planner *pl, uint32_t a, struct uevents *ev)
 			if (od_fsb_agno(g, p->pf[i].bmbt[k]) == a)
 				ret = ue_add(ev, od_fsb_agbno(g, p->pf[i].bmbt[k]),
 					     (uint64_t)od_fsb_agbno(g,
-						p->pf[i].bmbt[k]) + 1, UE_WRITE);
+						p->pf[i].bmbt[k]) + 1, UE_LWRITE);
 	if (!ret && pa->changed) {
 		ret = ue_add(ev, pa->bt_start, (uint64_t)pa->bt_start +
-			     pa->bt_len, UE_WRITE);
+			     pa->bt_len, UE_LWRITE);
 		if (!ret)	/* the superblock, AGF, AGI and AGFL sectors */
 			ret = ue_add(ev, 0, ((4ull * g->sectsize - 1) >>
-					     g->blocklog) + 1, UE_WRITE);
+					     g->blocklog) + 1, UE_LWRITE);
 	}
 	if (!ret && (p->nino || p->nich))
 		ret = ue_inodes(pl, a, ev);
@@ -316,14 +338,23 @@ static int ue_sweep(struct uevents *ev, uint64_t maxrun, uint64_t *data,
 	if (sort_u64(ev->v, ev->n))
 		return -ENOMEM;
 	for (i = 0; i < ev->n; i++) {
-		uint64_t at = ev->v[i] >> 4, len = at - prev;
-		unsigned k = ev->v[i] & 7;
-		bool live = !cnt[UE_FREE0], wr = cnt[UE_WRITE] > 0;
-		bool ref = live && wr && cnt[UE_REFSRC] && !cnt[UE_CHANGED];
+		uint64_t at = ev->v[i] >> UE_SHIFT, len = at - prev;
+		unsigned k = ev->v[i] & UE_KIND, pk;
+		bool live = !cnt[UE_FREE0];
+		bool wr = cnt[UE_WRITE] || cnt[UE_IWRITE] || cnt[UE_LWRITE];
+		/* copied before the first write there: the reference stands */
+		bool first = cnt[UE_IWRITE] ? cnt[UE_REFSRC] > 0 :
+			     cnt[UE_WRITE] ? cnt[UE_REFSRC] || cnt[UE_REFDOWN] :
+			     cnt[UE_REFSRC] || cnt[UE_REFDOWN] ||
+			     cnt[UE_REFANY];
+		bool ref = live && wr && first && !cnt[UE_CHANGED];
 
 		/* a reference entry per run of such blocks, and per move */
-		if (len && ref && (!inref || ((ev->v[i - 1] & 8) &&
-					      (ev->v[i - 1] & 7) == UE_REFSRC)))
+		pk = i ? (unsigned)(ev->v[i - 1] & UE_KIND) : 0;
+		if (len && ref && (!inref || ((ev->v[i - 1] & UE_START) &&
+					      (pk == UE_REFSRC ||
+					       pk == UE_REFDOWN ||
+					       pk == UE_REFANY))))
 			(*refs)++;
 		inref = len ? ref : inref;
 		if (len && ref) {
@@ -341,7 +372,7 @@ static int ue_sweep(struct uevents *ev, uint64_t maxrun, uint64_t *data,
 		}
 		if (len && wr && !cnt[UE_FREE1])
 			*proof += len;
-		if (ev->v[i] & 8)
+		if (ev->v[i] & UE_START)
 			cnt[k]++;
 		else if (cnt[k])
 			cnt[k]--;
