@@ -107,7 +107,7 @@ static bool ichunk_added(const struct plan *p, uint64_t startino)
  * reference entry (and about a record header) a run of such blocks.  So
  * does a block whose data was copied before its first overwrite: the
  * inodes phase follows the copies into free space only; the other
- * copies go in destination order, 64 MiB at a time, each batch's live
+ * copies go in destination order, 8 MiB at a time, each batch's live
  * destinations journaled before it is written (data moving to a lower
  * address a batch or more away was copied first); the bmap and AG btree
  * blocks and the renumbered directories are written after every copy.
@@ -127,7 +127,7 @@ enum { UE_FREE0, UE_FREE1,
 #define UE_KIND		15u
 #define UE_SHIFT	5
 /* the copy's batch (exec_copy.c), twice: a margin for sparse moves */
-#define UE_BATCH_BYTES	(128ull << 20)
+#define UE_BATCH_BYTES	(16ull << 20)
 
 struct uevents {
 	uint64_t *v;
