@@ -16,6 +16,30 @@
 #define DIGIT_SMALL	8
 #define SMALL		(1u << 14)
 
+/*
+ * The first place of each digit (bits shift.. of v, masked) in the
+ * next pass's output: count[d] for buckets digits.  False when one
+ * digit holds every value: the pass would leave the order as it is.
+ */
+static bool digit_places(const uint64_t *v, size_t n, unsigned shift,
+			 uint64_t mask, size_t *count, size_t buckets)
+{
+	size_t i, sum = 0;
+
+	memset(count, 0, buckets * sizeof(count[0]));
+	for (i = 0; i < n; i++)
+		count[(v[i] >> shift) & mask]++;
+	if (count[(v[0] >> shift) & mask] == n)
+		return false;
+	for (i = 0; i < buckets; i++) {
+		size_t c = count[i];
+
+		count[i] = sum;
+		sum += c;
+	}
+	return true;
+}
+
 int sort_u64_from(uint64_t *v, size_t n, unsigned from)
 {
 	uint64_t max = 0, *tmp, *src = v, *dst;
@@ -34,20 +58,10 @@ int sort_u64_from(uint64_t *v, size_t n, unsigned from)
 		return -ENOMEM;
 	dst = tmp;
 	for (shift = from; shift < 64 && (max >> shift); shift += digit) {
-		size_t sum = 0;
 		uint64_t *t;
 
-		memset(count, 0, buckets * sizeof(count[0]));
-		for (i = 0; i < n; i++)
-			count[(src[i] >> shift) & mask]++;
-		if (count[(src[0] >> shift) & mask] == n)
+		if (!digit_places(src, n, shift, mask, count, buckets))
 			continue;	/* one digit for all: order stands */
-		for (i = 0; i < buckets; i++) {
-			size_t c = count[i];
-
-			count[i] = sum;
-			sum += c;
-		}
 		for (i = 0; i < n; i++)
 			dst[count[(src[i] >> shift) & mask]++] = src[i];
 		t = src;
@@ -94,19 +108,8 @@ static int order_by_key(uint64_t *key, uint32_t *idx, size_t n)
 	kdst = tmp;
 	idst = (uint32_t *)(kdst + n);
 	for (shift = 0; shift < 64 && (max >> shift); shift += digit) {
-		size_t sum = 0;
-
-		memset(count, 0, buckets * sizeof(count[0]));
-		for (i = 0; i < n; i++)
-			count[(ksrc[i] >> shift) & mask]++;
-		if (count[(ksrc[0] >> shift) & mask] == n)
+		if (!digit_places(ksrc, n, shift, mask, count, buckets))
 			continue;	/* one digit for all: order stands */
-		for (i = 0; i < buckets; i++) {
-			size_t c = count[i];
-
-			count[i] = sum;
-			sum += c;
-		}
 		for (i = 0; i < n; i++) {
 			size_t at = count[(ksrc[i] >> shift) & mask]++;
 
